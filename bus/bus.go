@@ -1,0 +1,110 @@
+// Package bus defines the transport a2abus runs on: publish with confirm,
+// consume with manual ack/nack and a known attempt count, declare topology,
+// close. bus/rabbitmq (amqp091-go) and bus/inproc (the embedded default)
+// implement it, and both pass the conformance suite in bus/bustest.
+package bus
+
+import (
+	"context"
+	"time"
+)
+
+// Bus is one connection to the transport. All methods are safe for concurrent use.
+type Bus interface {
+	Publisher
+	Subscriber
+	// Declare creates spec's queue (idempotently) with the arguments its kind
+	// dictates and binds it. A queue that exists with other arguments is an
+	// error wrapping ErrTopologyMismatch that names the queue and the difference.
+	// Declared queues are re-declared after a reconnection.
+	Declare(ctx context.Context, spec QueueSpec) error
+	// Close stops consumers (Consume returns ErrClosed), fails pending publishes
+	// with ErrClosed and releases the connection. It is idempotent and bounded.
+	Close() error
+}
+
+// Publisher sends messages through the bus exchange.
+type Publisher interface {
+	// Publish sends msg with msg.RoutingKey and returns once the broker has
+	// confirmed it. An unroutable message is ErrUnroutable; an unconfirmed one
+	// (nack, lost connection, ctx done) is an error — never silence.
+	Publish(ctx context.Context, msg Message) error
+}
+
+// Subscriber consumes queues.
+type Subscriber interface {
+	// Consume delivers the messages of queue to h until ctx is done (returns
+	// nil) or the bus is closed (returns ErrClosed). It survives reconnections.
+	// A delivery h leaves unsettled is acked when h returns nil and nacked
+	// with requeue when h returns an error.
+	Consume(ctx context.Context, queue string, opts ConsumeOptions, h Handler) error
+}
+
+// Handler processes one delivery. It may settle it itself (Ack/Nack/DeadLetter).
+type Handler func(ctx context.Context, d *Delivery) error
+
+// Middleware wraps a Handler.
+type Middleware func(Handler) Handler
+
+// Chain applies middleware so that the first one listed runs outermost.
+func Chain(h Handler, mw ...Middleware) Handler {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	return h
+}
+
+// ConsumeOptions tunes one consumer.
+type ConsumeOptions struct {
+	// Concurrency is how many deliveries are handled at once; it is also the
+	// prefetch. Zero means 1.
+	Concurrency int
+	// MaxAttempts is how many times a message is delivered before a requeue
+	// dead-letters it instead. Zero means DefaultMaxAttempts.
+	MaxAttempts int
+}
+
+// DefaultMaxAttempts is the attempt limit when ConsumeOptions.MaxAttempts is zero.
+const DefaultMaxAttempts = 5
+
+// Normalize returns opts with defaults filled in.
+func (o ConsumeOptions) Normalize() ConsumeOptions {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 1
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = DefaultMaxAttempts
+	}
+	return o
+}
+
+// HeaderAttempt is the header in which a requeued message carries its attempt count.
+const HeaderAttempt = "x-a2a-attempt"
+
+// HeaderDeathReason is set on dead-lettered messages: why the bus gave up.
+const HeaderDeathReason = "x-a2a-death-reason"
+
+// Message is what is published and delivered: the AMQP properties a2abus uses and a body.
+type Message struct {
+	// RoutingKey is where the message goes (publish) or went (delivery).
+	RoutingKey    string
+	Type          string // the message kind, e.g. "task.request"
+	MessageID     string
+	CorrelationID string
+	ReplyTo       string
+	ContentType   string
+	// Priority is 0..9; higher is served first on task queues.
+	Priority uint8
+	// Expiration drops the message when it has waited this long; zero means never.
+	Expiration time.Duration
+	Timestamp  time.Time
+	Headers    map[string]string
+	Body       []byte
+}
+
+// Acknowledger settles a delivery on its transport.
+type Acknowledger interface {
+	Ack() error
+	// Nack requeues the message (requeue=true) or dead-letters it (false).
+	Nack(requeue bool) error
+}

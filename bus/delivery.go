@@ -1,0 +1,65 @@
+package bus
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Delivery is one received message with its queue and attempt count.
+// Settle it once: later Ack/Nack calls return ErrAlreadySettled.
+type Delivery struct {
+	Message
+	// Queue is the queue the message came from.
+	Queue string
+	// Attempt is 1 on first delivery and grows with every redelivery
+	// (requeue, consumer crash, lost connection).
+	Attempt int
+	// MaxAttempts is the consumer's attempt limit.
+	MaxAttempts int
+
+	mu      sync.Mutex
+	settled bool
+	acker   Acknowledger
+}
+
+// NewDelivery is used by transports to build a delivery.
+func NewDelivery(m Message, queue string, attempt, maxAttempts int, a Acknowledger) *Delivery {
+	return &Delivery{Message: m, Queue: queue, Attempt: attempt, MaxAttempts: maxAttempts, acker: a}
+}
+
+// LastAttempt reports whether a requeue of this delivery would dead-letter it.
+func (d *Delivery) LastAttempt() bool { return d.Attempt >= d.MaxAttempts }
+
+// Ack removes the message from its queue.
+func (d *Delivery) Ack() error { return d.settle("ack", func() error { return d.acker.Ack() }) }
+
+// Nack requeues the message for another attempt; past MaxAttempts the
+// transport dead-letters it instead.
+func (d *Delivery) Nack() error {
+	return d.settle("nack", func() error { return d.acker.Nack(true) })
+}
+
+// DeadLetter moves the message to the dead-letter queue at once.
+func (d *Delivery) DeadLetter() error {
+	return d.settle("dead-letter", func() error { return d.acker.Nack(false) })
+}
+
+// Settled reports whether Ack, Nack or DeadLetter was called.
+func (d *Delivery) Settled() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.settled
+}
+
+func (d *Delivery) settle(op string, f func() error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.settled {
+		return fmt.Errorf("%s %q: %w", op, d.MessageID, ErrAlreadySettled)
+	}
+	d.settled = true
+	if err := f(); err != nil {
+		return fmt.Errorf("%s %q on %q: %w", op, d.MessageID, d.Queue, err)
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package a2a
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Topology names shared by every transport. Routing keys and queue names are
+// built only by the functions below; nothing else concatenates them.
+const (
+	// DefaultExchange is the durable topic exchange all messages go through.
+	DefaultExchange = "a2a"
+	// DeadLetterExchange receives messages that were rejected or ran out of attempts.
+	DeadLetterExchange = "a2a.dlx"
+	// DeadLetterQueue is the durable queue bound to DeadLetterExchange.
+	DeadLetterQueue = "a2a.dead"
+	// RoutingKeyAnnounce carries agent cards (announcements and deregistrations).
+	RoutingKeyAnnounce = "discovery.announce"
+	// RoutingKeyDiscoveryQuery asks every running agent to announce at once.
+	RoutingKeyDiscoveryQuery = "discovery.query"
+
+	prefixTask     = "agent.task."
+	prefixResponse = "agent.response."
+	prefixCancel   = "agent.cancel."
+	prefixInstance = "a2a.instance."
+)
+
+var agentNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+
+// instanceIDRE bounds instance ids to what is safe inside a queue name.
+var instanceIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+// ValidateAgentName reports whether name is a legal agent name: a letter, then
+// up to 63 letters, digits, '_' or '-'. No dot or wildcard can reach a routing key.
+func ValidateAgentName(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: agent name is empty", ErrInvalidName)
+	}
+	if !agentNameRE.MatchString(name) {
+		return fmt.Errorf("%w: agent name %q must match %s", ErrInvalidName, name, agentNameRE)
+	}
+	return nil
+}
+
+// ValidateInstanceID reports whether id may name a per-instance queue.
+func ValidateInstanceID(id string) error {
+	if !instanceIDRE.MatchString(id) {
+		return fmt.Errorf("%w: instance id %q must match %s", ErrInvalidName, id, instanceIDRE)
+	}
+	return nil
+}
+
+// SameAgent reports whether two agent names denote the same agent (look-ups are case-insensitive).
+func SameAgent(a, b string) bool { return strings.EqualFold(a, b) }
+
+// TaskRoutingKey is the routing key (and queue name) of agent's task queue: agent.task.<agent>.
+func TaskRoutingKey(agent string) (string, error) {
+	if err := ValidateAgentName(agent); err != nil {
+		return "", err
+	}
+	return prefixTask + agent, nil
+}
+
+// ResponseRoutingKey is the routing key (and queue name) of caller's response queue: agent.response.<caller>.
+func ResponseRoutingKey(caller string) (string, error) {
+	if err := ValidateAgentName(caller); err != nil {
+		return "", err
+	}
+	return prefixResponse + caller, nil
+}
+
+// CancelRoutingKey is the routing key that reaches every running instance of agent: agent.cancel.<agent>.
+func CancelRoutingKey(agent string) (string, error) {
+	if err := ValidateAgentName(agent); err != nil {
+		return "", err
+	}
+	return prefixCancel + agent, nil
+}
+
+// InstanceQueue is the name of the exclusive per-instance queue of one running
+// process of owner (an agent or a directory): a2a.instance.<owner>.<instanceID>.
+func InstanceQueue(owner, instanceID string) (string, error) {
+	if err := ValidateAgentName(owner); err != nil {
+		return "", err
+	}
+	if err := ValidateInstanceID(instanceID); err != nil {
+		return "", err
+	}
+	return prefixInstance + owner + "." + instanceID, nil
+}
+
+// AgentFromTaskKey returns the agent name of a task routing key, or false.
+func AgentFromTaskKey(key string) (string, bool) { return agentFromKey(key, prefixTask) }
+
+// CallerFromResponseKey returns the caller name of a response routing key, or false.
+func CallerFromResponseKey(key string) (string, bool) { return agentFromKey(key, prefixResponse) }
+
+func agentFromKey(key, prefix string) (string, bool) {
+	name, ok := strings.CutPrefix(key, prefix)
+	if !ok || ValidateAgentName(name) != nil {
+		return "", false
+	}
+	return name, true
+}

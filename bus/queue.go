@@ -73,9 +73,10 @@ func InstanceQueue(owner, instanceID string, keys ...string) (QueueSpec, error) 
 	return QueueSpec{Name: name, Kind: KindInstance, Bindings: keys}, nil
 }
 
-// DeadQueue is the spec of the dead-letter queue (bound to the DLX by transports).
-func DeadQueue() QueueSpec {
-	return QueueSpec{Name: a2a.DeadLetterQueue, Kind: KindDead, Bindings: []string{"#"}}
+// DeadQueue is the spec of exchange's dead-letter queue; transports bind it
+// to a2a.DeadLetterExchange(exchange) and declare it on connect.
+func DeadQueue(exchange string) QueueSpec {
+	return QueueSpec{Name: a2a.DeadLetterQueue(exchange), Kind: KindDead, Bindings: []string{"#"}}
 }
 
 // Validate checks the spec has a name, a known kind and bindings where needed.

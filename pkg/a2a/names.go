@@ -11,10 +11,6 @@ import (
 const (
 	// DefaultExchange is the durable topic exchange all messages go through.
 	DefaultExchange = "a2a"
-	// DeadLetterExchange receives messages that were rejected or ran out of attempts.
-	DeadLetterExchange = "a2a.dlx"
-	// DeadLetterQueue is the durable queue bound to DeadLetterExchange.
-	DeadLetterQueue = "a2a.dead"
 	// RoutingKeyAnnounce carries agent cards (announcements and deregistrations).
 	RoutingKeyAnnounce = "discovery.announce"
 	// RoutingKeyDiscoveryQuery asks every running agent to announce at once.
@@ -30,6 +26,14 @@ var agentNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // instanceIDRE bounds instance ids to what is safe inside a queue name.
 var instanceIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+// DeadLetterExchange is the exchange that receives exchange's rejected or
+// exhausted messages: "<exchange>.dlx" (a2a.dlx for the default exchange).
+func DeadLetterExchange(exchange string) string { return exchange + ".dlx" }
+
+// DeadLetterQueue is the durable queue bound to DeadLetterExchange(exchange):
+// "<exchange>.dead" (a2a.dead for the default exchange).
+func DeadLetterQueue(exchange string) string { return exchange + ".dead" }
 
 // ValidateAgentName reports whether name is a legal agent name: a letter, then
 // up to 63 letters, digits, '_' or '-'. No dot or wildcard can reach a routing key.

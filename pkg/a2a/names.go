@@ -47,6 +47,38 @@ func ValidateAgentName(name string) error {
 	return nil
 }
 
+var (
+	taskIDRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+	sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
+	skillIDRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+)
+
+// ValidateTaskID reports whether id is a legal task id (letters, digits, '_' and
+// '-', at most 128): safe inside a memory key and a queue header.
+func ValidateTaskID(id string) error { return matchID("task id", id, taskIDRE) }
+
+// ValidateSessionID reports whether id is a legal session id (letters, digits,
+// '_', '.', ':' and '-', at most 128, no ".."), so memory keys cannot collide.
+func ValidateSessionID(id string) error {
+	if strings.Contains(id, "..") {
+		return fmt.Errorf("%w: session id %q must not contain \"..\"", ErrInvalidName, id)
+	}
+	return matchID("session id", id, sessionIDRE)
+}
+
+// ValidateSkillID reports whether id is a legal skill id.
+func ValidateSkillID(id string) error { return matchID("skill id", id, skillIDRE) }
+
+func matchID(what, id string, re *regexp.Regexp) error {
+	if id == "" {
+		return fmt.Errorf("%w: %s is empty", ErrInvalidName, what)
+	}
+	if !re.MatchString(id) {
+		return fmt.Errorf("%w: %s %q must match %s", ErrInvalidName, what, id, re)
+	}
+	return nil
+}
+
 // ValidateInstanceID reports whether id may name a per-instance queue.
 func ValidateInstanceID(id string) error {
 	if !instanceIDRE.MatchString(id) {

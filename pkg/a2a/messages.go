@@ -1,0 +1,358 @@
+package a2a
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Payload is the body of one bus message; each kind has its own type.
+type Payload interface {
+	// Kind is the message kind of the payload.
+	Kind() Kind
+	// Validate reports the first missing or invalid field as a *FieldError.
+	Validate() error
+	// taskID is the correlation id of the payload ("" when it has none).
+	taskID() string
+}
+
+// MaxCallChain bounds the call chain carried by a request.
+const MaxCallChain = 64
+
+// TaskRequest asks an agent to run one skill (kind task.request).
+type TaskRequest struct {
+	TaskID    string `json:"taskId"`
+	ContextID string `json:"contextId,omitempty"`
+	SessionID string `json:"sessionId"`
+	Caller    string `json:"caller"`
+	Target    string `json:"target"`
+	Skill     string `json:"skill"`
+	// Message is the A2A message the caller sends.
+	Message *Message `json:"message"`
+	// Input is optional structured input (any JSON value).
+	Input    json.RawMessage `json:"input,omitempty"`
+	Priority Priority        `json:"priority,omitempty"`
+	// Deadline is when the result is due; the task is not started after it.
+	Deadline time.Time `json:"deadline"`
+	// CorrelationID groups the calls of one workflow.
+	CorrelationID string `json:"correlationId,omitempty"`
+	// Handoff is context passed through from the caller untouched.
+	Handoff json.RawMessage `json:"handoff,omitempty"`
+	// CallChain is the agent names from the origin to the caller.
+	CallChain []string `json:"callChain,omitempty"`
+	// AllowNestedCalls false forbids the target to call other agents for this task; nil means allowed.
+	AllowNestedCalls *bool     `json:"allowNestedCalls,omitempty"`
+	CreatedAt        time.Time `json:"createdAt,omitempty"`
+}
+
+// Kind is task.request.
+func (*TaskRequest) Kind() Kind       { return KindTaskRequest }
+func (r *TaskRequest) taskID() string { return r.TaskID }
+
+// Validate checks every required field and the names in the call chain.
+func (r *TaskRequest) Validate() error {
+	checks := []error{
+		nameErr("taskId", ValidateTaskID(r.TaskID)),
+		nameErr("sessionId", ValidateSessionID(r.SessionID)),
+		nameErr("caller", ValidateAgentName(r.Caller)),
+		nameErr("target", ValidateAgentName(r.Target)),
+		nameErr("skill", ValidateSkillID(r.Skill)),
+		validateMessage("message", r.Message),
+		validateRaw("input", r.Input),
+		validateRaw("handoff", r.Handoff),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := ParsePriority(string(r.Priority)); err != nil {
+		return fieldErr("priority", ErrInvalidField, err.Error())
+	}
+	if r.Deadline.IsZero() {
+		return fieldErr("deadline", ErrMissingField, "required")
+	}
+	if len(r.CallChain) > MaxCallChain {
+		return fieldErr("callChain", ErrInvalidField, fmt.Sprintf("at most %d entries, got %d", MaxCallChain, len(r.CallChain)))
+	}
+	for i, name := range r.CallChain {
+		if err := nameErr(fmt.Sprintf("callChain[%d]", i), ValidateAgentName(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TaskStatus is a progress update of a running task (kind task.status).
+type TaskStatus struct {
+	TaskID string    `json:"taskId"`
+	Agent  string    `json:"agent"`
+	State  TaskState `json:"state"`
+	// Message is an optional human-readable update.
+	Message *Message `json:"message,omitempty"`
+	// Progress is an optional fraction done, 0..1.
+	Progress *float64  `json:"progress,omitempty"`
+	Time     time.Time `json:"time"`
+}
+
+// Kind is task.status.
+func (*TaskStatus) Kind() Kind       { return KindTaskStatus }
+func (s *TaskStatus) taskID() string { return s.TaskID }
+
+// Validate checks ids, the state and the progress range.
+func (s *TaskStatus) Validate() error {
+	if err := validateTaskAgent(s.TaskID, s.Agent); err != nil {
+		return err
+	}
+	if !validState(s.State) {
+		return fieldErr("state", ErrInvalidField, fmt.Sprintf("unknown task state %q", string(s.State)))
+	}
+	if s.Message != nil {
+		if err := validateMessage("message", s.Message); err != nil {
+			return err
+		}
+	}
+	if s.Progress != nil && !(*s.Progress >= 0 && *s.Progress <= 1) {
+		return fieldErr("progress", ErrInvalidField, fmt.Sprintf("must be within 0..1, got %v", *s.Progress))
+	}
+	return nil
+}
+
+// ResultStatus is the request/response contract's outcome of a result.
+type ResultStatus string
+
+// Result statuses and their A2A states: SUCCESS → completed, PARTIAL →
+// completed, ERROR → failed, TIMEOUT → failed.
+const (
+	StatusSuccess ResultStatus = "SUCCESS"
+	StatusPartial ResultStatus = "PARTIAL"
+	StatusError   ResultStatus = "ERROR"
+	StatusTimeout ResultStatus = "TIMEOUT"
+)
+
+// Confidence is how sure the agent is of its result.
+type Confidence string
+
+// Confidence levels.
+const (
+	ConfidenceHigh        Confidence = "HIGH"
+	ConfidenceMedium      Confidence = "MEDIUM"
+	ConfidenceLow         Confidence = "LOW"
+	ConfidenceSpeculative Confidence = "SPECULATIVE"
+)
+
+// ResultMetadata describes how a result was produced.
+type ResultMetadata struct {
+	ProcessingTimeMs int64          `json:"processingTimeMs,omitempty"`
+	AgentVersion     string         `json:"agentVersion,omitempty"`
+	TokensUsed       int64          `json:"tokensUsed,omitempty"`
+	Extra            map[string]any `json:"extra,omitempty"`
+}
+
+// TaskResult is the final outcome of a task (kind task.result): the message
+// and every artifact, not just the first text part.
+type TaskResult struct {
+	TaskID     string         `json:"taskId"`
+	Agent      string         `json:"agent"`
+	State      TaskState      `json:"state"`
+	Status     ResultStatus   `json:"status,omitempty"`
+	Message    *Message       `json:"message,omitempty"`
+	Artifacts  []*Artifact    `json:"artifacts,omitempty"`
+	Confidence Confidence     `json:"confidence,omitempty"`
+	Warnings   []string       `json:"warnings,omitempty"`
+	Metadata   ResultMetadata `json:"metadata"`
+	Time       time.Time      `json:"time"`
+}
+
+// Kind is task.result.
+func (*TaskResult) Kind() Kind       { return KindTaskResult }
+func (r *TaskResult) taskID() string { return r.TaskID }
+
+// Validate checks ids, a terminal state, the contract enums and the content.
+func (r *TaskResult) Validate() error {
+	if err := validateTaskAgent(r.TaskID, r.Agent); err != nil {
+		return err
+	}
+	if !validState(r.State) || !r.State.Terminal() {
+		return fieldErr("state", ErrInvalidField, fmt.Sprintf("must be a terminal task state, got %q", string(r.State)))
+	}
+	switch r.Status {
+	case "", StatusSuccess, StatusPartial, StatusError, StatusTimeout:
+	default:
+		return fieldErr("status", ErrInvalidField, fmt.Sprintf("must be SUCCESS, PARTIAL, ERROR or TIMEOUT, got %q", string(r.Status)))
+	}
+	switch r.Confidence {
+	case "", ConfidenceHigh, ConfidenceMedium, ConfidenceLow, ConfidenceSpeculative:
+	default:
+		return fieldErr("confidence", ErrInvalidField, fmt.Sprintf("must be HIGH, MEDIUM, LOW or SPECULATIVE, got %q", string(r.Confidence)))
+	}
+	if r.Message == nil && len(r.Artifacts) == 0 {
+		return fieldErr("message", ErrMissingField, "a result needs a message or at least one artifact")
+	}
+	if r.Message != nil {
+		if err := validateMessage("message", r.Message); err != nil {
+			return err
+		}
+	}
+	return validateArtifacts("artifacts", r.Artifacts)
+}
+
+// TaskError is the failure of a task (kind task.error).
+type TaskError struct {
+	TaskID    string         `json:"taskId"`
+	Agent     string         `json:"agent"`
+	State     TaskState      `json:"state"`
+	Code      ErrorCode      `json:"code"`
+	Message   string         `json:"message"`
+	Retryable bool           `json:"retryable"`
+	Details   map[string]any `json:"details,omitempty"`
+	Time      time.Time      `json:"time"`
+}
+
+// Kind is task.error.
+func (*TaskError) Kind() Kind       { return KindTaskError }
+func (e *TaskError) taskID() string { return e.TaskID }
+
+// Validate checks ids, a terminal state, a well-formed code and a message.
+func (e *TaskError) Validate() error {
+	if err := validateTaskAgent(e.TaskID, e.Agent); err != nil {
+		return err
+	}
+	if !validState(e.State) || !e.State.Terminal() {
+		return fieldErr("state", ErrInvalidField, fmt.Sprintf("must be a terminal task state, got %q", string(e.State)))
+	}
+	if e.Code == "" {
+		return fieldErr("code", ErrMissingField, "required")
+	}
+	if !e.Code.Valid() {
+		return fieldErr("code", ErrInvalidField, fmt.Sprintf("must match %s, got %q", errorCodeRE, string(e.Code)))
+	}
+	if e.Message == "" {
+		return fieldErr("message", ErrMissingField, "required")
+	}
+	return nil
+}
+
+// AsError returns the failure as an *Error.
+func (e *TaskError) AsError() *Error {
+	return &Error{Code: e.Code, Message: e.Message, Retryable: e.Retryable}
+}
+
+// TaskCancel asks every instance of the target to cancel a task (kind task.cancel).
+type TaskCancel struct {
+	TaskID string    `json:"taskId"`
+	Caller string    `json:"caller"`
+	Target string    `json:"target"`
+	Reason string    `json:"reason,omitempty"`
+	Time   time.Time `json:"time"`
+}
+
+// Kind is task.cancel.
+func (*TaskCancel) Kind() Kind       { return KindTaskCancel }
+func (c *TaskCancel) taskID() string { return c.TaskID }
+
+// Validate checks the ids.
+func (c *TaskCancel) Validate() error {
+	if err := nameErr("taskId", ValidateTaskID(c.TaskID)); err != nil {
+		return err
+	}
+	if err := nameErr("caller", ValidateAgentName(c.Caller)); err != nil {
+		return err
+	}
+	return nameErr("target", ValidateAgentName(c.Target))
+}
+
+// Announcement carries an agent card on discovery.announce (kind agent.card).
+type Announcement struct {
+	Card       *AgentCard `json:"card"`
+	InstanceID string     `json:"instanceId"`
+	Time       time.Time  `json:"time"`
+	// Deregistering is true when the instance is stopping.
+	Deregistering bool `json:"deregistering,omitempty"`
+}
+
+// Kind is agent.card.
+func (*Announcement) Kind() Kind     { return KindAgentCard }
+func (*Announcement) taskID() string { return "" }
+
+// Validate checks the card's name and skills and the instance id.
+func (a *Announcement) Validate() error {
+	if a.Card == nil {
+		return fieldErr("card", ErrMissingField, "required")
+	}
+	if err := nameErr("card.name", ValidateAgentName(a.Card.Name)); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i, s := range a.Card.Skills {
+		f := fmt.Sprintf("card.skills[%d].id", i)
+		if err := nameErr(f, ValidateSkillID(s.ID)); err != nil {
+			return err
+		}
+		if seen[s.ID] {
+			return fieldErr(f, ErrInvalidField, fmt.Sprintf("duplicate skill %q", s.ID))
+		}
+		seen[s.ID] = true
+	}
+	if err := nameErr("instanceId", ValidateInstanceID(a.InstanceID)); err != nil {
+		return err
+	}
+	if a.Time.IsZero() {
+		return fieldErr("time", ErrMissingField, "required")
+	}
+	return nil
+}
+
+// DiscoveryQuery asks every running agent to announce at once (kind discovery.query).
+type DiscoveryQuery struct {
+	// From names the asking process (an agent name), optional.
+	From string    `json:"from,omitempty"`
+	Time time.Time `json:"time"`
+}
+
+// Kind is discovery.query.
+func (*DiscoveryQuery) Kind() Kind     { return KindDiscoveryQuery }
+func (*DiscoveryQuery) taskID() string { return "" }
+
+// Validate checks the optional sender name.
+func (q *DiscoveryQuery) Validate() error {
+	if q.From == "" {
+		return nil
+	}
+	return nameErr("from", ValidateAgentName(q.From))
+}
+
+// newPayload returns an empty payload of kind k.
+func newPayload(k Kind) Payload {
+	switch k {
+	case KindTaskRequest:
+		return &TaskRequest{}
+	case KindTaskStatus:
+		return &TaskStatus{}
+	case KindTaskResult:
+		return &TaskResult{}
+	case KindTaskError:
+		return &TaskError{}
+	case KindTaskCancel:
+		return &TaskCancel{}
+	case KindAgentCard:
+		return &Announcement{}
+	case KindDiscoveryQuery:
+		return &DiscoveryQuery{}
+	}
+	return nil
+}
+
+func validateTaskAgent(taskID, agent string) error {
+	if err := nameErr("taskId", ValidateTaskID(taskID)); err != nil {
+		return err
+	}
+	return nameErr("agent", ValidateAgentName(agent))
+}
+
+func validateRaw(field string, raw json.RawMessage) error {
+	if len(raw) > 0 && !json.Valid(raw) {
+		return fieldErr(field, ErrInvalidField, "not valid JSON")
+	}
+	return nil
+}

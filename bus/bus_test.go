@@ -1,0 +1,95 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+func TestEnvelopeRoundTrip(t *testing.T) {
+	env := a2a.Envelope{Kind: a2a.KindTaskRequest, MessageID: "m", CorrelationID: "t", ReplyTo: "agent.response.A",
+		ContentType: a2a.ContentTypeJSON, Priority: 9, Expiration: time.Second, Timestamp: time.Unix(5, 0),
+		Headers: map[string]string{a2a.HeaderVersion: "1.0"}, Body: []byte(`{}`)}
+	m := FromEnvelope("agent.task.B", env)
+	if m.RoutingKey != "agent.task.B" || m.Type != "task.request" {
+		t.Fatalf("message = %+v", m)
+	}
+	m.Headers[HeaderAttempt] = "3"
+	if got := m.Envelope(); !reflect.DeepEqual(got, env) {
+		t.Fatalf("round trip:\n%+v\n%+v", got, env)
+	}
+}
+
+type recAcker struct{ acks, nacks, dead int }
+
+func (r *recAcker) Ack() error { r.acks++; return nil }
+func (r *recAcker) Nack(requeue bool) error {
+	if requeue {
+		r.nacks++
+	} else {
+		r.dead++
+	}
+	return nil
+}
+
+func TestDeliverySettlesOnce(t *testing.T) {
+	a := &recAcker{}
+	d := NewDelivery(Message{MessageID: "m"}, "q", 5, 5, a)
+	if !d.LastAttempt() {
+		t.Fatal("attempt 5 of 5 is the last")
+	}
+	if err := d.Ack(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []func() error{d.Ack, d.Nack, d.DeadLetter} {
+		if err := f(); !errors.Is(err, ErrAlreadySettled) {
+			t.Fatalf("second settle: %v", err)
+		}
+	}
+	if a.acks != 1 || a.nacks != 0 || a.dead != 0 || !d.Settled() {
+		t.Fatalf("acker = %+v", a)
+	}
+}
+
+func TestChainOrder(t *testing.T) {
+	var order []string
+	mw := func(name string) Middleware {
+		return func(next Handler) Handler {
+			return func(ctx context.Context, d *Delivery) error {
+				order = append(order, name)
+				return next(ctx, d)
+			}
+		}
+	}
+	h := Chain(func(context.Context, *Delivery) error { order = append(order, "h"); return nil }, mw("a"), mw("b"))
+	if err := h(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(order, []string{"a", "b", "h"}) {
+		t.Fatalf("order = %v", order)
+	}
+}
+
+func TestSpecs(t *testing.T) {
+	s, err := TaskQueue("SampleAgent")
+	if err != nil || s.Name != "agent.task.SampleAgent" || s.Kind != KindTask || s.Validate() != nil {
+		t.Fatalf("TaskQueue = %+v, %v", s, err)
+	}
+	if _, err := ResponseQueue("a.b"); !errors.Is(err, a2a.ErrInvalidName) {
+		t.Fatalf("ResponseQueue accepted a dotted name: %v", err)
+	}
+	if (QueueSpec{Name: "x"}).Validate() == nil {
+		t.Fatal("spec without kind accepted")
+	}
+	if DeadQueue("a2a").Name != "a2a.dead" {
+		t.Fatal("dead queue name")
+	}
+	o := ConsumeOptions{}.Normalize()
+	if o.Concurrency != 1 || o.MaxAttempts != DefaultMaxAttempts {
+		t.Fatalf("Normalize = %+v", o)
+	}
+}

@@ -19,6 +19,7 @@ const (
 	prefixTask     = "agent.task."
 	prefixResponse = "agent.response."
 	prefixCancel   = "agent.cancel."
+	prefixEvent    = "agent.event."
 	prefixInstance = "a2a.instance."
 )
 
@@ -112,6 +113,15 @@ func CancelRoutingKey(agent string) (string, error) {
 		return "", err
 	}
 	return prefixCancel + agent, nil
+}
+
+// EventRoutingKey is the routing key on which a caller's replicas tell each
+// other about the responses one of them handled: agent.event.<caller>.
+func EventRoutingKey(caller string) (string, error) {
+	if err := ValidateAgentName(caller); err != nil {
+		return "", err
+	}
+	return prefixEvent + caller, nil
 }
 
 // InstanceQueue is the name of the exclusive per-instance queue of one running

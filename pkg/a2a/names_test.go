@@ -49,6 +49,7 @@ func TestRoutingKeys(t *testing.T) {
 		{TaskRoutingKey, "SampleAgent", "agent.task.SampleAgent"},
 		{ResponseRoutingKey, "Primary", "agent.response.Primary"},
 		{CancelRoutingKey, "SampleAgent", "agent.cancel.SampleAgent"},
+		{EventRoutingKey, "Primary", "agent.event.Primary"},
 	}
 	for _, tc := range cases {
 		got, err := tc.f(tc.in)

@@ -1,0 +1,58 @@
+// Package bustest is the conformance suite every bus.Bus implementation
+// passes: bus/inproc runs it in memory, bus/rabbitmq against a real broker.
+// Code tested on one transport therefore behaves the same on the other.
+package bustest
+
+import (
+	"testing"
+
+	"github.com/a2abus/a2abus/bus"
+)
+
+// Env gives the suite connections to one shared backend. Implementations
+// remove, in t.Cleanup, whatever the suite's connections declared.
+type Env interface {
+	// Exchange is the bus exchange the connections publish to (unique per Env so parallel runs never collide).
+	Exchange() string
+	// Connect opens a new bus.Bus connection to the shared backend. The suite closes it.
+	Connect(t *testing.T) bus.Bus
+}
+
+// Run runs every conformance test; newEnv is called once per sub-test. The
+// sub-tests run in parallel and Run returns when all of them have finished.
+func Run(t *testing.T, newEnv func(t *testing.T) Env) {
+	t.Helper()
+	tests := []struct {
+		name string
+		run  func(t *testing.T, env Env)
+	}{
+		{"RoundTrip", testRoundTrip},
+		{"TopicRouting", testTopicRouting},
+		{"OrderWithinQueue", testOrder},
+		{"PriorityOnTaskQueue", testPriority},
+		{"ExpiredNeverDelivered", testExpiration},
+		{"ErrorRedeliversThenDeadLetters", testErrorRedelivers},
+		{"NackRedeliversThenDeadLetters", testNackRedelivers},
+		{"DeadLetterAtOnce", testDeadLetterAtOnce},
+		{"Unroutable", testUnroutable},
+		{"CompetingConsumers", testCompetingConsumers},
+		{"CancelledConsumerLosesNothing", testCancelledConsumerLosesNothing},
+		{"ClosedConnectionLosesNothing", testClosedConnectionLosesNothing},
+		{"CloseUnblocksConsumers", testCloseUnblocks},
+		{"ConcurrencyBound", testConcurrency},
+		{"DeclareIdempotent", testDeclareIdempotent},
+		{"DeclareKindMismatch", testDeclareMismatch},
+		{"DeclareInvalidSpec", testDeclareInvalid},
+		{"ConsumeUndeclaredQueue", testConsumeNoQueue},
+		{"InstanceQueueGoesWithConnection", testInstanceQueue},
+		{"PublishDoneContext", testPublishDoneContext},
+	}
+	t.Run("bustest", func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				tc.run(t, newEnv(t))
+			})
+		}
+	})
+}

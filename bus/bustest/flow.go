@@ -1,0 +1,108 @@
+package bustest
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/bus"
+)
+
+// testCompetingConsumers: two connections consuming one queue share the work
+// and every message is handled exactly once.
+func testCompetingConsumers(t *testing.T, env Env) {
+	const n, publishers = 100, 4
+	pub := connect(t, env)
+	spec := taskQueue(t, pub)
+
+	// Each consumer holds its first delivery until the other has one too, so
+	// the test fails if one consumer could take all the work.
+	var both sync.WaitGroup
+	both.Add(2)
+	bothDone := make(chan struct{})
+	go func() { both.Wait(); close(bothDone) }()
+	all := newRecorder()
+	start := func() *recorder {
+		mine := newRecorder()
+		var first sync.Once
+		consume(t, connect(t, env), spec.Name, bus.ConsumeOptions{Concurrency: 1}, func(_ context.Context, d *bus.Delivery) error {
+			mine.add(d)
+			all.add(d)
+			first.Do(func() {
+				both.Done()
+				select {
+				case <-bothDone:
+				case <-time.After(waitBound):
+					t.Errorf("the other consumer got nothing within %v", waitBound)
+				}
+			})
+			return nil
+		})
+		return mine
+	}
+	a, b := start(), start()
+
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for p := range publishers {
+		wg.Go(func() {
+			for i := p; i < n; i += publishers {
+				m := message(spec.Bindings[0])
+				ids[i] = m.MessageID
+				if err := pub.Publish(t.Context(), m); err != nil {
+					t.Errorf("publish %d: %v", i, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	within(t, "all messages consumed", func() bool { return all.has(ids...) })
+	for _, id := range ids {
+		if c := all.count(id); c != 1 {
+			t.Errorf("message %q consumed %d times, want once", id, c)
+		}
+	}
+	if a.len() == 0 || b.len() == 0 {
+		t.Errorf("work not shared: consumers got %d and %d", a.len(), b.len())
+	}
+	if got := all.len(); got != n {
+		t.Errorf("%d deliveries for %d messages", got, n)
+	}
+}
+
+// testConcurrency: with Concurrency N and a backlog, N handlers run at once
+// and never more.
+func testConcurrency(t *testing.T, env Env) {
+	const limit, n = 4, 12
+	b := connect(t, env)
+	spec := taskQueue(t, b)
+	publishN(t, b, spec.Bindings[0], n)
+
+	var running, peak, handled atomic.Int32
+	release := make(chan struct{})
+	consume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: limit}, func(ctx context.Context, _ *bus.Delivery) error {
+		cur := running.Add(1)
+		defer running.Add(-1)
+		raise(&peak, cur)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		handled.Add(1)
+		return nil
+	})
+	within(t, "Concurrency handlers running at once", func() bool { return running.Load() >= limit })
+	// Give an over-eager transport the chance to start more handlers than
+	// allowed; a correct one cannot, however long this is.
+	time.Sleep(100 * time.Millisecond)
+	if p := peak.Load(); p > limit {
+		t.Errorf("%d handlers ran at once with Concurrency %d", p, limit)
+	}
+	close(release)
+	within(t, "backlog handled", func() bool { return handled.Load() >= n })
+	if p := peak.Load(); p != limit {
+		t.Errorf("peak concurrency %d, want %d", p, limit)
+	}
+}

@@ -1,0 +1,252 @@
+// Package agent is the receiving side of a2abus: register a handler per
+// skill, run the task worker on agent.task.<Name>, publish status updates and
+// the result or a typed error — confirmed before the task is acked — and
+// answer cancel requests. Ephemeral mode runs a fixed number of tasks and
+// exits, for KEDA ScaledJobs.
+//
+// Shutdown order: stop fetching tasks → let in-flight tasks finish within
+// StopTimeout → cancel the rest and requeue them (nack) → stop the cancel
+// consumer. The bus is the caller's to close.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// Defaults of Options.
+const (
+	DefaultConcurrency    = 4
+	DefaultStopTimeout    = 30 * time.Second
+	DefaultMaxTasks       = 1
+	DefaultIdleTimeout    = 30 * time.Second
+	DefaultPublishTimeout = 30 * time.Second
+)
+
+// Options configures an Agent.
+type Options struct {
+	// Card describes the agent; Card.Name is its bus name.
+	Card a2a.AgentCard
+	// Bus carries tasks and replies. Required.
+	Bus bus.Bus
+	// Concurrency is how many tasks run at once (= the prefetch); default 4.
+	Concurrency int
+	// MaxAttempts is how many deliveries a task gets before it fails with EXECUTION_FAILED.
+	MaxAttempts int
+	// StopTimeout bounds how long in-flight tasks may finish after stop; default 30s.
+	StopTimeout time.Duration
+	// PublishTimeout bounds the retries of a reply publish; default 30s.
+	PublishTimeout time.Duration
+	// Ephemeral makes Run return after MaxTasks tasks or IdleTimeout without one.
+	Ephemeral   bool
+	MaxTasks    int
+	IdleTimeout time.Duration
+	// InstanceID names this process; default a random UUID.
+	InstanceID string
+	// Codec encodes and decodes bus messages (body limit).
+	Codec a2a.Codec
+	// Logger receives one line per task outcome; nil means no logging.
+	Logger *zap.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) normalize() error {
+	if o.Bus == nil {
+		return fmt.Errorf("%w: Bus is required", ErrInvalidOptions)
+	}
+	if err := a2a.ValidateAgentName(o.Card.Name); err != nil {
+		return fmt.Errorf("%w: card name: %w", ErrInvalidOptions, err)
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = bus.DefaultMaxAttempts
+	}
+	if o.StopTimeout <= 0 {
+		o.StopTimeout = DefaultStopTimeout
+	}
+	if o.PublishTimeout <= 0 {
+		o.PublishTimeout = DefaultPublishTimeout
+	}
+	if o.MaxTasks <= 0 {
+		o.MaxTasks = DefaultMaxTasks
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.Ephemeral && o.Concurrency > o.MaxTasks {
+		o.Concurrency = o.MaxTasks
+	}
+	if o.InstanceID == "" {
+		o.InstanceID = uuid.NewString()
+	}
+	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}
+
+// Agent runs the skills of one agent card on the bus.
+type Agent struct {
+	opts     Options
+	log      *zap.Logger
+	handlers map[string]Handler
+	mw       []Middleware
+	running  *runningTasks
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	stop    context.CancelFunc // stops Run; set while running
+	done    chan struct{}      // closed when Run returns
+}
+
+// New validates opts and returns an agent with no skills registered.
+func New(opts Options) (*Agent, error) {
+	if err := opts.normalize(); err != nil {
+		return nil, err
+	}
+	return &Agent{
+		opts:     opts,
+		log:      opts.Logger.With(zap.String("agent", opts.Card.Name), zap.String("instance", opts.InstanceID)),
+		handlers: map[string]Handler{},
+		running:  newRunningTasks(),
+		done:     make(chan struct{}),
+	}, nil
+}
+
+// Name is the agent's bus name.
+func (a *Agent) Name() string { return a.opts.Card.Name }
+
+// Card returns the agent card with one skill entry per registered handler
+// that the card did not already describe.
+func (a *Agent) Card() a2a.AgentCard {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	card := a.opts.Card
+	card.Skills = slices.Clone(card.Skills)
+	for _, id := range a.skillIDsLocked() {
+		if !slices.ContainsFunc(card.Skills, func(s a2a.AgentSkill) bool { return s.ID == id }) {
+			card.Skills = append(card.Skills, a2a.AgentSkill{ID: id, Name: id})
+		}
+	}
+	return card
+}
+
+// Use adds middleware applied to every handler (the first added runs outermost).
+func (a *Agent) Use(mw ...Middleware) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.started {
+		return ErrRunning
+	}
+	a.mw = append(a.mw, mw...)
+	return nil
+}
+
+// Handle registers h for skill, wrapped in mw (outermost first).
+func (a *Agent) Handle(skill string, h Handler, mw ...Middleware) error {
+	if err := a2a.ValidateSkillID(skill); err != nil {
+		return fmt.Errorf("agent: handle: %w", err)
+	}
+	if h == nil {
+		return fmt.Errorf("%w: nil handler for skill %q", ErrInvalidOptions, skill)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.started {
+		return ErrRunning
+	}
+	if _, dup := a.handlers[skill]; dup {
+		return fmt.Errorf("%w: %q", ErrDuplicateSkill, skill)
+	}
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	a.handlers[skill] = h
+	return nil
+}
+
+func (a *Agent) skillIDsLocked() []string {
+	ids := make([]string, 0, len(a.handlers))
+	for id := range a.handlers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func (a *Agent) skillList() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return strings.Join(a.skillIDsLocked(), ", ")
+}
+
+// Run declares the agent's queues and works until ctx is done, Close is
+// called, or (ephemeral) its task budget or idle time runs out; then it shuts
+// down in the documented order and returns nil. A bus failure is returned.
+func (a *Agent) Run(ctx context.Context) error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return ErrClosed
+	}
+	if a.started {
+		a.mu.Unlock()
+		return ErrRunning
+	}
+	a.started = true
+	for skill, h := range a.handlers {
+		for i := len(a.mw) - 1; i >= 0; i-- {
+			h = a.mw[i](h)
+		}
+		a.handlers[skill] = h
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	a.stop = stop
+	a.mu.Unlock()
+	defer close(a.done)
+	defer stop()
+	return a.run(runCtx, stop)
+}
+
+// Close stops a running agent as Run's ctx would and waits for Run to return,
+// at most StopTimeout plus a few seconds. Idempotent.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closed = true
+	stop, started := a.stop, a.started
+	a.mu.Unlock()
+	if !started || stop == nil {
+		return nil
+	}
+	stop()
+	select {
+	case <-a.done:
+		return nil
+	case <-time.After(a.opts.StopTimeout + 5*time.Second):
+		return fmt.Errorf("agent %q: close: run did not return within %s", a.Name(), a.opts.StopTimeout+5*time.Second)
+	}
+}

@@ -1,0 +1,538 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/bus/inproc"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+const testCaller = "Caller"
+
+// harness is an embedded bus with a caller that sends requests to one agent
+// and collects every reply on its response queue.
+type harness struct {
+	t      *testing.T
+	broker *inproc.Broker
+	b      bus.Bus
+	codec  a2a.Codec
+
+	mu      sync.Mutex
+	replies []a2a.Payload
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	broker := inproc.NewBroker(inproc.Options{})
+	h := &harness{t: t, broker: broker, b: broker.Connect()}
+	t.Cleanup(func() { _ = broker.Close() })
+	spec, _ := bus.ResponseQueue(testCaller)
+	if err := h.b.Declare(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = h.b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
+			p, err := h.codec.Decode(d.Envelope())
+			if err != nil {
+				t.Errorf("undecodable reply: %v", err)
+				return nil
+			}
+			h.mu.Lock()
+			h.replies = append(h.replies, p)
+			h.mu.Unlock()
+			return nil
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return h
+}
+
+func (h *harness) agent(opts Options, skills map[string]Handler) *Agent {
+	h.t.Helper()
+	if opts.Card.Name == "" {
+		opts.Card.Name = "Worker"
+	}
+	opts.Bus = h.broker.Connect()
+	if opts.StopTimeout == 0 {
+		opts.StopTimeout = 2 * time.Second
+	}
+	a, err := New(opts)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for s, fn := range skills {
+		if err := a.Handle(s, fn); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	return a
+}
+
+// start runs a until the test ends and returns a channel with Run's error.
+func (h *harness) start(a *Agent) <-chan error {
+	h.t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- a.Run(context.Background()) }()
+	h.t.Cleanup(func() { _ = a.Close() })
+	// The task queue exists once Run declared it.
+	h.eventually("agent queues declared", func() bool {
+		return h.b.Declare(context.Background(), mustTaskQueue(a.Name())) == nil
+	})
+	return errc
+}
+
+func mustTaskQueue(name string) bus.QueueSpec {
+	s, err := bus.TaskQueue(name)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func (h *harness) send(target, skill, text string, mod ...func(*a2a.TaskRequest)) *a2a.TaskRequest {
+	h.t.Helper()
+	req := &a2a.TaskRequest{
+		TaskID: uuid.NewString(), SessionID: "s1", Caller: testCaller, Target: target, Skill: skill,
+		Message: a2a.NewTextMessage(a2a.RoleUser, text), Deadline: time.Now().Add(20 * time.Second),
+	}
+	for _, m := range mod {
+		m(req)
+	}
+	env, err := h.codec.Encode(req, a2a.Trace{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := h.b.Declare(context.Background(), mustTaskQueue(target)); err != nil {
+		h.t.Fatal(err)
+	}
+	key, _ := a2a.TaskRoutingKey(target)
+	if err := h.b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
+		h.t.Fatal(err)
+	}
+	return req
+}
+
+func (h *harness) eventually(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// final waits for the result or error of task id and returns it.
+func (h *harness) final(id string) a2a.Payload {
+	h.t.Helper()
+	var out a2a.Payload
+	h.eventually("final reply of "+id, func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, p := range h.replies {
+			switch r := p.(type) {
+			case *a2a.TaskResult:
+				if r.TaskID == id {
+					out = r
+				}
+			case *a2a.TaskError:
+				if r.TaskID == id {
+					out = r
+				}
+			}
+		}
+		return out != nil
+	})
+	return out
+}
+
+func (h *harness) statuses(id string) []*a2a.TaskStatus {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []*a2a.TaskStatus
+	for _, p := range h.replies {
+		if s, ok := p.(*a2a.TaskStatus); ok && s.TaskID == id {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (h *harness) errorCode(id string) a2a.ErrorCode {
+	h.t.Helper()
+	switch r := h.final(id).(type) {
+	case *a2a.TaskError:
+		return r.Code
+	case *a2a.TaskResult:
+		h.t.Fatalf("task %s completed (%s), want an error", id, a2a.MessageText(r.Message))
+	}
+	return ""
+}
+
+func echo(_ context.Context, t *Task) (*Result, error) { return TextResult(t.Text()), nil }
+
+func TestResultStatusesAndAck(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent(Options{Card: a2a.AgentCard{Name: "Worker", Version: "2.1"}}, map[string]Handler{
+		"echo": func(ctx context.Context, task *Task) (*Result, error) {
+			if err := task.Progress(ctx, "halfway", 0.5); err != nil {
+				return nil, err
+			}
+			return &Result{Message: a2a.NewTextMessage(a2a.RoleAgent, task.Text()), Confidence: a2a.ConfidenceHigh,
+				Artifacts: []*a2a.Artifact{{ID: "a1", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"n": 1})}}}}, nil
+		},
+	})
+	h.start(a)
+	req := h.send("Worker", "echo", "hello")
+	res, ok := h.final(req.TaskID).(*a2a.TaskResult)
+	if !ok {
+		t.Fatalf("want a result, got %#v", h.final(req.TaskID))
+	}
+	if a2a.MessageText(res.Message) != "hello" || res.State != a2a.StateCompleted || res.Status != a2a.StatusSuccess ||
+		len(res.Artifacts) != 1 || res.Metadata.AgentVersion != "2.1" || res.Confidence != a2a.ConfidenceHigh {
+		t.Fatalf("result = %+v", res)
+	}
+	st := h.statuses(req.TaskID)
+	if len(st) != 2 || st[0].State != a2a.StateWorking || st[1].Progress == nil || *st[1].Progress != 0.5 ||
+		a2a.MessageText(st[1].Message) != "halfway" {
+		t.Fatalf("statuses = %+v", st)
+	}
+	// The request was acked: a fresh consumer of the task queue finds nothing.
+	assertQueueEmpty(t, h, "agent.task.Worker")
+}
+
+func assertQueueEmpty(t *testing.T, h *harness, queue string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	got := 0
+	c := h.broker.Connect()
+	defer c.Close()
+	_ = c.Consume(ctx, queue, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error { got++; return d.Nack() })
+	if got != 0 {
+		t.Fatalf("queue %s still holds %d message(s)", queue, got)
+	}
+}
+
+func TestFailures(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent(Options{Now: time.Now}, map[string]Handler{
+		"echo":  echo,
+		"fail":  func(context.Context, *Task) (*Result, error) { return nil, errors.New("disk full") },
+		"panic": func(context.Context, *Task) (*Result, error) { panic("kaboom") },
+		"typed": func(_ context.Context, t *Task) (*Result, error) {
+			var in struct {
+				Rate float64 `json:"discount_rate"`
+			}
+			return nil, t.DecodeInput(&in)
+		},
+		"empty": func(context.Context, *Task) (*Result, error) { return nil, nil },
+	})
+	h.start(a)
+	cases := []struct {
+		skill string
+		input string
+		code  a2a.ErrorCode
+		text  string
+	}{
+		{"fail", "", a2a.CodeExecutionFailed, "disk full"},
+		{"panic", "", a2a.CodeExecutionFailed, "kaboom"},
+		{"typed", `{"discount_rate":"high"}`, a2a.CodeInvalidInput, `"discount_rate"`},
+		{"typed", "", a2a.CodeInvalidInput, "structured input is required"},
+		{"empty", "", a2a.CodeExecutionFailed, "empty result"},
+		{"translate", "", a2a.CodeSkillNotSupported, "echo, empty, fail, panic, typed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.skill+tc.input, func(t *testing.T) {
+			req := h.send("Worker", tc.skill, "x", func(r *a2a.TaskRequest) {
+				if tc.input != "" {
+					r.Input = json.RawMessage(tc.input)
+				}
+			})
+			e, ok := h.final(req.TaskID).(*a2a.TaskError)
+			if !ok || e.Code != tc.code || !strings.Contains(e.Message, tc.text) || !e.State.Terminal() {
+				t.Fatalf("reply = %+v, want %s containing %q", h.final(req.TaskID), tc.code, tc.text)
+			}
+		})
+	}
+}
+
+func TestExpiredTaskIsNotStarted(t *testing.T) {
+	h := newHarness(t)
+	ran := make(chan struct{}, 1)
+	a := h.agent(Options{Now: func() time.Time { return time.Now().Add(time.Hour) }}, map[string]Handler{
+		"echo": func(ctx context.Context, t *Task) (*Result, error) { ran <- struct{}{}; return echo(ctx, t) },
+	})
+	h.start(a)
+	req := h.send("Worker", "echo", "late")
+	if code := h.errorCode(req.TaskID); code != a2a.CodeTimeout {
+		t.Fatalf("code = %s, want TIMEOUT", code)
+	}
+	select {
+	case <-ran:
+		t.Fatal("the handler ran for an expired task")
+	default:
+	}
+}
+
+func TestDeadlineDuringHandlerIsTimeout(t *testing.T) {
+	h := newHarness(t)
+	sawCancel := make(chan struct{})
+	a := h.agent(Options{}, map[string]Handler{
+		"sleep": func(ctx context.Context, _ *Task) (*Result, error) {
+			<-ctx.Done()
+			close(sawCancel)
+			return nil, ctx.Err()
+		},
+	})
+	h.start(a)
+	req := h.send("Worker", "sleep", "", func(r *a2a.TaskRequest) { r.Deadline = time.Now().Add(300 * time.Millisecond) })
+	if code := h.errorCode(req.TaskID); code != a2a.CodeTimeout {
+		t.Fatalf("code = %s, want TIMEOUT", code)
+	}
+	<-sawCancel
+}
+
+func TestCancelRequest(t *testing.T) {
+	h := newHarness(t)
+	started := make(chan struct{})
+	a := h.agent(Options{}, map[string]Handler{
+		"sleep": func(ctx context.Context, _ *Task) (*Result, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	})
+	h.start(a)
+	req := h.send("Worker", "sleep", "")
+	<-started
+	sendCancel := func(caller string) {
+		env, err := h.codec.Encode(&a2a.TaskCancel{TaskID: req.TaskID, Caller: caller, Target: "Worker", Time: time.Now()}, a2a.Trace{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, _ := a2a.CancelRoutingKey("Worker")
+		if err := h.b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sendCancel("SomeoneElse") // not the task's caller: ignored
+	time.Sleep(50 * time.Millisecond)
+	if len(h.statuses(req.TaskID)) == 0 {
+		t.Fatal("no working status before the cancel")
+	}
+	sendCancel(testCaller)
+	if code := h.errorCode(req.TaskID); code != a2a.CodeCanceled {
+		t.Fatalf("code = %s, want CANCELED", code)
+	}
+}
+
+func TestGracefulStopRequeuesUnfinished(t *testing.T) {
+	h := newHarness(t)
+	started := make(chan struct{})
+	slow := h.agent(Options{StopTimeout: 100 * time.Millisecond}, map[string]Handler{
+		"work": func(ctx context.Context, _ *Task) (*Result, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	})
+	errc := h.start(slow)
+	req := h.send("Worker", "work", "job")
+	<-started
+	if err := slow.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	// No failure was published: the task went back to the queue ...
+	h.mu.Lock()
+	for _, p := range h.replies {
+		if e, ok := p.(*a2a.TaskError); ok {
+			t.Fatalf("stop published an error: %+v", e)
+		}
+	}
+	h.mu.Unlock()
+	// ... and the next instance completes it.
+	next := h.agent(Options{}, map[string]Handler{"work": func(_ context.Context, t *Task) (*Result, error) {
+		return TextResult(fmt.Sprintf("attempt %d", t.Attempt)), nil
+	}})
+	h.start(next)
+	res, ok := h.final(req.TaskID).(*a2a.TaskResult)
+	if !ok || a2a.MessageText(res.Message) != "attempt 2" {
+		t.Fatalf("reply = %+v", h.final(req.TaskID))
+	}
+}
+
+func TestGivesUpAfterMaxAttempts(t *testing.T) {
+	h := newHarness(t)
+	started := make(chan struct{})
+	first := h.agent(Options{StopTimeout: 50 * time.Millisecond}, map[string]Handler{
+		"work": func(ctx context.Context, _ *Task) (*Result, error) { close(started); <-ctx.Done(); return nil, ctx.Err() },
+	})
+	h.start(first)
+	req := h.send("Worker", "work", "poison")
+	<-started
+	_ = first.Close()
+	second := h.agent(Options{MaxAttempts: 1}, map[string]Handler{"work": echo})
+	h.start(second)
+	e, ok := h.final(req.TaskID).(*a2a.TaskError)
+	if !ok || e.Code != a2a.CodeExecutionFailed || !strings.Contains(e.Message, "attempts") {
+		t.Fatalf("reply = %+v", h.final(req.TaskID))
+	}
+	assertDeadLettered(t, h, req.TaskID)
+}
+
+func assertDeadLettered(t *testing.T, h *harness, taskID string) {
+	t.Helper()
+	found := make(chan struct{}, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c := h.broker.Connect()
+	defer c.Close()
+	_ = c.Consume(ctx, a2a.DeadLetterQueue(a2a.DefaultExchange), bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
+		if d.CorrelationID == taskID {
+			found <- struct{}{}
+			cancel()
+		}
+		return nil
+	})
+	select {
+	case <-found:
+	default:
+		t.Fatalf("task %s not in the dead-letter queue", taskID)
+	}
+}
+
+func TestUndecodableRequestAnsweredAndDeadLettered(t *testing.T) {
+	h := newHarness(t)
+	h.start(h.agent(Options{}, map[string]Handler{"echo": echo}))
+	key, _ := a2a.TaskRoutingKey("Worker")
+	msg := bus.Message{RoutingKey: key, Type: string(a2a.KindTaskRequest), MessageID: "bad-1", CorrelationID: "t-bad",
+		ContentType: a2a.ContentTypeJSON, Body: []byte(`{"taskId":"t-bad","caller":"Caller","skill":""}`)}
+	if err := h.b.Publish(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.errorCode("t-bad"); code != a2a.CodeInvalidInput {
+		t.Fatalf("code = %s", code)
+	}
+	assertDeadLettered(t, h, "t-bad")
+}
+
+func TestEphemeralRunsMaxTasksThenExits(t *testing.T) {
+	h := newHarness(t)
+	r1 := h.send("Worker", "echo", "one")
+	r2 := h.send("Worker", "echo", "two")
+	a := h.agent(Options{Ephemeral: true, MaxTasks: 1, Concurrency: 4}, map[string]Handler{"echo": echo})
+	errc := make(chan error, 1)
+	go func() { errc <- a.Run(context.Background()) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ephemeral agent did not exit after its task")
+	}
+	if _, ok := h.final(r1.TaskID).(*a2a.TaskResult); !ok {
+		t.Fatal("first task not completed")
+	}
+	// The second task is still queued for the next job.
+	next := h.agent(Options{Ephemeral: true}, map[string]Handler{"echo": echo})
+	go func() { errc <- next.Run(context.Background()) }()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if res, ok := h.final(r2.TaskID).(*a2a.TaskResult); !ok || a2a.MessageText(res.Message) != "two" {
+		t.Fatalf("second task: %+v", h.final(r2.TaskID))
+	}
+}
+
+func TestEphemeralIdleTimeout(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent(Options{Ephemeral: true, IdleTimeout: 200 * time.Millisecond}, map[string]Handler{"echo": echo})
+	errc := make(chan error, 1)
+	go func() { errc <- a.Run(context.Background()) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("idle ephemeral agent did not exit")
+	}
+}
+
+func TestRegistrationErrors(t *testing.T) {
+	if _, err := New(Options{Card: a2a.AgentCard{Name: "bad.name"}, Bus: inproc.New(inproc.Options{})}); !errors.Is(err, ErrInvalidOptions) {
+		t.Fatalf("bad name: %v", err)
+	}
+	if _, err := New(Options{Card: a2a.AgentCard{Name: "A"}}); !errors.Is(err, ErrInvalidOptions) {
+		t.Fatalf("no bus: %v", err)
+	}
+	a, err := New(Options{Card: a2a.AgentCard{Name: "A"}, Bus: inproc.New(inproc.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Handle("echo", echo); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Handle("echo", echo); !errors.Is(err, ErrDuplicateSkill) {
+		t.Fatalf("duplicate: %v", err)
+	}
+	if err := a.Handle("bad skill", echo); err == nil {
+		t.Fatal("bad skill id accepted")
+	}
+	if card := a.Card(); len(card.Skills) != 1 || card.Skills[0].ID != "echo" {
+		t.Fatalf("card skills = %+v", card.Skills)
+	}
+}
+
+func TestMiddlewareOrder(t *testing.T) {
+	h := newHarness(t)
+	var mu sync.Mutex
+	var order []string
+	mw := func(name string) Middleware {
+		return func(next Handler) Handler {
+			return func(ctx context.Context, t *Task) (*Result, error) {
+				mu.Lock()
+				order = append(order, name)
+				mu.Unlock()
+				return next(ctx, t)
+			}
+		}
+	}
+	a := h.agent(Options{}, nil)
+	if err := a.Use(mw("global")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Handle("echo", echo, mw("skill")); err != nil {
+		t.Fatal(err)
+	}
+	h.start(a)
+	req := h.send("Worker", "echo", "x")
+	h.final(req.TaskID)
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(order, ",") != "global,skill" {
+		t.Fatalf("order = %v", order)
+	}
+	if err := a.Use(mw("late")); !errors.Is(err, ErrRunning) {
+		t.Fatalf("Use after Run: %v", err)
+	}
+}

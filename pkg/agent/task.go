@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// Handler runs one skill for one task and returns its result. Return an
+// *a2a.Error to choose the error code (e.g. INVALID_INPUT); any other error
+// becomes EXECUTION_FAILED with its message.
+type Handler func(ctx context.Context, t *Task) (*Result, error)
+
+// Middleware wraps a Handler (logging, metrics, auth, …).
+type Middleware func(Handler) Handler
+
+// Task is one request being handled, with the means to report progress.
+type Task struct {
+	// Request is the decoded task request.
+	Request *a2a.TaskRequest
+	// Attempt is 1 on first delivery and grows with redeliveries.
+	Attempt int
+	// Trace is the W3C trace context the request carried.
+	Trace a2a.Trace
+
+	publishStatus func(ctx context.Context, st *a2a.TaskStatus) error
+	agentName     string
+	now           func() time.Time
+}
+
+// Text is the text of the request's message.
+func (t *Task) Text() string { return a2a.MessageText(t.Request.Message) }
+
+// DecodeInput decodes the request's structured input into v. Missing or
+// ill-typed input is an INVALID_INPUT *a2a.Error naming the field.
+func (t *Task) DecodeInput(v any) error {
+	if len(t.Request.Input) == 0 {
+		return a2a.NewError(a2a.CodeInvalidInput, "structured input is required for skill %q", t.Request.Skill)
+	}
+	if err := json.Unmarshal(t.Request.Input, v); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) && typ.Field != "" {
+			return a2a.NewError(a2a.CodeInvalidInput, "input field %q: want %s, got JSON %s", typ.Field, typ.Type, typ.Value)
+		}
+		return a2a.NewError(a2a.CodeInvalidInput, "input: %v", err)
+	}
+	return nil
+}
+
+// Progress publishes a working status with a text and a fraction done
+// (0..1; a negative fraction publishes none). It waits for the confirm.
+func (t *Task) Progress(ctx context.Context, text string, fraction float64) error {
+	st := &a2a.TaskStatus{TaskID: t.Request.TaskID, Agent: t.agentName, State: a2a.StateWorking, Time: t.now()}
+	if text != "" {
+		st.Message = a2a.NewTextMessage(a2a.RoleAgent, text)
+	}
+	if fraction >= 0 {
+		if fraction > 1 {
+			return fmt.Errorf("agent: progress %v of task %q is outside 0..1", fraction, t.Request.TaskID)
+		}
+		st.Progress = &fraction
+	}
+	return t.publishStatus(ctx, st)
+}
+
+// Result is what a handler returns: a message and/or artifacts, plus the
+// request/response contract's status, confidence and warnings.
+type Result struct {
+	Message   *a2a.Message
+	Artifacts []*a2a.Artifact
+	// Status defaults to SUCCESS; PARTIAL still completes the task, ERROR fails it.
+	Status     a2a.ResultStatus
+	Confidence a2a.Confidence
+	Warnings   []string
+	TokensUsed int64
+	// Extra is free-form metadata stored with the result.
+	Extra map[string]any
+}
+
+// TextResult is a result whose message is one text part.
+func TextResult(text string) *Result {
+	return &Result{Message: a2a.NewTextMessage(a2a.RoleAgent, text)}
+}
+
+// state maps the contract status onto the A2A task state.
+func (r *Result) state() a2a.TaskState {
+	switch r.Status {
+	case a2a.StatusError, a2a.StatusTimeout:
+		return a2a.StateFailed
+	}
+	return a2a.StateCompleted
+}

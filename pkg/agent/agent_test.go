@@ -383,7 +383,11 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 	h := newHarness(t)
 	started := make(chan struct{})
 	first := h.agent(Options{StopTimeout: 50 * time.Millisecond}, map[string]Handler{
-		"work": func(ctx context.Context, _ *Task) (*Result, error) { close(started); <-ctx.Done(); return nil, ctx.Err() },
+		"work": func(ctx context.Context, _ *Task) (*Result, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
 	})
 	h.start(first)
 	req := h.send("Worker", "work", "poison")

@@ -1,0 +1,37 @@
+// Command a2abus is the a2abus CLI and daemon: it runs agents, invokes them,
+// inspects the directory and working memory, and manages the bus topology.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line args and returns the exit code. Errors are
+// printed once as "a2abus: <error>", a joined error one line per error. SIGINT and SIGTERM cancel the
+// command's context.
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		errs := []error{err}
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = joined.Unwrap() // one line per bad key, each with the prefix
+		}
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "a2abus: %v\n", e)
+		}
+		return 1
+	}
+	return 0
+}

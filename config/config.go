@@ -1,0 +1,137 @@
+// Package config holds a2abus's configuration: plain structs with defaults
+// (Default) and validation (Validate). Load (load.go) fills them from a YAML
+// file, A2ABUS_* environment variables and command-line flags; nothing else in
+// the project reads configuration sources.
+package config
+
+import (
+	"errors"
+	"time"
+)
+
+// ErrInvalid is wrapped by every error about a bad configuration value.
+var ErrInvalid = errors.New("config: invalid")
+
+// Config is the whole configuration. Keys are the snake_case paths of the
+// mapstructure tags (bus.url, redis.key_prefix, ...).
+type Config struct {
+	Log       LogConfig       `mapstructure:"log" yaml:"log"`
+	Bus       BusConfig       `mapstructure:"bus" yaml:"bus"`
+	Redis     RedisConfig     `mapstructure:"redis" yaml:"redis"`
+	Memory    MemoryConfig    `mapstructure:"memory" yaml:"memory"`
+	Directory DirectoryConfig `mapstructure:"directory" yaml:"directory"`
+}
+
+// LogConfig selects the log level and encoding.
+type LogConfig struct {
+	// Level is debug, info, warn or error.
+	Level string `mapstructure:"level" yaml:"level"`
+	// Format is json (production) or console (development).
+	Format string `mapstructure:"format" yaml:"format"`
+}
+
+// BusConfig configures the message bus.
+type BusConfig struct {
+	// URL is the RabbitMQ URL (amqp:// or amqps://); empty selects the embedded in-process bus.
+	URL string `mapstructure:"url" yaml:"url"`
+	// Exchange is the durable topic exchange every message goes through.
+	Exchange string `mapstructure:"exchange" yaml:"exchange"`
+	// QueueType is the type of the durable queues: classic or quorum.
+	QueueType string `mapstructure:"queue_type" yaml:"queue_type"`
+	// PublishTimeout bounds the wait for a publish confirm.
+	PublishTimeout time.Duration `mapstructure:"publish_timeout" yaml:"publish_timeout"`
+	// ReconnectMin is the first delay before re-dialling a lost connection.
+	ReconnectMin time.Duration `mapstructure:"reconnect_min" yaml:"reconnect_min"`
+	// ReconnectMax caps the exponential re-dial delay.
+	ReconnectMax time.Duration `mapstructure:"reconnect_max" yaml:"reconnect_max"`
+	// MaxMessageBytes is the largest message body published or accepted.
+	MaxMessageBytes int `mapstructure:"max_message_bytes" yaml:"max_message_bytes"`
+	// MaxAttempts is how many deliveries of one message are tried before it is dead-lettered.
+	MaxAttempts int `mapstructure:"max_attempts" yaml:"max_attempts"`
+}
+
+// RedisConfig configures working memory. With neither URL nor Addrs the
+// embedded in-memory store is used.
+type RedisConfig struct {
+	// URL is a redis:// or rediss:// URL of a single server.
+	URL string `mapstructure:"url" yaml:"url"`
+	// Addrs are host:port seeds: Sentinels when MasterName is set, else Cluster nodes.
+	Addrs []string `mapstructure:"addrs" yaml:"addrs"`
+	// MasterName is the Sentinel master set name.
+	MasterName string `mapstructure:"master_name" yaml:"master_name"`
+	// Username is the ACL user (Addrs mode, or overriding the URL's).
+	Username string `mapstructure:"username" yaml:"username"`
+	// Password is the ACL or requirepass password (Addrs mode, or overriding the URL's).
+	Password string `mapstructure:"password" yaml:"password"`
+	// DB is the database number (Cluster supports only 0).
+	DB int `mapstructure:"db" yaml:"db"`
+	// KeyPrefix starts every key a2abus writes.
+	KeyPrefix string `mapstructure:"key_prefix" yaml:"key_prefix"`
+	// Timeout bounds dialling and each command.
+	Timeout time.Duration `mapstructure:"timeout" yaml:"timeout"`
+}
+
+// MemoryConfig configures what is kept in working memory.
+type MemoryConfig struct {
+	// ResultTTL is how long a task result stays in working memory.
+	ResultTTL time.Duration `mapstructure:"result_ttl" yaml:"result_ttl"`
+}
+
+// DirectoryConfig configures the agent directory's files.
+type DirectoryConfig struct {
+	// WellKnownFile lists agents that are always known; empty means none.
+	WellKnownFile string `mapstructure:"well_known_file" yaml:"well_known_file"`
+	// KnownAgentsFile persists announced cards across restarts; empty disables persistence.
+	KnownAgentsFile string `mapstructure:"known_agents_file" yaml:"known_agents_file"`
+}
+
+// Default values; a2abus.example.yaml documents the same values.
+const (
+	DefaultLogLevel        = "info"
+	DefaultLogFormat       = "json"
+	DefaultExchange        = "a2a"
+	DefaultQueueType       = "classic"
+	DefaultPublishTimeout  = 10 * time.Second
+	DefaultReconnectMin    = 100 * time.Millisecond
+	DefaultReconnectMax    = 10 * time.Second
+	DefaultMaxMessageBytes = 4 << 20
+	DefaultMaxAttempts     = 5
+	DefaultKeyPrefix       = "a2abus:"
+	DefaultRedisTimeout    = 2 * time.Second
+	DefaultResultTTL       = 60 * time.Minute
+	DefaultWellKnownFile   = "well-known-agents.json"
+	DefaultKnownAgentsFile = "known-agents.json"
+)
+
+// Default returns the configuration used when nothing is set: the embedded
+// bus and working memory, JSON logs at info.
+func Default() *Config {
+	return &Config{
+		Log: LogConfig{Level: DefaultLogLevel, Format: DefaultLogFormat},
+		Bus: BusConfig{
+			Exchange:        DefaultExchange,
+			QueueType:       DefaultQueueType,
+			PublishTimeout:  DefaultPublishTimeout,
+			ReconnectMin:    DefaultReconnectMin,
+			ReconnectMax:    DefaultReconnectMax,
+			MaxMessageBytes: DefaultMaxMessageBytes,
+			MaxAttempts:     DefaultMaxAttempts,
+		},
+		Redis: RedisConfig{
+			Addrs:     []string{},
+			KeyPrefix: DefaultKeyPrefix,
+			Timeout:   DefaultRedisTimeout,
+		},
+		Memory: MemoryConfig{ResultTTL: DefaultResultTTL},
+		Directory: DirectoryConfig{
+			WellKnownFile:   DefaultWellKnownFile,
+			KnownAgentsFile: DefaultKnownAgentsFile,
+		},
+	}
+}
+
+// Embedded reports whether the bus is the embedded in-process one (no bus.url).
+func (c *BusConfig) Embedded() bool { return c.URL == "" }
+
+// Embedded reports whether working memory is the embedded in-memory store (no redis.url nor redis.addrs).
+func (c *RedisConfig) Embedded() bool { return c.URL == "" && len(c.Addrs) == 0 }

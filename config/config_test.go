@@ -1,0 +1,178 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefaultIsValid(t *testing.T) {
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Default().Validate() = %v", err)
+	}
+	if !c.Bus.Embedded() || !c.Redis.Embedded() {
+		t.Errorf("default must use the embedded bus and memory, got bus %q redis %q %v", c.Bus.URL, c.Redis.URL, c.Redis.Addrs)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		want   string // the full message of the one expected error; "" = valid
+	}{
+		{"amqp url", func(c *Config) { c.Bus.URL = "amqp://guest:guest@127.0.0.1:5672/" }, ""},
+		{"amqps url", func(c *Config) { c.Bus.URL = "amqps://rabbit.example:5671/tenant" }, ""},
+		{"http scheme", func(c *Config) { c.Bus.URL = "http://x" }, `config: bus.url: scheme must be amqp or amqps, got "http"`},
+		{"no scheme", func(c *Config) { c.Bus.URL = "rabbit" }, `config: bus.url: scheme must be amqp or amqps, got none in "rabbit"`},
+		{"unparsable url hides password", func(c *Config) { c.Bus.URL = "amqp://u:p%zz@h/" }, `config: bus.url: not a valid URL: "amqp://u:xxxxx@h/"`},
+		{"opaque url", func(c *Config) { c.Bus.URL = "amqp:host" }, `config: bus.url: must be amqp://host..., got "amqp:host"`},
+		{"log level", func(c *Config) { c.Log.Level = "verbose" }, `config: log.level: must be one of debug|info|warn|error, got "verbose"`},
+		{"log format", func(c *Config) { c.Log.Format = "text" }, `config: log.format: must be one of json|console, got "text"`},
+		{"exchange chars", func(c *Config) { c.Bus.Exchange = "a2a/x" }, `config: bus.exchange: must be 1 to 200 of [A-Za-z0-9_.-], got "a2a/x"`},
+		{"exchange empty", func(c *Config) { c.Bus.Exchange = "" }, `config: bus.exchange: must be 1 to 200 of [A-Za-z0-9_.-], got ""`},
+		{"exchange too long", func(c *Config) { c.Bus.Exchange = strings.Repeat("x", 201) }, `config: bus.exchange: must be 1 to 200 of [A-Za-z0-9_.-], got "` + strings.Repeat("x", 201) + `"`},
+		{"exchange 200", func(c *Config) { c.Bus.Exchange = strings.Repeat("x", 200) }, ""},
+		{"exchange reserved", func(c *Config) { c.Bus.Exchange = "amq.topic" }, `config: bus.exchange: the amq. prefix is reserved by the broker, got "amq.topic"`},
+		{"queue type", func(c *Config) { c.Bus.QueueType = "stream" }, `config: bus.queue_type: must be one of classic|quorum, got "stream"`},
+		{"quorum", func(c *Config) { c.Bus.QueueType = "quorum" }, ""},
+		{"publish timeout", func(c *Config) { c.Bus.PublishTimeout = 0 }, `config: bus.publish_timeout: must be a positive duration such as "10s", got 0s`},
+		{"reconnect min", func(c *Config) { c.Bus.ReconnectMin = -time.Second }, `config: bus.reconnect_min: must be a positive duration such as "10s", got -1s`},
+		{"reconnect max below min", func(c *Config) { c.Bus.ReconnectMax = 50 * time.Millisecond }, `config: bus.reconnect_max: must be at least bus.reconnect_min (100ms), got 50ms`},
+		{"message bytes low", func(c *Config) { c.Bus.MaxMessageBytes = 1023 }, `config: bus.max_message_bytes: must be between 1024 and 134217728, got 1023`},
+		{"message bytes high", func(c *Config) { c.Bus.MaxMessageBytes = 128<<20 + 1 }, `config: bus.max_message_bytes: must be between 1024 and 134217728, got 134217729`},
+		{"message bytes bounds", func(c *Config) { c.Bus.MaxMessageBytes = 128 << 20 }, ""},
+		{"attempts zero", func(c *Config) { c.Bus.MaxAttempts = 0 }, `config: bus.max_attempts: must be between 1 and 100, got 0`},
+		{"attempts high", func(c *Config) { c.Bus.MaxAttempts = 101 }, `config: bus.max_attempts: must be between 1 and 100, got 101`},
+		{"redis url", func(c *Config) { c.Redis.URL = "rediss://:pw@cache:6380/2" }, ""},
+		{"redis scheme", func(c *Config) { c.Redis.URL = "tcp://cache:6379" }, `config: redis.url: scheme must be redis or rediss, got "tcp"`},
+		{"redis db path", func(c *Config) { c.Redis.URL = "redis://:pw@cache:6379/zero" }, `config: redis.url: path must be a database number such as /0, got "redis://:xxxxx@cache:6379/zero"`},
+		{"redis url and addrs", func(c *Config) { c.Redis.URL = "redis://cache"; c.Redis.Addrs = []string{"a:1"} }, `config: redis.addrs: cannot be combined with redis.url (use one or the other)`},
+		{"sentinel", func(c *Config) {
+			c.Redis.Addrs = []string{"s1:26379", "s2:26379"}
+			c.Redis.MasterName = "mymaster"
+			c.Redis.DB = 3
+		}, ""},
+		{"cluster", func(c *Config) { c.Redis.Addrs = []string{"n1:7000", "[::1]:7001"} }, ""},
+		{"addr without port", func(c *Config) { c.Redis.Addrs = []string{"n1:7000", "n2"} }, `config: redis.addrs[1]: must be host:port, got "n2"`},
+		{"addr bad port", func(c *Config) { c.Redis.Addrs = []string{"n1:70000"} }, `config: redis.addrs[0]: port must be 1..65535, got "70000"`},
+		{"addr no host", func(c *Config) { c.Redis.Addrs = []string{":7000"} }, `config: redis.addrs[0]: host is empty in ":7000"`},
+		{"master without addrs", func(c *Config) { c.Redis.MasterName = "mymaster" }, `config: redis.master_name: needs redis.addrs (the Sentinel addresses), got master "mymaster" without them`},
+		{"negative db", func(c *Config) { c.Redis.DB = -1 }, `config: redis.db: must not be negative, got -1`},
+		{"cluster db", func(c *Config) { c.Redis.Addrs = []string{"n1:7000"}; c.Redis.DB = 1 }, `config: redis.db: Redis Cluster (redis.addrs without redis.master_name) supports only db 0, got 1`},
+		{"key prefix space", func(c *Config) { c.Redis.KeyPrefix = "a b:" }, `config: redis.key_prefix: must not contain spaces or control characters, got "a b:"`},
+		{"key prefix long", func(c *Config) { c.Redis.KeyPrefix = strings.Repeat("k", 65) }, `config: redis.key_prefix: must be at most 64 bytes, got 65`},
+		{"key prefix empty", func(c *Config) { c.Redis.KeyPrefix = "" }, ""},
+		{"redis timeout", func(c *Config) { c.Redis.Timeout = 0 }, `config: redis.timeout: must be a positive duration such as "10s", got 0s`},
+		{"result ttl", func(c *Config) { c.Memory.ResultTTL = 0 }, `config: memory.result_ttl: must be a positive duration such as "10s", got 0s`},
+		{"same directory files", func(c *Config) { c.Directory.KnownAgentsFile = c.Directory.WellKnownFile }, `config: directory.known_agents_file: must differ from directory.well_known_file, both are "well-known-agents.json"`},
+		{"no directory files", func(c *Config) { c.Directory.KnownAgentsFile = ""; c.Directory.WellKnownFile = "" }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			tt.mutate(c)
+			err := c.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Validate() = nil, want %q", tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("Validate() =\n  %s\nwant\n  %s", err, tt.want)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("error %v does not wrap ErrInvalid", err)
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Errorf("error %v is not a *FieldError", err)
+			}
+		})
+	}
+}
+
+func TestValidateReportsEveryBadKey(t *testing.T) {
+	c := Default()
+	c.Bus.URL = "http://x"
+	c.Log.Level = "loud"
+	c.Memory.ResultTTL = -time.Minute
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil, want three errors")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("got %d errors, want 3:\n%v", len(lines), err)
+	}
+	for _, key := range []string{"log.level", "bus.url", "memory.result_ttl"} {
+		if !strings.Contains(err.Error(), "config: "+key+": ") {
+			t.Errorf("error does not name %s:\n%v", key, err)
+		}
+	}
+}
+
+func TestRedacted(t *testing.T) {
+	c := Default()
+	c.Bus.URL = "amqps://agent:s3cr%40t@rabbit:5671/prod"
+	c.Redis.URL = "redis://:hunter2@cache:6379/1"
+	c.Redis.Password = "hunter3"
+	r := c.Redacted()
+	if r.Bus.URL != "amqps://agent:xxxxx@rabbit:5671/prod" {
+		t.Errorf("bus.url = %q", r.Bus.URL)
+	}
+	if r.Redis.URL != "redis://:xxxxx@cache:6379/1" {
+		t.Errorf("redis.url = %q", r.Redis.URL)
+	}
+	if r.Redis.Password != Secret {
+		t.Errorf("redis.password = %q", r.Redis.Password)
+	}
+	if c.Bus.URL != "amqps://agent:s3cr%40t@rabbit:5671/prod" || c.Redis.Password != "hunter3" {
+		t.Error("Redacted modified the original")
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"amqp://guest@host/", "amqp://guest@host/"},
+		{"amqp://host:5672/", "amqp://host:5672/"},
+		{"amqp://guest:guest@host:5672/", "amqp://guest:xxxxx@host:5672/"},
+		{"redis://:pw@h:6379/0", "redis://:xxxxx@h:6379/0"},
+		{"amqp://u:p@ss@host/", "amqp://u:xxxxx@host/"},       // '@' in the password: does not parse
+		{"amqp://u:123/secret@host/", "amqp://u:xxxxx@host/"}, // parses with the password as a path
+		{"amqp://u:pa#ss@host/", "amqp://u:xxxxx@host/"},      // '#' in the password
+		{"user:pass@host", Secret},                            // no scheme: cannot tell, hide all
+		{"redis://cache:6379/0", "redis://cache:6379/0"},
+	}
+	for _, tt := range tests {
+		if got := redactURL(tt.in); got != tt.want {
+			t.Errorf("redactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestKeysAndEnvNames(t *testing.T) {
+	keys := Keys()
+	want := []string{
+		"log.level", "log.format",
+		"bus.url", "bus.exchange", "bus.queue_type", "bus.publish_timeout", "bus.reconnect_min",
+		"bus.reconnect_max", "bus.max_message_bytes", "bus.max_attempts",
+		"redis.url", "redis.addrs", "redis.master_name", "redis.username", "redis.password",
+		"redis.db", "redis.key_prefix", "redis.timeout",
+		"memory.result_ttl",
+		"directory.well_known_file", "directory.known_agents_file",
+	}
+	if strings.Join(keys, " ") != strings.Join(want, " ") {
+		t.Errorf("Keys() =\n  %v\nwant\n  %v", keys, want)
+	}
+	if got := EnvName("bus.max_message_bytes"); got != "A2ABUS_BUS_MAX_MESSAGE_BYTES" {
+		t.Errorf("EnvName = %q", got)
+	}
+}

@@ -1,0 +1,176 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// FileName is the configuration file searched for when none is named.
+const FileName = "a2abus.yaml"
+
+// defaultSearchDirs are searched, in order, for FileName.
+var defaultSearchDirs = []string{".", "/etc/a2abus"}
+
+// flagKeys maps the flags AddFlags defines to the keys they set.
+var flagKeys = map[string]string{
+	"amqp-url":   "bus.url",
+	"redis-url":  "redis.url",
+	"log-level":  "log.level",
+	"log-format": "log.format",
+}
+
+// LoadOptions says where Load reads the configuration from.
+type LoadOptions struct {
+	// File is the file to read (--config); it must exist. Empty searches
+	// SearchDirs for FileName and reads it when present.
+	File string
+	// SearchDirs are searched in order when File is empty; nil means the
+	// working directory, then /etc/a2abus.
+	SearchDirs []string
+	// Flags holds the flags AddFlags defined; those given on the command line
+	// override every other source. Nil means no flags.
+	Flags *pflag.FlagSet
+}
+
+// AddFlags defines on fs the flags Load understands: --amqp-url (bus.url),
+// --redis-url (redis.url), --log-level (log.level), --log-format (log.format).
+func AddFlags(fs *pflag.FlagSet) {
+	fs.String("amqp-url", "", "RabbitMQ URL, amqp:// or amqps:// (bus.url; default: the embedded bus)")
+	fs.String("redis-url", "", "Redis URL, redis:// or rediss:// (redis.url; default: the embedded memory)")
+	fs.String("log-level", "", "log level: debug|info|warn|error (log.level; default "+DefaultLogLevel+")")
+	fs.String("log-format", "", "log format: json|console (log.format; default "+DefaultLogFormat+")")
+}
+
+// ResolveFile returns the file Load reads: File when set, else the first
+// FileName found in SearchDirs, else "" (no file: defaults, env and flags only).
+func (o LoadOptions) ResolveFile() (string, error) {
+	if o.File != "" {
+		return o.File, nil
+	}
+	dirs := o.SearchDirs
+	if dirs == nil {
+		dirs = defaultSearchDirs
+	}
+	for _, dir := range dirs {
+		p := filepath.Join(dir, FileName)
+		st, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return "", fmt.Errorf("config: look for %q: %w", p, err)
+		case st.IsDir():
+			return "", fmt.Errorf("config: %q is a directory, not a file", p)
+		}
+		return p, nil
+	}
+	return "", nil
+}
+
+// Load resolves the configuration: defaults, then the file, then A2ABUS_*
+// environment variables, then flags (each overriding the one before), and
+// validates it. Every bad key is reported (errors.Join of errors wrapping
+// ErrInvalid); unknown keys in the file are errors too.
+func Load(opts LoadOptions) (*Config, error) {
+	path, err := opts.ResolveFile()
+	if err != nil {
+		return nil, err
+	}
+	v := viper.New()
+	cfg := Default()
+	leaves := fields(cfg)
+	for _, f := range leaves {
+		v.SetDefault(f.key, f.val.Interface()) // also makes the key known to AutomaticEnv
+	}
+	v.SetEnvPrefix(EnvPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	if path != "" {
+		if err := readFile(v, path); err != nil {
+			return nil, err
+		}
+	}
+	if err := bindFlags(v, opts.Flags); err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, f := range leaves {
+		if err := f.set(v.Get(f.key)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(append(errs, cfg.validate()...)...); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// readFile merges the YAML (or JSON) file at path into v, rejecting keys that
+// are not configuration keys.
+func readFile(v *viper.Viper, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config: read file: %w", err)
+	}
+	typ := "yaml"
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		typ = "json"
+	}
+	// A separate instance holds only the file's keys, to find unknown ones.
+	fv := viper.New()
+	fv.SetConfigType(typ)
+	if err := fv.ReadConfig(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
+	}
+	if err := unknownKeys(fv.AllKeys(), path); err != nil {
+		return err
+	}
+	v.SetConfigType(typ)
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
+	}
+	return nil
+}
+
+// unknownKeys reports every key of a file that is not a configuration key.
+func unknownKeys(fileKeys []string, path string) error {
+	known := Keys()
+	var errs []error
+	slices.Sort(fileKeys)
+	for _, k := range fileKeys {
+		switch {
+		case slices.Contains(known, k):
+		case slices.ContainsFunc(known, func(s string) bool { return strings.HasPrefix(s, k+".") }):
+			errs = append(errs, invalid(k, "must be a mapping of keys in %q", path))
+		default:
+			errs = append(errs, invalid(k, "unknown key in %q", path))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// bindFlags makes the flags of fs that AddFlags defined override their keys.
+func bindFlags(v *viper.Viper, fs *pflag.FlagSet) error {
+	if fs == nil {
+		return nil
+	}
+	for name, key := range flagKeys {
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if err := v.BindPFlag(key, f); err != nil {
+			return fmt.Errorf("config: bind flag --%s to %s: %w", name, key, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,318 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+)
+
+// isolate clears every A2ABUS_* configuration variable for the test (an empty
+// variable counts as unset) and returns an empty directory to search.
+func isolate(t *testing.T) string {
+	t.Helper()
+	for _, k := range Keys() {
+		t.Setenv(EnvName(k), "")
+	}
+	return t.TempDir()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadDefaults(t *testing.T) {
+	dir := isolate(t)
+	cfg, err := Load(LoadOptions{SearchDirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg, Default()) {
+		t.Errorf("Load() with no sources =\n%+v\nwant\n%+v", cfg, Default())
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	dir := isolate(t)
+	writeFile(t, dir, FileName, "log:\n  level: debug\nbus:\n  exchange: fromfile\n")
+	load := func(t *testing.T, args ...string) *Config {
+		t.Helper()
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		AddFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(LoadOptions{SearchDirs: []string{dir}, Flags: fs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	if got := load(t).Log.Level; got != "debug" {
+		t.Errorf("file: log.level = %q, want debug", got)
+	}
+	t.Setenv("A2ABUS_LOG_LEVEL", "warn")
+	if got := load(t).Log.Level; got != "warn" {
+		t.Errorf("env over file: log.level = %q, want warn", got)
+	}
+	if got := load(t, "--log-level", "error").Log.Level; got != "error" {
+		t.Errorf("flag over env: log.level = %q, want error", got)
+	}
+	cfg := load(t, "--amqp-url", "amqp://h/", "--redis-url", "redis://r:6379/0", "--log-format", "console")
+	if cfg.Bus.URL != "amqp://h/" || cfg.Redis.URL != "redis://r:6379/0" || cfg.Log.Format != "console" {
+		t.Errorf("flags not applied: %+v", cfg)
+	}
+	if cfg.Bus.Exchange != "fromfile" || cfg.Bus.QueueType != DefaultQueueType {
+		t.Errorf("file and default values lost: exchange %q queue_type %q", cfg.Bus.Exchange, cfg.Bus.QueueType)
+	}
+}
+
+// TestLoadEveryKeyFromEnv sets every key through its environment variable,
+// with no file, and checks each reached the struct.
+func TestLoadEveryKeyFromEnv(t *testing.T) {
+	dir := isolate(t)
+	env := map[string]string{
+		"log.level":                   "debug",
+		"log.format":                  "console",
+		"bus.url":                     "amqps://u:p@rabbit:5671/v",
+		"bus.exchange":                "tenant-1",
+		"bus.queue_type":              "quorum",
+		"bus.publish_timeout":         "3s",
+		"bus.reconnect_min":           "250ms",
+		"bus.reconnect_max":           "1m",
+		"bus.max_message_bytes":       "2048",
+		"bus.max_attempts":            "7",
+		"redis.url":                   "",
+		"redis.addrs":                 "s1:26379, s2:26379,",
+		"redis.master_name":           "mymaster",
+		"redis.username":              "agent",
+		"redis.password":              "pw",
+		"redis.db":                    "4",
+		"redis.key_prefix":            "t1:",
+		"redis.timeout":               "500ms",
+		"memory.result_ttl":           "2h",
+		"directory.well_known_file":   "/data/wk.json",
+		"directory.known_agents_file": "/data/known.json",
+	}
+	want := &Config{
+		Log: LogConfig{Level: "debug", Format: "console"},
+		Bus: BusConfig{
+			URL: "amqps://u:p@rabbit:5671/v", Exchange: "tenant-1", QueueType: "quorum",
+			PublishTimeout: 3 * time.Second, ReconnectMin: 250 * time.Millisecond, ReconnectMax: time.Minute,
+			MaxMessageBytes: 2048, MaxAttempts: 7,
+		},
+		Redis: RedisConfig{
+			Addrs: []string{"s1:26379", "s2:26379"}, MasterName: "mymaster", Username: "agent",
+			Password: "pw", DB: 4, KeyPrefix: "t1:", Timeout: 500 * time.Millisecond,
+		},
+		Memory:    MemoryConfig{ResultTTL: 2 * time.Hour},
+		Directory: DirectoryConfig{WellKnownFile: "/data/wk.json", KnownAgentsFile: "/data/known.json"},
+	}
+	for _, k := range Keys() {
+		v, ok := env[k]
+		if !ok {
+			t.Fatalf("key %s has no test value: add it to this table", k)
+		}
+		t.Setenv(EnvName(k), v)
+	}
+	cfg, err := Load(LoadOptions{SearchDirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("Load() =\n%+v\nwant\n%+v", cfg, want)
+	}
+}
+
+func TestLoadFileValues(t *testing.T) {
+	dir := isolate(t)
+	p := writeFile(t, dir, "custom.yml", `
+bus:
+  url: amqp://guest:guest@127.0.0.1:5672/
+  max_attempts: 3
+  publish_timeout: 1m30s
+redis:
+  addrs: [n1:7000, n2:7000]
+  password: 12345
+memory:
+  result_ttl: 15m
+`)
+	cfg, err := Load(LoadOptions{File: p, SearchDirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Bus.MaxAttempts != 3 || cfg.Bus.PublishTimeout != 90*time.Second || cfg.Memory.ResultTTL != 15*time.Minute {
+		t.Errorf("bus/memory = %+v %+v", cfg.Bus, cfg.Memory)
+	}
+	if !reflect.DeepEqual(cfg.Redis.Addrs, []string{"n1:7000", "n2:7000"}) || cfg.Redis.Password != "12345" {
+		t.Errorf("redis = %+v", cfg.Redis)
+	}
+}
+
+func TestLoadJSONFile(t *testing.T) {
+	dir := isolate(t)
+	p := writeFile(t, dir, "a2abus.json", `{"bus": {"exchange": "j"}, "log": {"format": "console"}}`)
+	cfg, err := Load(LoadOptions{File: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Bus.Exchange != "j" || cfg.Log.Format != "console" {
+		t.Errorf("got exchange %q format %q", cfg.Bus.Exchange, cfg.Log.Format)
+	}
+}
+
+func TestLoadSearch(t *testing.T) {
+	first, second := isolate(t), t.TempDir()
+	writeFile(t, second, FileName, "bus:\n  exchange: second\n")
+	opts := LoadOptions{SearchDirs: []string{first, second}}
+	if got, _ := opts.ResolveFile(); got != filepath.Join(second, FileName) {
+		t.Errorf("ResolveFile() = %q", got)
+	}
+	cfg, err := Load(opts)
+	if err != nil || cfg.Bus.Exchange != "second" {
+		t.Fatalf("Load() = %+v, %v; want exchange from the second dir", cfg, err)
+	}
+	writeFile(t, first, FileName, "bus:\n  exchange: first\n")
+	if cfg, err := Load(opts); err != nil || cfg.Bus.Exchange != "first" {
+		t.Fatalf("Load() = %+v, %v; want exchange from the first dir", cfg, err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string // content of a2abus.yaml; "" = no file
+		env     map[string]string
+		args    []string
+		want    []string // substrings of the error, each on one line
+		invalid bool     // errors.Is(err, ErrInvalid)
+	}{
+		{
+			name: "bad env url", env: map[string]string{"A2ABUS_BUS_URL": "http://rabbit:5672"},
+			want: []string{`config: bus.url: scheme must be amqp or amqps, got "http"`}, invalid: true,
+		},
+		{
+			name: "bad flag", args: []string{"--log-format", "xml"},
+			want: []string{`config: log.format: must be one of json|console, got "xml"`}, invalid: true,
+		},
+		{
+			name: "several bad keys", env: map[string]string{"A2ABUS_BUS_MAX_ATTEMPTS": "lots", "A2ABUS_MEMORY_RESULT_TTL": "60", "A2ABUS_REDIS_URL": "memcache://x"},
+			want: []string{
+				`config: bus.max_attempts: must be an integer, got "lots"`,
+				`config: memory.result_ttl: must be a duration such as "10s" or "1h30m", got "60"`,
+				`config: redis.url: scheme must be redis or rediss, got "memcache"`,
+			},
+			invalid: true,
+		},
+		{
+			name: "unknown keys", file: "bus:\n  ulr: amqp://x\n  exchange: a2a\nextra: 1\n",
+			want:    []string{`config: bus.ulr: unknown key in `, `config: extra: unknown key in `},
+			invalid: true,
+		},
+		{
+			name: "section as scalar", file: "bus: amqp://x\n",
+			want: []string{`config: bus: must be a mapping of keys in `}, invalid: true,
+		},
+		{
+			name: "duration as number", file: "redis:\n  timeout: 2\n",
+			want: []string{`config: redis.timeout: must be a duration with a unit such as "10s", got 2`}, invalid: true,
+		},
+		{
+			name: "list as string key", file: "redis:\n  password: [a, b]\n",
+			want: []string{`config: redis.password: must be a string, got a list`}, invalid: true,
+		},
+		{
+			name: "malformed yaml", file: "bus:\n  url: [\n",
+			want: []string{`config: invalid: parse `}, invalid: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := isolate(t)
+			if tt.file != "" {
+				writeFile(t, dir, FileName, tt.file)
+			}
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			AddFlags(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := Load(LoadOptions{SearchDirs: []string{dir}, Flags: fs})
+			if err == nil {
+				t.Fatalf("Load() = %+v, want an error", cfg)
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != len(tt.want) {
+				t.Errorf("got %d error lines, want %d:\n%v", len(lines), len(tt.want), err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not contain %q:\n%v", w, err)
+				}
+			}
+			if errors.Is(err, ErrInvalid) != tt.invalid {
+				t.Errorf("errors.Is(err, ErrInvalid) = %v, want %v", !tt.invalid, tt.invalid)
+			}
+		})
+	}
+}
+
+func TestLoadNamedFileMissing(t *testing.T) {
+	dir := isolate(t)
+	_, err := Load(LoadOptions{File: filepath.Join(dir, "nope.yaml")})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "nope.yaml") {
+		t.Fatalf("Load() error = %v, want a not-exist error naming the file", err)
+	}
+}
+
+func TestLoadErrorHidesPassword(t *testing.T) {
+	isolate(t)
+	t.Setenv("A2ABUS_REDIS_URL", "redis://:topsecret@cache:6379/x")
+	_, err := Load(LoadOptions{SearchDirs: []string{}})
+	if err == nil || strings.Contains(err.Error(), "topsecret") {
+		t.Fatalf("Load() error = %v, want an error without the password", err)
+	}
+}
+
+// TestExampleFile loads a2abus.example.yaml: it documents every key, and each
+// value it shows is the default.
+func TestExampleFile(t *testing.T) {
+	isolate(t)
+	p := filepath.Join("..", "a2abus.example.yaml")
+	cfg, err := Load(LoadOptions{File: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg, Default()) {
+		t.Errorf("the example's values differ from the defaults:\n%+v\nwant\n%+v", cfg, Default())
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range Keys() {
+		section, leaf, _ := strings.Cut(k, ".")
+		if _, ok := doc[section][leaf]; !ok {
+			t.Errorf("the example does not show key %s", k)
+		}
+	}
+}

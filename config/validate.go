@@ -1,0 +1,191 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Bounds checked by Validate.
+const (
+	MinMessageBytes = 1 << 10
+	MaxMessageBytes = 128 << 20
+	MaxMaxAttempts  = 100
+	maxKeyPrefixLen = 64
+)
+
+// FieldError is one bad configuration value: the key and what is wrong with
+// it. It wraps ErrInvalid.
+type FieldError struct {
+	Key    string // the dotted key, e.g. "bus.url"
+	Reason string // what is wrong, quoting the (redacted) value
+}
+
+// Error formats as `config: <key>: <reason>`.
+func (e *FieldError) Error() string { return "config: " + e.Key + ": " + e.Reason }
+
+// Unwrap returns ErrInvalid.
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
+func invalid(key, format string, args ...any) error {
+	return &FieldError{Key: key, Reason: fmt.Sprintf(format, args...)}
+}
+
+var exchangeRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,200}$`)
+
+// Validate checks every key and reports all bad ones (errors.Join of
+// *FieldError), or nil.
+func (c *Config) Validate() error { return errors.Join(c.validate()...) }
+
+// validate returns every error Validate reports, as a flat list.
+func (c *Config) validate() []error {
+	errs := []error{
+		oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error"),
+		oneOf("log.format", c.Log.Format, "json", "console"),
+	}
+	errs = append(errs, c.Bus.validate()...)
+	errs = append(errs, c.Redis.validate()...)
+	errs = append(errs, positive("memory.result_ttl", c.Memory.ResultTTL))
+	if f := c.Directory.KnownAgentsFile; f != "" && f == c.Directory.WellKnownFile {
+		errs = append(errs, invalid("directory.known_agents_file", "must differ from directory.well_known_file, both are %q", f))
+	}
+	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+}
+
+func (c *BusConfig) validate() []error {
+	errs := []error{
+		validateURL("bus.url", c.URL, "amqp", "amqps"),
+		oneOf("bus.queue_type", c.QueueType, "classic", "quorum"),
+		positive("bus.publish_timeout", c.PublishTimeout),
+		positive("bus.reconnect_min", c.ReconnectMin),
+		positive("bus.reconnect_max", c.ReconnectMax),
+		between("bus.max_message_bytes", c.MaxMessageBytes, MinMessageBytes, MaxMessageBytes),
+		between("bus.max_attempts", c.MaxAttempts, 1, MaxMaxAttempts),
+	}
+	switch {
+	case !exchangeRE.MatchString(c.Exchange):
+		errs = append(errs, invalid("bus.exchange", "must be 1 to 200 of [A-Za-z0-9_.-], got %q", c.Exchange))
+	case strings.HasPrefix(c.Exchange, "amq."):
+		errs = append(errs, invalid("bus.exchange", "the amq. prefix is reserved by the broker, got %q", c.Exchange))
+	}
+	if c.ReconnectMin > 0 && c.ReconnectMax > 0 && c.ReconnectMax < c.ReconnectMin {
+		errs = append(errs, invalid("bus.reconnect_max", "must be at least bus.reconnect_min (%s), got %s", c.ReconnectMin, c.ReconnectMax))
+	}
+	return errs
+}
+
+func (c *RedisConfig) validate() []error {
+	errs := []error{
+		validateURL("redis.url", c.URL, "redis", "rediss"),
+		positive("redis.timeout", c.Timeout),
+	}
+	if c.URL != "" {
+		errs = append(errs, redisDBPath(c.URL))
+		if len(c.Addrs) > 0 {
+			errs = append(errs, invalid("redis.addrs", "cannot be combined with redis.url (use one or the other)"))
+		}
+	}
+	for i, a := range c.Addrs {
+		errs = append(errs, hostPort(fmt.Sprintf("redis.addrs[%d]", i), a))
+	}
+	if c.MasterName != "" && len(c.Addrs) == 0 {
+		errs = append(errs, invalid("redis.master_name", "needs redis.addrs (the Sentinel addresses), got master %q without them", c.MasterName))
+	}
+	switch {
+	case c.DB < 0:
+		errs = append(errs, invalid("redis.db", "must not be negative, got %d", c.DB))
+	case c.DB != 0 && len(c.Addrs) > 0 && c.MasterName == "":
+		errs = append(errs, invalid("redis.db", "Redis Cluster (redis.addrs without redis.master_name) supports only db 0, got %d", c.DB))
+	}
+	if len(c.KeyPrefix) > maxKeyPrefixLen {
+		errs = append(errs, invalid("redis.key_prefix", "must be at most %d bytes, got %d", maxKeyPrefixLen, len(c.KeyPrefix)))
+	} else if strings.IndexFunc(c.KeyPrefix, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		errs = append(errs, invalid("redis.key_prefix", "must not contain spaces or control characters, got %q", c.KeyPrefix))
+	}
+	return errs
+}
+
+func oneOf(key, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return invalid(key, "must be one of %s, got %q", strings.Join(allowed, "|"), v)
+}
+
+func positive(key string, d time.Duration) error {
+	if d <= 0 {
+		return invalid(key, "must be a positive duration such as \"10s\", got %s", d)
+	}
+	return nil
+}
+
+func between(key string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return invalid(key, "must be between %d and %d, got %d", lo, hi, v)
+	}
+	return nil
+}
+
+// validateURL accepts "" or a URL with one of schemes. Values in messages are
+// redacted: a URL may carry a password.
+func validateURL(key, raw string, schemes ...string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Parse's message quotes parts of raw, which may hold a password.
+		return invalid(key, "not a valid URL: %q", redactURL(raw))
+	}
+	for _, s := range schemes {
+		if strings.EqualFold(u.Scheme, s) {
+			if u.Opaque != "" {
+				return invalid(key, "must be %s://host..., got %q", s, redactURL(raw))
+			}
+			return nil
+		}
+	}
+	if u.Scheme == "" {
+		return invalid(key, "scheme must be %s, got none in %q", strings.Join(schemes, " or "), redactURL(raw))
+	}
+	return invalid(key, "scheme must be %s, got %q", strings.Join(schemes, " or "), u.Scheme)
+}
+
+// redisDBPath checks that a redis URL's path, if any, is a database number.
+func redisDBPath(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil // reported by validateURL
+	}
+	p := strings.TrimPrefix(u.Path, "/")
+	if p == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(p); err != nil || n < 0 {
+		return invalid("redis.url", "path must be a database number such as /0, got %q", redactURL(raw))
+	}
+	return nil
+}
+
+func hostPort(key, addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return invalid(key, "must be host:port, got %q", addr)
+	}
+	if host == "" {
+		return invalid(key, "host is empty in %q", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return invalid(key, "port must be 1..65535, got %q", port)
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package memory
+
+import (
+	"fmt"
+	"maps"
+	"time"
+)
+
+// ValidateTTL reports whether ttl may be passed to Set or SetIfAbsent (>= 0).
+func ValidateTTL(ttl time.Duration) error {
+	if ttl < 0 {
+		return fmt.Errorf("%w: ttl %v is negative (0 means no expiry)", ErrInvalidArgument, ttl)
+	}
+	return nil
+}
+
+// ValidateAfterSeq reports whether afterSeq may be passed to Turns or SubscribeTurns (>= 0).
+func ValidateAfterSeq(afterSeq int64) error {
+	if afterSeq < 0 {
+		return fmt.Errorf("%w: afterSeq %d is negative", ErrInvalidArgument, afterSeq)
+	}
+	return nil
+}
+
+// ValidateRole reports whether role is one of the four turn roles.
+func ValidateRole(role string) error {
+	switch role {
+	case RoleUser, RoleAssistant, RoleSystem, RoleTool:
+		return nil
+	}
+	return fmt.Errorf("%w: turn role %q must be one of %s, %s, %s, %s",
+		ErrInvalidArgument, role, RoleUser, RoleAssistant, RoleSystem, RoleTool)
+}
+
+// PrepareTurn validates a turn given to AppendTurn and returns the copy a
+// backend stores: Seq still 0, Time set to now when zero and in UTC without a
+// monotonic reading, Meta copied (nil when empty).
+func PrepareTurn(t Turn, now time.Time) (Turn, error) {
+	if t.Seq != 0 {
+		return Turn{}, fmt.Errorf("%w: turn seq is assigned by AppendTurn, got %d", ErrInvalidArgument, t.Seq)
+	}
+	if err := ValidateRole(t.Role); err != nil {
+		return Turn{}, err
+	}
+	if t.Time.IsZero() {
+		t.Time = now
+	}
+	t.Time = t.Time.UTC().Round(0)
+	t.Meta = CloneMeta(t.Meta)
+	return t, nil
+}
+
+// CloneMeta copies a turn's Meta; an empty map becomes nil.
+func CloneMeta(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return maps.Clone(m)
+}

@@ -1,0 +1,17 @@
+package memory
+
+import "errors"
+
+// Sentinel errors every backend returns, wrapped with the operation and key.
+var (
+	// ErrNotFound: the key is missing or expired.
+	ErrNotFound = errors.New("memory: not found")
+	// ErrInvalidKey: a key, prefix, session id, agent name or task id breaks its naming rule.
+	ErrInvalidKey = errors.New("memory: invalid key")
+	// ErrInvalidArgument: a TTL, turn, sequence number or option is out of its domain.
+	ErrInvalidArgument = errors.New("memory: invalid argument")
+	// ErrClosed: the memory was closed.
+	ErrClosed = errors.New("memory: closed")
+	// ErrUnavailable: the backend did not answer in time or the connection failed; the call may be retried.
+	ErrUnavailable = errors.New("memory: unavailable")
+)

@@ -1,0 +1,262 @@
+// Package inmem is the embedded, in-process working memory: the same
+// semantics as memory/redis (TTLs, ordered conversations, subscriptions)
+// without a server. It is the default when no Redis is configured.
+package inmem
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/memory"
+)
+
+// janitorInterval is how often expired keys are removed; they are invisible
+// from the instant they expire, the janitor only frees their memory.
+const janitorInterval = 30 * time.Second
+
+// Options configures an in-memory working memory; the zero value is ready to use.
+type Options struct {
+	// Now is the clock; nil means time.Now. Tests inject one to drive expiry.
+	Now func() time.Time
+	// Logger receives lifecycle messages; nil means zap.NewNop().
+	Logger *zap.Logger
+}
+
+// Memory is the in-memory memory.Memory. It is safe for concurrent use.
+type Memory struct {
+	now func() time.Time
+	log *zap.Logger
+
+	mu       sync.Mutex
+	items    map[string]item
+	sessions map[string]*session
+	closed   bool
+
+	done chan struct{}  // closed by Close
+	wg   sync.WaitGroup // the janitor and the subscriptions
+}
+
+type item struct {
+	value   []byte
+	expires time.Time // zero: never
+}
+
+func (it item) expired(now time.Time) bool {
+	return !it.expires.IsZero() && !now.Before(it.expires)
+}
+
+var _ memory.Memory = (*Memory)(nil)
+
+// New returns an empty in-memory working memory and starts its janitor.
+func New(opts Options) *Memory {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	m := &Memory{
+		now:      opts.Now,
+		log:      opts.Logger,
+		items:    make(map[string]item),
+		sessions: make(map[string]*session),
+		done:     make(chan struct{}),
+	}
+	m.wg.Add(1)
+	go m.janitor()
+	return m
+}
+
+// Ping reports ErrClosed after Close, else nil.
+func (m *Memory) Ping(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.check("ping")
+}
+
+// Close ends the janitor and every subscription and waits for them; it is idempotent.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	close(m.done)
+	m.mu.Unlock()
+	m.wg.Wait()
+	m.log.Debug("in-memory working memory closed")
+	return nil
+}
+
+// Set stores a copy of value under key with ttl (0: no expiry).
+func (m *Memory) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if err := validKeyTTL(key, ttl); err != nil {
+		return fmt.Errorf("set: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("set %q", key)); err != nil {
+		return err
+	}
+	m.items[key] = m.newItem(value, ttl)
+	return nil
+}
+
+// SetIfAbsent stores a copy of value under key unless a live value is there; it reports whether it did.
+func (m *Memory) SetIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
+	if err := validKeyTTL(key, ttl); err != nil {
+		return false, fmt.Errorf("set if absent: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("set if absent %q", key)); err != nil {
+		return false, err
+	}
+	if _, ok := m.live(key); ok {
+		return false, nil
+	}
+	m.items[key] = m.newItem(value, ttl)
+	return true, nil
+}
+
+// Get returns a copy of the value of key.
+func (m *Memory) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := memory.ValidateKey(key); err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("get %q", key)); err != nil {
+		return nil, err
+	}
+	it, ok := m.live(key)
+	if !ok {
+		return nil, fmt.Errorf("get %q: %w", key, memory.ErrNotFound)
+	}
+	return slices.Clone(it.value), nil
+}
+
+// TTL returns the remaining time to live of key (0: no expiry).
+func (m *Memory) TTL(ctx context.Context, key string) (time.Duration, error) {
+	if err := memory.ValidateKey(key); err != nil {
+		return 0, fmt.Errorf("ttl: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("ttl %q", key)); err != nil {
+		return 0, err
+	}
+	it, ok := m.live(key)
+	switch {
+	case !ok:
+		return 0, fmt.Errorf("ttl %q: %w", key, memory.ErrNotFound)
+	case it.expires.IsZero():
+		return 0, nil
+	}
+	return it.expires.Sub(m.now()), nil
+}
+
+// Delete removes key; a missing key is not an error.
+func (m *Memory) Delete(ctx context.Context, key string) error {
+	if err := memory.ValidateKey(key); err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("delete %q", key)); err != nil {
+		return err
+	}
+	delete(m.items, key)
+	return nil
+}
+
+// List returns the live keys starting with prefix, sorted.
+func (m *Memory) List(ctx context.Context, prefix string) ([]string, error) {
+	if err := memory.ValidatePrefix(prefix); err != nil {
+		return nil, fmt.Errorf("list: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("list %q", prefix)); err != nil {
+		return nil, err
+	}
+	now := m.now()
+	keys := []string{}
+	for k, it := range m.items {
+		if strings.HasPrefix(k, prefix) && !it.expired(now) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// check returns ErrClosed, wrapped with op, after Close. m.mu must be held.
+func (m *Memory) check(op string) error {
+	if m.closed {
+		return fmt.Errorf("%s: %w", op, memory.ErrClosed)
+	}
+	return nil
+}
+
+// live returns the unexpired item of key, removing an expired one. m.mu must be held.
+func (m *Memory) live(key string) (item, bool) {
+	it, ok := m.items[key]
+	if ok && it.expired(m.now()) {
+		delete(m.items, key)
+		return item{}, false
+	}
+	return it, ok
+}
+
+func (m *Memory) newItem(value []byte, ttl time.Duration) item {
+	it := item{value: slices.Clone(value)}
+	if it.value == nil {
+		it.value = []byte{}
+	}
+	if ttl > 0 {
+		it.expires = m.now().Add(ttl)
+	}
+	return it
+}
+
+// janitor sweeps every janitorInterval until Close.
+func (m *Memory) janitor() {
+	defer m.wg.Done()
+	tick := time.NewTicker(janitorInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-m.done:
+			return
+		case <-tick.C:
+			m.sweep()
+		}
+	}
+}
+
+// sweep removes every expired key.
+func (m *Memory) sweep() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	for k, it := range m.items {
+		if it.expired(now) {
+			delete(m.items, k)
+		}
+	}
+}
+
+func validKeyTTL(key string, ttl time.Duration) error {
+	if err := memory.ValidateKey(key); err != nil {
+		return err
+	}
+	return memory.ValidateTTL(ttl)
+}

@@ -1,0 +1,355 @@
+package memorytest
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/memory"
+)
+
+func testSetGetDelete(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t) + "/k"
+	must(t, m.Set(ctx, key, []byte("v1"), 0), "set")
+	got, err := m.Get(ctx, key)
+	must(t, err, "get")
+	if string(got) != "v1" {
+		t.Fatalf("get %q = %q, want %q", key, got, "v1")
+	}
+	ttl, err := m.TTL(ctx, key)
+	must(t, err, "ttl")
+	if ttl != 0 {
+		t.Fatalf("ttl of a key set without expiry = %v, want 0", ttl)
+	}
+	must(t, m.Delete(ctx, key), "delete")
+	_, err = m.Get(ctx, key)
+	mustBe(t, err, memory.ErrNotFound, "get after delete")
+	if !strings.Contains(err.Error(), key) {
+		t.Fatalf("not-found error %q does not name the key %q", err, key)
+	}
+	_, err = m.TTL(ctx, key)
+	mustBe(t, err, memory.ErrNotFound, "ttl after delete")
+	must(t, m.Delete(ctx, key), "delete of a missing key")
+	_, err = m.Get(ctx, key+"-never-set")
+	mustBe(t, err, memory.ErrNotFound, "get of a key never set")
+}
+
+func testOverwrite(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t)
+	must(t, m.Set(ctx, key, []byte("old"), time.Hour), "set with ttl")
+	must(t, m.Set(ctx, key, []byte("new"), 0), "overwrite without ttl")
+	got, err := m.Get(ctx, key)
+	must(t, err, "get")
+	if string(got) != "new" {
+		t.Fatalf("get after overwrite = %q, want %q", got, "new")
+	}
+	ttl, err := m.TTL(ctx, key)
+	must(t, err, "ttl")
+	if ttl != 0 {
+		t.Fatalf("ttl after overwrite without expiry = %v, want 0 (the old ttl must not survive)", ttl)
+	}
+	must(t, m.Set(ctx, key, []byte("newer"), time.Hour), "overwrite with ttl")
+	if ttl, err = m.TTL(ctx, key); err != nil || ttl <= 0 {
+		t.Fatalf("ttl after overwrite with 1h = %v, %v; want > 0", ttl, err)
+	}
+}
+
+func testValuesAreCopied(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	base := "t/" + unique(t)
+	binary := make([]byte, 256)
+	for i := range binary {
+		binary[i] = byte(i)
+	}
+	in := slices.Clone(binary)
+	must(t, m.Set(ctx, base+"/bin", in, 0), "set binary")
+	in[0] = 0xff
+	out, err := m.Get(ctx, base+"/bin")
+	must(t, err, "get binary")
+	if !slices.Equal(out, binary) {
+		t.Fatalf("binary value changed: got %x, want %x (was the caller's slice kept?)", out, binary)
+	}
+	out[1] = 0xff
+	again, err := m.Get(ctx, base+"/bin")
+	must(t, err, "get binary again")
+	if !slices.Equal(again, binary) {
+		t.Fatalf("binary value changed after mutating a returned slice: %x", again)
+	}
+	must(t, m.Set(ctx, base+"/empty", nil, 0), "set empty")
+	empty, err := m.Get(ctx, base+"/empty")
+	must(t, err, "get empty")
+	if len(empty) != 0 {
+		t.Fatalf("empty value read back as %q", empty)
+	}
+}
+
+func testTTLExpiry(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	base := "t/" + unique(t)
+	key := base + "/short"
+	start := time.Now()
+	must(t, m.Set(ctx, key, []byte("v"), shortTTL), "set with short ttl")
+	if _, err := m.Get(ctx, key); err != nil && (!errors.Is(err, memory.ErrNotFound) || time.Since(start) < shortTTL) {
+		t.Fatalf("get before the ttl elapsed: %v", err)
+	}
+	eventually(t, "key with a short ttl expires", func() bool {
+		_, err := m.Get(ctx, key)
+		if err != nil && !errors.Is(err, memory.ErrNotFound) {
+			t.Fatalf("get while expiring: %v", err)
+		}
+		return err != nil
+	})
+	_, err := m.TTL(ctx, key)
+	mustBe(t, err, memory.ErrNotFound, "ttl of an expired key")
+	keys, err := m.List(ctx, base+"/")
+	must(t, err, "list")
+	if len(keys) != 0 {
+		t.Fatalf("list shows expired keys: %q", keys)
+	}
+}
+
+func testTTLValue(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	base := "t/" + unique(t)
+	must(t, m.Set(ctx, base+"/hour", []byte("v"), time.Hour), "set 1h")
+	ttl, err := m.TTL(ctx, base+"/hour")
+	must(t, err, "ttl")
+	if ttl <= time.Hour-wait || ttl > time.Hour {
+		t.Fatalf("ttl of a key set with 1h = %v, want within (1h-%v, 1h]", ttl, wait)
+	}
+	ok, err := m.SetIfAbsent(ctx, base+"/marker", []byte("v"), time.Hour)
+	must(t, err, "set if absent 1h")
+	if !ok {
+		t.Fatal("set if absent of a new key returned false")
+	}
+	if ttl, err = m.TTL(ctx, base+"/marker"); err != nil || ttl <= 0 || ttl > time.Hour {
+		t.Fatalf("ttl of a marker set with 1h = %v, %v", ttl, err)
+	}
+}
+
+func testNegativeTTL(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t)
+	mustBe(t, m.Set(ctx, key, []byte("v"), -time.Second), memory.ErrInvalidArgument, "set with negative ttl")
+	_, err := m.SetIfAbsent(ctx, key, []byte("v"), -time.Second)
+	mustBe(t, err, memory.ErrInvalidArgument, "set if absent with negative ttl")
+	_, err = m.Get(ctx, key)
+	mustBe(t, err, memory.ErrNotFound, "get after rejected sets")
+}
+
+func testList(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	base := "t/" + unique(t)
+	keys := []string{base + "/b", base + "/a/y/z", base + "/ab/w", base + "/a/x"}
+	for _, k := range keys {
+		must(t, m.Set(ctx, k, []byte(k), 0), "set "+k)
+	}
+	gone := base + "/a/gone"
+	must(t, m.Set(ctx, gone, []byte("v"), shortTTL), "set short-lived key")
+	eventually(t, "short-lived key expires", func() bool {
+		_, err := m.Get(ctx, gone)
+		return errors.Is(err, memory.ErrNotFound)
+	})
+	cases := []struct {
+		prefix string
+		want   []string
+	}{
+		{base + "/a/", []string{base + "/a/x", base + "/a/y/z"}},
+		{base + "/a", []string{base + "/a/x", base + "/a/y/z", base + "/ab/w"}},
+		{base + "/", []string{base + "/a/x", base + "/a/y/z", base + "/ab/w", base + "/b"}},
+		{"", []string{base + "/a/x", base + "/a/y/z", base + "/ab/w", base + "/b"}},
+		{base + "/a/x", []string{base + "/a/x"}},
+		{base + "/none/", nil},
+	}
+	for _, c := range cases {
+		got, err := m.List(ctx, c.prefix)
+		must(t, err, "list "+c.prefix)
+		if len(got) != len(c.want) || (len(got) > 0 && !slices.Equal(got, c.want)) {
+			t.Errorf("list %q = %q, want %q", c.prefix, got, c.want)
+		}
+	}
+}
+
+func testSetIfAbsent(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t)
+	ok, err := m.SetIfAbsent(ctx, key, []byte("first"), 0)
+	must(t, err, "first set if absent")
+	if !ok {
+		t.Fatal("first set if absent returned false")
+	}
+	ok, err = m.SetIfAbsent(ctx, key, []byte("second"), 0)
+	must(t, err, "second set if absent")
+	if ok {
+		t.Fatal("second set if absent returned true")
+	}
+	got, err := m.Get(ctx, key)
+	must(t, err, "get")
+	if string(got) != "first" {
+		t.Fatalf("value after a refused set if absent = %q, want %q", got, "first")
+	}
+	must(t, m.Delete(ctx, key), "delete")
+	if ok, err = m.SetIfAbsent(ctx, key, []byte("third"), 0); err != nil || !ok {
+		t.Fatalf("set if absent after delete = %v, %v; want true", ok, err)
+	}
+}
+
+func testSetIfAbsentAfterExpiry(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t)
+	start := time.Now()
+	ok, err := m.SetIfAbsent(ctx, key, []byte("short"), shortTTL)
+	must(t, err, "set if absent with short ttl")
+	if !ok {
+		t.Fatal("set if absent of a new key returned false")
+	}
+	ok, err = m.SetIfAbsent(ctx, key, []byte("early"), 0)
+	must(t, err, "set if absent before expiry")
+	if ok && time.Since(start) < shortTTL {
+		t.Fatal("set if absent replaced a live key")
+	}
+	eventually(t, "set if absent succeeds once the marker expired", func() bool {
+		if ok {
+			return true
+		}
+		ok, err = m.SetIfAbsent(ctx, key, []byte("late"), 0)
+		must(t, err, "set if absent while expiring")
+		return ok
+	})
+	got, err := m.Get(ctx, key)
+	must(t, err, "get")
+	if string(got) == "short" {
+		t.Fatalf("value after re-marking = %q, want the new one", got)
+	}
+	if ttl, err := m.TTL(ctx, key); err != nil || ttl != 0 {
+		t.Fatalf("ttl of the new marker = %v, %v; want 0 (no expiry)", ttl, err)
+	}
+}
+
+func testSetIfAbsentConcurrent(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t)
+	const n = 16
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		winners []int
+		errs    []error
+	)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := m.SetIfAbsent(ctx, key, []byte{byte(i)}, time.Minute)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if ok {
+				winners = append(winners, i)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		t.Fatalf("concurrent set if absent: %v", errs)
+	}
+	if len(winners) != 1 {
+		t.Fatalf("%d of %d concurrent set if absent won (%v), want exactly 1", len(winners), n, winners)
+	}
+	got, err := m.Get(ctx, key)
+	must(t, err, "get")
+	if len(got) != 1 || int(got[0]) != winners[0] {
+		t.Fatalf("value = %v, want the winner's [%d]", got, winners[0])
+	}
+}
+
+// invalidKeys break one rule of memory.ValidateKey each.
+var invalidKeys = []string{
+	"", "a//b", "/a", "a/", "/", ".", "..", "a/../b", "a/./b", "../a", "a/..",
+	"a b", " a", "a*b", "a?b", "a[b", "a]b", `a\b`, "a\tb", "a\nb", "a\x00b", "a\x7fb", "é",
+	strings.Repeat("a", memory.MaxKeyLen+1),
+}
+
+func testInvalidKeys(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	for _, key := range invalidKeys {
+		err := m.Set(ctx, key, []byte("v"), 0)
+		mustBe(t, err, memory.ErrInvalidKey, "set "+key)
+		if !strings.Contains(err.Error(), "key") {
+			t.Errorf("error %q does not say it is about the key", err)
+		}
+		_, err = m.Get(ctx, key)
+		mustBe(t, err, memory.ErrInvalidKey, "get "+key)
+		_, err = m.TTL(ctx, key)
+		mustBe(t, err, memory.ErrInvalidKey, "ttl "+key)
+		mustBe(t, m.Delete(ctx, key), memory.ErrInvalidKey, "delete "+key)
+		_, err = m.SetIfAbsent(ctx, key, []byte("v"), 0)
+		mustBe(t, err, memory.ErrInvalidKey, "set if absent "+key)
+	}
+	keys, err := m.List(ctx, "")
+	must(t, err, "list")
+	if len(keys) != 0 {
+		t.Fatalf("rejected keys were stored: %q", keys)
+	}
+}
+
+func testInvalidPrefixes(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	for _, prefix := range []string{
+		"/", "//", "a//", "/a", "a//b/", "a*", "a?/", "a b/", "../", "a/./", `a\`,
+		strings.Repeat("a", memory.MaxKeyLen+1),
+	} {
+		_, err := m.List(ctx, prefix)
+		mustBe(t, err, memory.ErrInvalidKey, "list "+prefix)
+	}
+}
+
+func testValidKeys(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	u := unique(t)
+	for _, key := range []string{
+		"a" + u,
+		u + "/A-Z_0.9:~!@#$%^&()=+{}|;'\",<>`",
+		"session/x:y/" + u + "/z",
+		u + "/.hidden/..dots../x.",
+		u + "/" + strings.Repeat("k", memory.MaxKeyLen-len(u)-1),
+	} {
+		must(t, m.Set(ctx, key, []byte(key), 0), "set "+key)
+		got, err := m.Get(ctx, key)
+		must(t, err, "get "+key)
+		if string(got) != key {
+			t.Fatalf("get %q = %q", key, got)
+		}
+		keys, err := m.List(ctx, key)
+		must(t, err, "list "+key)
+		if !slices.Contains(keys, key) {
+			t.Fatalf("list %q = %q, missing the key itself", key, keys)
+		}
+		must(t, m.Delete(ctx, key), "delete "+key)
+	}
+}
+
+func testResultKeys(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	s := "s" + unique(t)
+	k1, err := memory.ResultKey(s, "Agent-A", "task1")
+	must(t, err, "result key")
+	sibling, err := memory.ResultKey(s+"0", "Agent-A", "task1")
+	must(t, err, "sibling result key")
+	must(t, m.Set(ctx, k1, []byte("r1"), time.Minute), "set result")
+	must(t, m.Set(ctx, sibling, []byte("r2"), time.Minute), "set sibling result")
+	prefix, err := memory.SessionPrefix(s)
+	must(t, err, "session prefix")
+	keys, err := m.List(ctx, prefix)
+	must(t, err, "list session")
+	if !slices.Equal(keys, []string{k1}) {
+		t.Fatalf("list %q = %q, want only %q (not the sibling session's %q)", prefix, keys, k1, sibling)
+	}
+}

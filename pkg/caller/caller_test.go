@@ -1,0 +1,377 @@
+package caller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/bus/inproc"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/memory/inmem"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+)
+
+// world is an embedded bus and memory shared by callers and agents.
+type world struct {
+	t      *testing.T
+	broker *inproc.Broker
+	mem    memory.Memory
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{t: t, broker: inproc.NewBroker(inproc.Options{}), mem: inmem.New(inmem.Options{})}
+	t.Cleanup(func() { _ = w.broker.Close(); _ = w.mem.Close() })
+	return w
+}
+
+func (w *world) caller(name string, run bool, mod ...func(*Options)) *Caller {
+	w.t.Helper()
+	o := Options{Name: name, Bus: w.broker.Connect(), Memory: w.mem, SweepInterval: 50 * time.Millisecond}
+	for _, m := range mod {
+		m(&o)
+	}
+	c, err := New(o)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { _ = c.Close() })
+	if run {
+		go func() {
+			if err := c.Run(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+				w.t.Errorf("caller Run: %v", err)
+			}
+		}()
+	}
+	return c
+}
+
+func (w *world) agent(name string, skills map[string]agent.Handler) *agent.Agent {
+	w.t.Helper()
+	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: name, Version: "1.0"}, Bus: w.broker.Connect(), StopTimeout: time.Second})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	for s, h := range skills {
+		if err := a.Handle(s, h); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	go func() { _ = a.Run(context.Background()) }()
+	w.t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
+func echo(_ context.Context, t *agent.Task) (*agent.Result, error) {
+	return agent.TextResult("echo: " + t.Text()), nil
+}
+
+func (w *world) turns(session string) []memory.Turn {
+	w.t.Helper()
+	turns, err := w.mem.Turns(context.Background(), session, 0, 0)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return turns
+}
+
+func (w *world) stored(key string) *StoredResult {
+	w.t.Helper()
+	var s StoredResult
+	found, err := getJSON(context.Background(), w.mem, key, &s)
+	if err != nil || !found {
+		w.t.Fatalf("no result at %q (err=%v)", key, err)
+	}
+	return &s
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestCallStoresNotifiesAndStreams(t *testing.T) {
+	w := newWorld(t)
+	w.agent("Echo", map[string]agent.Handler{"echo": func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
+		if err := task.Progress(ctx, "thinking", 0.5); err != nil {
+			return nil, err
+		}
+		return &agent.Result{Message: a2a.NewTextMessage(a2a.RoleAgent, "echo: "+task.Text()),
+			Artifacts: []*a2a.Artifact{{ID: "a1", Name: "data", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"n": 1})}}}}, nil
+	}})
+	c := w.caller("Primary", true)
+	var mu sync.Mutex
+	var statuses []string
+	out, err := c.Call(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: "hi", SessionID: "s1"}, func(st *a2a.TaskStatus) {
+		mu.Lock()
+		defer mu.Unlock()
+		statuses = append(statuses, a2a.MessageText(st.Message))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Err() != nil || out.Result.Text() != "echo: hi" || len(out.Result.Artifacts) != 1 {
+		t.Fatalf("outcome = %+v", out.Result)
+	}
+	want := fmt.Sprintf("session/s1/a2a/Echo/%s/result", out.TaskID)
+	if out.MemoryKey != want {
+		t.Fatalf("memory key = %q, want %q", out.MemoryKey, want)
+	}
+	ttl, err := w.mem.TTL(context.Background(), out.MemoryKey)
+	if err != nil || ttl <= 59*time.Minute || ttl > 60*time.Minute {
+		t.Fatalf("result TTL = %v, %v; want about 60m", ttl, err)
+	}
+	turns := w.turns("s1")
+	if len(turns) != 1 || !strings.Contains(turns[0].Content, "[Agent 'Echo' completed task "+out.TaskID+" (state=completed)]: echo: hi") ||
+		!strings.Contains(turns[0].Content, "get_from_working_memory with key '"+want+"'") || turns[0].Meta[MetaTaskID] != out.TaskID {
+		t.Fatalf("turns = %+v", turns)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(strings.Join(statuses, "|"), "thinking") {
+		t.Fatalf("statuses seen = %q", statuses)
+	}
+}
+
+func TestErrorOutcome(t *testing.T) {
+	w := newWorld(t)
+	w.agent("Echo", map[string]agent.Handler{"fail": func(context.Context, *agent.Task) (*agent.Result, error) {
+		return nil, errors.New("no luck")
+	}})
+	c := w.caller("Primary", true)
+	out, err := c.Call(ctxT(t), Request{Target: "Echo", Skill: "fail", Text: "x", SessionID: "s2"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a2a.CodeOf(out.Err()) != a2a.CodeExecutionFailed || !strings.Contains(out.Result.Text(), "no luck") {
+		t.Fatalf("outcome = %+v", out.Result)
+	}
+	turns := w.turns("s2")
+	if len(turns) != 1 || !strings.Contains(turns[0].Content, "failed task") || !strings.Contains(turns[0].Content, "code=EXECUTION_FAILED") {
+		t.Fatalf("turns = %+v", turns)
+	}
+}
+
+// publishAs publishes a payload to the caller's response queue, as an agent would.
+func publishAs(t *testing.T, b bus.Bus, caller string, p a2a.Payload) {
+	t.Helper()
+	env, err := a2a.Codec{}.Encode(p, a2a.Trace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := a2a.ResponseRoutingKey(caller)
+	if err := b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRedeliveredResponseNotifiesOnce(t *testing.T) {
+	w := newWorld(t)
+	c := w.caller("Primary", true)
+	inv, err := c.Invoke(ctxT(t), Request{Target: "Offline", Skill: "echo", Text: "x", SessionID: "s3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &a2a.TaskResult{TaskID: inv.TaskID, Agent: "Offline", State: a2a.StateCompleted, Message: a2a.NewTextMessage(a2a.RoleAgent, "done"), Time: time.Now()}
+	b := w.broker.Connect()
+	publishAs(t, b, "Primary", res)
+	publishAs(t, b, "Primary", res) // the same result delivered twice
+	out, err := c.Wait(ctxT(t), inv.TaskID, nil)
+	if err != nil || out.Result.Text() != "done" {
+		t.Fatalf("wait = %+v, %v", out, err)
+	}
+	time.Sleep(200 * time.Millisecond) // let the duplicate be handled
+	if turns := w.turns("s3"); len(turns) != 1 {
+		t.Fatalf("%d notification turns, want 1: %+v", len(turns), turns)
+	}
+}
+
+func TestTimeoutThenLateResult(t *testing.T) {
+	w := newWorld(t)
+	c := w.caller("Primary", true)
+	// A running instance of the target receives the cancel.
+	cancels := make(chan string, 1)
+	cb := w.broker.Connect()
+	cancelKey, _ := a2a.CancelRoutingKey("Slow")
+	spec, _ := bus.InstanceQueue("Slow", "probe", cancelKey)
+	if err := cb.Declare(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = cb.Consume(context.Background(), spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
+			cancels <- d.CorrelationID
+			return nil
+		})
+	}()
+	start := time.Now()
+	out, err := c.Call(ctxT(t), Request{Target: "Slow", Skill: "sleep", Text: "5000", SessionID: "s4", Timeout: 300 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a2a.CodeOf(out.Err()) != a2a.CodeTimeout {
+		t.Fatalf("outcome = %+v", out.Result)
+	}
+	if time.Since(start) < 300*time.Millisecond {
+		t.Fatal("timed out before the deadline")
+	}
+	select {
+	case id := <-cancels:
+		if id != out.TaskID {
+			t.Fatalf("cancel for %q, want %q", id, out.TaskID)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no cancel sent after the timeout")
+	}
+	// The real answer arrives late: stored over the TIMEOUT and notified as late.
+	publishAs(t, w.broker.Connect(), "Primary", &a2a.TaskResult{TaskID: out.TaskID, Agent: "Slow", State: a2a.StateCompleted,
+		Message: a2a.NewTextMessage(a2a.RoleAgent, "finally"), Time: time.Now()})
+	deadline := time.Now().Add(5 * time.Second)
+	for len(w.turns("s4")) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	turns := w.turns("s4")
+	if len(turns) != 2 || !strings.Contains(turns[0].Content, "did not answer") || !strings.Contains(turns[1].Content, "late") {
+		t.Fatalf("turns = %+v", turns)
+	}
+	if s := w.stored(out.MemoryKey); !s.Late || s.Text() != "finally" {
+		t.Fatalf("stored = %+v", s)
+	}
+}
+
+func TestParallelTasksKeepSeparateResults(t *testing.T) {
+	w := newWorld(t)
+	w.agent("Echo", map[string]agent.Handler{"echo": echo})
+	c := w.caller("Primary", true)
+	const n = 20
+	var wg sync.WaitGroup
+	keys := make(chan string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := c.Call(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: fmt.Sprint(i), SessionID: "par"}, nil)
+			if err != nil || out.Result.Text() != fmt.Sprintf("echo: %d", i) {
+				t.Errorf("call %d: %+v, %v", i, out, err)
+				return
+			}
+			keys <- out.MemoryKey
+		}()
+	}
+	wg.Wait()
+	close(keys)
+	seen := map[string]bool{}
+	for k := range keys {
+		seen[k] = true
+	}
+	stored, err := w.mem.List(context.Background(), "session/par/a2a/Echo/")
+	if len(seen) != n || err != nil || len(stored) != n {
+		t.Fatalf("%d distinct keys, %d stored (%v)", len(seen), len(stored), err)
+	}
+	if turns := w.turns("par"); len(turns) != n {
+		t.Fatalf("%d notifications, want %d", len(turns), n)
+	}
+}
+
+func TestAnotherReplicaHandlesTheResponse(t *testing.T) {
+	w := newWorld(t)
+	w.agent("Echo", map[string]agent.Handler{"echo": echo})
+	w.caller("Primary", true)             // consumes every response
+	waiting := w.caller("Primary", false) // only invokes and waits
+	out, err := waiting.Call(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: "via replica"}, nil)
+	if err != nil || out.Result.Text() != "echo: via replica" {
+		t.Fatalf("call = %+v, %v", out, err)
+	}
+}
+
+func TestRestartedCallerLosesNothing(t *testing.T) {
+	w := newWorld(t)
+	first := w.caller("Primary", true)
+	inv, err := first.Invoke(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: "later", SessionID: "s5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.agent("Echo", map[string]agent.Handler{"echo": echo}) // answers while no caller runs
+	time.Sleep(100 * time.Millisecond)
+	second := w.caller("Primary", true)
+	out, err := second.Wait(ctxT(t), inv.TaskID, nil)
+	if err != nil || out.Result.Text() != "echo: later" {
+		t.Fatalf("wait = %+v, %v", out, err)
+	}
+	if turns := w.turns("s5"); len(turns) != 1 {
+		t.Fatalf("turns = %+v", turns)
+	}
+}
+
+// flakyMemory fails the first n writes with ErrUnavailable, like Redis down.
+type flakyMemory struct {
+	memory.Memory
+	mu   sync.Mutex
+	fail int
+}
+
+func (f *flakyMemory) Set(ctx context.Context, key string, v []byte, ttl time.Duration) error {
+	f.mu.Lock()
+	failing := strings.HasPrefix(key, "session/") && f.fail > 0
+	if failing {
+		f.fail--
+	}
+	f.mu.Unlock()
+	if failing {
+		return fmt.Errorf("set %q: %w", key, memory.ErrUnavailable)
+	}
+	return f.Memory.Set(ctx, key, v, ttl)
+}
+
+func TestMemoryOutageDelaysButLosesNothing(t *testing.T) {
+	w := newWorld(t)
+	flaky := &flakyMemory{Memory: w.mem, fail: 6}
+	w.agent("Echo", map[string]agent.Handler{"echo": echo})
+	c := w.caller("Primary", true, func(o *Options) { o.Memory = flaky })
+	out, err := c.Call(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: "persist", SessionID: "s6"}, nil)
+	if err != nil || out.Result.Text() != "echo: persist" {
+		t.Fatalf("call = %+v, %v", out, err)
+	}
+	if flaky.fail != 0 {
+		t.Fatalf("outage not exercised: %d failures left", flaky.fail)
+	}
+}
+
+func TestInvalidRequests(t *testing.T) {
+	w := newWorld(t)
+	c := w.caller("Primary", false)
+	cases := []struct {
+		name  string
+		req   Request
+		field string
+	}{
+		{"target", Request{Target: "a.b", Skill: "echo", Text: "x"}, "target"},
+		{"skill", Request{Target: "Echo", Skill: "", Text: "x"}, "skill"},
+		{"session", Request{Target: "Echo", Skill: "echo", Text: "x", SessionID: "../x"}, "sessionId"},
+		{"empty", Request{Target: "Echo", Skill: "echo"}, "text"},
+		{"input", Request{Target: "Echo", Skill: "echo", Input: json.RawMessage(`{`)}, "input"},
+		{"timeout", Request{Target: "Echo", Skill: "echo", Text: "x", Timeout: -time.Second}, "timeout"},
+		{"priority", Request{Target: "Echo", Skill: "echo", Text: "x", Priority: "urgent"}, "priority"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := c.Invoke(context.Background(), tc.req)
+			if !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), tc.field) {
+				t.Fatalf("err = %v, want ErrInvalidRequest naming %q", err, tc.field)
+			}
+		})
+	}
+	if _, err := c.Wait(context.Background(), "nope", nil); !errors.Is(err, ErrUnknownTask) {
+		t.Fatalf("wait unknown: %v", err)
+	}
+}

@@ -1,0 +1,15 @@
+package caller
+
+import "errors"
+
+// Sentinel errors of the calling side.
+var (
+	// ErrClosed: the caller was closed.
+	ErrClosed = errors.New("caller: closed")
+	// ErrInvalidOptions: the options are incomplete or out of range.
+	ErrInvalidOptions = errors.New("caller: invalid options")
+	// ErrInvalidRequest: an invoke request is missing or has a bad field.
+	ErrInvalidRequest = errors.New("caller: invalid request")
+	// ErrUnknownTask: no record exists for the task (never started here, or expired).
+	ErrUnknownTask = errors.New("caller: unknown task")
+)

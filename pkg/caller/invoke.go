@@ -1,0 +1,174 @@
+package caller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// Request is one invocation of an agent's skill.
+type Request struct {
+	Target string
+	Skill  string
+	// Text is the message sent to the agent.
+	Text string
+	// Input is optional structured input (a JSON value).
+	Input json.RawMessage
+	// SessionID is the conversation the result is notified into; default a new one.
+	SessionID string
+	ContextID string
+	// Timeout is the time allowed for the result; 0 means the default, it is clamped to the maximum.
+	Timeout  time.Duration
+	Priority a2a.Priority
+	// CorrelationID groups the calls of one workflow.
+	CorrelationID string
+	// Handoff is context passed to the agent untouched (a JSON value).
+	Handoff json.RawMessage
+	// CallChain is the chain of agents that led to this call (origin first), not including the caller.
+	CallChain []string
+	Trace     a2a.Trace
+}
+
+// Invocation is what Invoke returns at once.
+type Invocation struct {
+	TaskID    string
+	SessionID string
+	Target    string
+	// MemoryKey is where the result will be stored.
+	MemoryKey string
+	Deadline  time.Time
+}
+
+// Invoke records the task durably and publishes it; it returns the task id
+// and the memory key at once. A bad request is an error wrapping
+// ErrInvalidRequest that names the field.
+func (c *Caller) Invoke(ctx context.Context, req Request) (Invocation, error) {
+	if c.isClosed() {
+		return Invocation{}, ErrClosed
+	}
+	tr, rec, err := c.buildRequest(req)
+	if err != nil {
+		return Invocation{}, err
+	}
+	respSpec, err := bus.ResponseQueue(c.opts.Name)
+	if err != nil {
+		return Invocation{}, err
+	}
+	taskSpec, err := bus.TaskQueue(tr.Target)
+	if err != nil {
+		return Invocation{}, err
+	}
+	// The response queue must exist before the agent answers, and the task
+	// queue before the publish, so a task for a scaled-to-zero agent waits.
+	for _, s := range []bus.QueueSpec{respSpec, taskSpec} {
+		if err := c.declare(ctx, s); err != nil {
+			return Invocation{}, err
+		}
+	}
+	recTTL := time.Until(rec.Deadline) + c.opts.ResultTTL
+	if err := putJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, rec.TaskID), rec, recTTL); err != nil {
+		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
+	}
+	if err := c.opts.Memory.Set(ctx, pendingKey(c.opts.Name, rec.TaskID), []byte(rec.Deadline.Format(time.RFC3339Nano)), recTTL); err != nil {
+		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
+	}
+	env, err := c.opts.Codec.Encode(tr, req.Trace)
+	if err == nil {
+		err = c.opts.Bus.Publish(ctx, bus.FromEnvelope(taskSpec.Name, env))
+	}
+	if err != nil {
+		// Nothing was sent: forget the task so the sweeper does not time it out.
+		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = c.opts.Memory.Delete(cleanup, pendingKey(c.opts.Name, rec.TaskID))
+		_ = c.opts.Memory.Delete(cleanup, recordKey(c.opts.Name, rec.TaskID))
+		return Invocation{}, fmt.Errorf("caller %q: publish task %s to %q: %w", c.opts.Name, rec.TaskID, taskSpec.Name, err)
+	}
+	c.log.Debug("task invoked", zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.String("skill", rec.Skill))
+	return Invocation{TaskID: rec.TaskID, SessionID: rec.SessionID, Target: rec.Target, MemoryKey: rec.MemoryKey, Deadline: rec.Deadline}, nil
+}
+
+// buildRequest validates req and builds the wire request and the record.
+func (c *Caller) buildRequest(req Request) (*a2a.TaskRequest, *Record, error) {
+	now := c.opts.Now()
+	if req.SessionID == "" {
+		req.SessionID = uuid.NewString()
+	}
+	timeout := req.Timeout
+	switch {
+	case timeout < 0:
+		return nil, nil, fmt.Errorf("%w: timeout %s is negative", ErrInvalidRequest, timeout)
+	case timeout == 0:
+		timeout = c.opts.DefaultTimeout
+	case timeout > c.opts.MaxTimeout:
+		timeout = c.opts.MaxTimeout
+	}
+	if req.Text == "" && len(req.Input) == 0 {
+		return nil, nil, fmt.Errorf("%w: text: a request needs a text or structured input", ErrInvalidRequest)
+	}
+	text := req.Text
+	if text == "" {
+		text = string(req.Input)
+	}
+	tr := &a2a.TaskRequest{
+		TaskID: uuid.NewString(), ContextID: req.ContextID, SessionID: req.SessionID,
+		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
+		Message: a2a.NewTextMessage(a2a.RoleUser, text), Input: req.Input, Priority: req.Priority,
+		Deadline: now.Add(timeout), CorrelationID: req.CorrelationID, Handoff: req.Handoff,
+		CallChain: append(append([]string(nil), req.CallChain...), c.opts.Name), CreatedAt: now,
+	}
+	if err := tr.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	key, err := memory.ResultKey(tr.SessionID, tr.Target, tr.TaskID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	rec := &Record{TaskID: tr.TaskID, Caller: c.opts.Name, Target: tr.Target, Skill: tr.Skill, SessionID: tr.SessionID,
+		MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now}
+	return tr, rec, nil
+}
+
+func (c *Caller) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// Cancel asks every running instance of the task's target to cancel it.
+// The task still ends with the agent's CANCELED error (or its result, if it
+// finished first).
+func (c *Caller) Cancel(ctx context.Context, taskID string) error {
+	var rec Record
+	found, err := getJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, taskID), &rec)
+	if err != nil {
+		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, err)
+	}
+	if !found {
+		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, ErrUnknownTask)
+	}
+	return c.sendCancel(ctx, &rec, "canceled by the caller")
+}
+
+func (c *Caller) sendCancel(ctx context.Context, rec *Record, reason string) error {
+	key, err := a2a.CancelRoutingKey(rec.Target)
+	if err != nil {
+		return err
+	}
+	env, err := c.opts.Codec.Encode(&a2a.TaskCancel{TaskID: rec.TaskID, Caller: c.opts.Name, Target: rec.Target, Reason: reason, Time: c.opts.Now()}, a2a.Trace{})
+	if err != nil {
+		return err
+	}
+	if err := c.opts.Bus.Publish(ctx, bus.FromEnvelope(key, env)); err != nil {
+		return fmt.Errorf("caller %q: send cancel of %s to %q: %w", c.opts.Name, rec.TaskID, key, err)
+	}
+	return nil
+}

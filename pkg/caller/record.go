@@ -1,0 +1,96 @@
+package caller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// Record is the durable state of a task this caller started, kept in
+// working memory so any replica can handle its responses and a restarted
+// caller loses nothing.
+type Record struct {
+	TaskID    string    `json:"taskId"`
+	Caller    string    `json:"caller"`
+	Target    string    `json:"target"`
+	Skill     string    `json:"skill"`
+	SessionID string    `json:"sessionId"`
+	MemoryKey string    `json:"memoryKey"`
+	Deadline  time.Time `json:"deadline"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// StoredResult is what the response handler stores at the memory key: the
+// full outcome of a task (all artifacts, the message, metadata) or its error.
+type StoredResult struct {
+	TaskID     string             `json:"taskId"`
+	Agent      string             `json:"agent"`
+	Caller     string             `json:"caller"`
+	SessionID  string             `json:"sessionId"`
+	Skill      string             `json:"skill"`
+	State      a2a.TaskState      `json:"state"`
+	Status     a2a.ResultStatus   `json:"status,omitempty"`
+	Message    *a2a.Message       `json:"message,omitempty"`
+	Artifacts  []*a2a.Artifact    `json:"artifacts,omitempty"`
+	Confidence a2a.Confidence     `json:"confidence,omitempty"`
+	Warnings   []string           `json:"warnings,omitempty"`
+	Metadata   a2a.ResultMetadata `json:"metadata"`
+	Error      *a2a.Error         `json:"error,omitempty"`
+	// Late is true for a result that arrived after the task had timed out.
+	Late     bool      `json:"late,omitempty"`
+	StoredAt time.Time `json:"storedAt"`
+}
+
+// Failed reports whether the task did not complete.
+func (s *StoredResult) Failed() bool { return s.Error != nil || s.State != a2a.StateCompleted }
+
+// Text is the result's message text, or the error message.
+func (s *StoredResult) Text() string {
+	if s.Error != nil {
+		return s.Error.Message
+	}
+	return a2a.MessageText(s.Message)
+}
+
+// Keys of the caller's own state in working memory.
+func recordKey(caller, taskID string) string  { return "a2a/tasks/" + caller + "/" + taskID }
+func pendingPrefix(caller string) string      { return "a2a/pending/" + caller + "/" }
+func pendingKey(caller, taskID string) string { return pendingPrefix(caller) + taskID }
+func claimKey(caller, taskID string) string   { return "a2a/final/" + caller + "/" + taskID }
+
+// Who finalized a task first: its result, or the deadline sweeper.
+const (
+	claimResult  = "result"
+	claimTimeout = "timeout"
+)
+
+func putJSON(ctx context.Context, m memory.Store, key string, v any, ttl time.Duration) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %q: %w", key, err)
+	}
+	if err := m.Set(ctx, key, b, ttl); err != nil {
+		return fmt.Errorf("store %q: %w", key, err)
+	}
+	return nil
+}
+
+// getJSON loads key into v; found is false (and err nil) when it is missing.
+func getJSON(ctx context.Context, m memory.Store, key string, v any) (found bool, err error) {
+	b, err := m.Get(ctx, key)
+	if errors.Is(err, memory.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("load %q: %w", key, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("decode %q: %w", key, err)
+	}
+	return true, nil
+}

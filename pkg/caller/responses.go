@@ -1,0 +1,163 @@
+package caller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// handleResponse consumes agent.response.<Name>: status updates are passed
+// to the replicas' waiters; results and errors are finalized (stored,
+// notified, marked done) before the ack.
+func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
+	p, err := c.opts.Codec.Decode(d.Envelope())
+	if err != nil {
+		c.log.Warn("undecodable response dead-lettered", zap.String("message_id", d.MessageID), zap.Error(err))
+		return d.DeadLetter()
+	}
+	var stored *StoredResult
+	switch r := p.(type) {
+	case *a2a.TaskStatus:
+		c.broadcast(ctx, d.Message)
+		return d.Ack()
+	case *a2a.TaskResult:
+		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status, Message: r.Message,
+			Artifacts: r.Artifacts, Confidence: r.Confidence, Warnings: r.Warnings, Metadata: r.Metadata}
+	case *a2a.TaskError:
+		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Error: r.AsError()}
+	default:
+		c.log.Warn("unexpected message on the response queue dead-lettered", zap.String("type", d.Type), zap.String("message_id", d.MessageID))
+		return d.DeadLetter()
+	}
+	// A context that survives the consumer's stop: a finalization that has
+	// begun completes (memory retries end only with Close).
+	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	go func() {
+		select {
+		case <-c.closing:
+			cancel()
+		case <-work.Done():
+		}
+	}()
+	if _, err := c.finalize(work, stored, claimResult); err != nil {
+		if errors.Is(err, ErrUnknownTask) {
+			c.log.Warn("response for an unknown task dead-lettered", zap.String("task", stored.TaskID), zap.Error(err))
+			return d.DeadLetter()
+		}
+		return err // requeued; finalize is idempotent
+	}
+	c.broadcast(ctx, d.Message)
+	return d.Ack()
+}
+
+// finalize stores the outcome of a task at its memory key, appends one
+// notification turn to its session, and clears it from the pending set.
+// Every step is idempotent, so a redelivered response changes nothing twice.
+// by is claimResult for an agent's answer and claimTimeout for the sweeper:
+// whichever claims the task first decides whether a result is late. It
+// reports false when the sweeper lost the race to the real answer.
+func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (bool, error) {
+	var rec Record
+	var found bool
+	err := c.retry(ctx, "load task record", func(ctx context.Context) (err error) {
+		found, err = getJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, s.TaskID), &rec)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	if !found {
+		return false, fmt.Errorf("task %s: %w", s.TaskID, ErrUnknownTask)
+	}
+	if !a2a.SameAgent(rec.Target, s.Agent) {
+		return false, fmt.Errorf("task %s was sent to %q but answered by %q: %w", s.TaskID, rec.Target, s.Agent, ErrUnknownTask)
+	}
+	s.Caller, s.SessionID, s.Skill, s.Agent = rec.Caller, rec.SessionID, rec.Skill, rec.Target
+
+	claim, err := c.claim(ctx, s.TaskID, by)
+	if err != nil {
+		return false, err
+	}
+	if by == claimTimeout && claim != claimTimeout {
+		return false, nil // the real answer won the race: nothing to time out
+	}
+	s.Late = by == claimResult && claim == claimTimeout
+	s.StoredAt = c.opts.Now()
+
+	if err := c.retry(ctx, "store result", func(ctx context.Context) error {
+		return putJSON(ctx, c.opts.Memory, rec.MemoryKey, s, c.opts.ResultTTL)
+	}); err != nil {
+		return false, err
+	}
+	once := "a2a-notify/" + s.TaskID + "/" + by
+	turn := notificationTurn(s, rec.MemoryKey, by == claimTimeout)
+	if err := c.retry(ctx, "append notification", func(ctx context.Context) error {
+		_, _, err := c.opts.Memory.AppendTurnOnce(ctx, rec.SessionID, once, turn)
+		return err
+	}); err != nil {
+		return false, err
+	}
+	if err := c.retry(ctx, "clear pending", func(ctx context.Context) error {
+		return c.opts.Memory.Delete(ctx, pendingKey(c.opts.Name, s.TaskID))
+	}); err != nil {
+		return false, err
+	}
+	code := ""
+	if s.Error != nil {
+		code = string(s.Error.Code)
+	}
+	c.log.Info("task finished", zap.String("task", s.TaskID), zap.String("target", s.Agent), zap.String("skill", s.Skill),
+		zap.String("state", string(s.State)), zap.String("code", code), zap.Bool("late", s.Late))
+	return true, nil
+}
+
+// claim records who finalized the task first and returns the winner.
+func (c *Caller) claim(ctx context.Context, taskID, by string) (string, error) {
+	var winner string
+	err := c.retry(ctx, "claim task", func(ctx context.Context) error {
+		key := claimKey(c.opts.Name, taskID)
+		ok, err := c.opts.Memory.SetIfAbsent(ctx, key, []byte(by), c.opts.ResultTTL+c.opts.MaxTimeout)
+		if err != nil {
+			return err
+		}
+		if ok {
+			winner = by
+			return nil
+		}
+		b, err := c.opts.Memory.Get(ctx, key)
+		winner = string(b)
+		return err
+	})
+	return winner, err
+}
+
+// broadcast tells every replica of this caller (their waiters) about a
+// response. Best effort: waiters also poll working memory.
+func (c *Caller) broadcast(ctx context.Context, m bus.Message) {
+	key, err := a2a.EventRoutingKey(c.opts.Name)
+	if err != nil {
+		return
+	}
+	m.RoutingKey = key
+	m.MessageID += ".event"
+	delete(m.Headers, bus.HeaderAttempt)
+	if err := c.opts.Bus.Publish(ctx, m); err != nil {
+		c.log.Debug("event not broadcast", zap.String("task", m.CorrelationID), zap.Error(err))
+	}
+}
+
+// handleEvent passes another replica's (or this one's) response to the
+// waiters of this process.
+func (c *Caller) handleEvent(_ context.Context, d *bus.Delivery) error {
+	p, err := c.opts.Codec.Decode(d.Envelope())
+	if err == nil {
+		c.waiters.notify(p)
+	}
+	return d.Ack()
+}

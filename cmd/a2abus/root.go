@@ -55,6 +55,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		newVersionCmd(c),
 		newConfigCmd(c),
+		newTopologyCmd(c),
 	)
 	return root
 }

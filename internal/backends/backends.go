@@ -1,0 +1,78 @@
+// Package backends opens the bus and working memory a configuration names:
+// RabbitMQ and Redis when their URLs are set, the embedded in-process bus
+// and memory otherwise. Every main (a2abus, the sample agents) opens them
+// through here, so they agree on what a configuration means.
+package backends
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/bus/inproc"
+	"github.com/a2abus/a2abus/bus/rabbitmq"
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/memory/inmem"
+	memredis "github.com/a2abus/a2abus/memory/redis"
+)
+
+// Bus opens the configured bus: RabbitMQ for bus.url, else a new embedded broker.
+func Bus(ctx context.Context, cfg config.BusConfig, name string, log *zap.Logger) (bus.Bus, error) {
+	if cfg.Embedded() {
+		return inproc.New(inproc.Options{Exchange: cfg.Exchange, Logger: log}), nil
+	}
+	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{
+		URL: cfg.URL, Exchange: cfg.Exchange, QueueType: cfg.QueueType, ConnectionName: name,
+		PublishTimeout: cfg.PublishTimeout, ReconnectMin: cfg.ReconnectMin, ReconnectMax: cfg.ReconnectMax, Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open bus: %w", err)
+	}
+	return b, nil
+}
+
+// Memory opens the configured working memory: Redis for redis.url or
+// redis.addrs, else a new in-process memory.
+func Memory(ctx context.Context, cfg config.RedisConfig, log *zap.Logger) (memory.Memory, error) {
+	if cfg.Embedded() {
+		return inmem.New(inmem.Options{Logger: log}), nil
+	}
+	m, err := memredis.New(ctx, memredis.Options{
+		URL: cfg.URL, Addrs: cfg.Addrs, MasterName: cfg.MasterName, Username: cfg.Username, Password: cfg.Password,
+		DB: cfg.DB, KeyPrefix: cfg.KeyPrefix, Timeout: cfg.Timeout, Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open working memory: %w", err)
+	}
+	return m, nil
+}
+
+// closeTimeout bounds CloseAll.
+const closeTimeout = 10 * time.Second
+
+// CloseAll closes what was opened, in order, within a bound, joining errors.
+func CloseAll(closers ...interface{ Close() error }) error {
+	done := make(chan error, 1)
+	go func() {
+		var first error
+		for _, c := range closers {
+			if c == nil {
+				continue
+			}
+			if err := c.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+		done <- first
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(closeTimeout):
+		return fmt.Errorf("backends: close did not finish within %s", closeTimeout)
+	}
+}

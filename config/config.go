@@ -20,6 +20,9 @@ type Config struct {
 	Redis     RedisConfig     `mapstructure:"redis" yaml:"redis"`
 	Memory    MemoryConfig    `mapstructure:"memory" yaml:"memory"`
 	Directory DirectoryConfig `mapstructure:"directory" yaml:"directory"`
+	Agent     AgentConfig     `mapstructure:"agent" yaml:"agent"`
+	Caller    CallerConfig    `mapstructure:"caller" yaml:"caller"`
+	Research  ResearchConfig  `mapstructure:"research" yaml:"research"`
 }
 
 // LogConfig selects the log level and encoding.
@@ -85,6 +88,38 @@ type DirectoryConfig struct {
 	KnownAgentsFile string `mapstructure:"known_agents_file" yaml:"known_agents_file"`
 }
 
+// AgentConfig configures the agent runtime (a2abus serve, the agent mains).
+type AgentConfig struct {
+	// Concurrency is how many tasks one instance runs at once (= the prefetch).
+	Concurrency int `mapstructure:"concurrency" yaml:"concurrency"`
+	// StopTimeout bounds how long in-flight tasks may finish on stop before they are requeued.
+	StopTimeout time.Duration `mapstructure:"stop_timeout" yaml:"stop_timeout"`
+	// Ephemeral runs MaxTasks tasks (or waits IdleTimeout for one) and exits: KEDA jobs.
+	Ephemeral bool `mapstructure:"ephemeral" yaml:"ephemeral"`
+	// MaxTasks is how many tasks an ephemeral instance runs before it exits.
+	MaxTasks int `mapstructure:"max_tasks" yaml:"max_tasks"`
+	// IdleTimeout is how long an ephemeral instance waits for a task before it exits.
+	IdleTimeout time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
+}
+
+// CallerConfig configures the calling side (a2abus invoke, agents that delegate).
+type CallerConfig struct {
+	// Name is the caller's agent name: results come back on agent.response.<name>.
+	Name string `mapstructure:"name" yaml:"name"`
+	// DefaultTimeout is the deadline of a call that names none.
+	DefaultTimeout time.Duration `mapstructure:"default_timeout" yaml:"default_timeout"`
+	// MaxTimeout clamps every call's timeout.
+	MaxTimeout time.Duration `mapstructure:"max_timeout" yaml:"max_timeout"`
+	// SweepInterval is how often overdue tasks are looked for and timed out.
+	SweepInterval time.Duration `mapstructure:"sweep_interval" yaml:"sweep_interval"`
+}
+
+// ResearchConfig configures ResearchAgent.
+type ResearchConfig struct {
+	// DocsDir is the folder of text and Markdown files the research skill searches.
+	DocsDir string `mapstructure:"docs_dir" yaml:"docs_dir"`
+}
+
 // Default values; a2abus.example.yaml documents the same values.
 const (
 	DefaultLogLevel        = "info"
@@ -101,6 +136,15 @@ const (
 	DefaultResultTTL       = 60 * time.Minute
 	DefaultWellKnownFile   = "well-known-agents.json"
 	DefaultKnownAgentsFile = "known-agents.json"
+	DefaultConcurrency     = 4
+	DefaultStopTimeout     = 30 * time.Second
+	DefaultMaxTasks        = 1
+	DefaultIdleTimeout     = 30 * time.Second
+	DefaultCallerName      = "Cli"
+	DefaultCallTimeout     = 30 * time.Second
+	DefaultMaxCallTimeout  = 5 * time.Minute
+	DefaultSweepInterval   = time.Second
+	DefaultDocsDir         = "docs"
 )
 
 // Default returns the configuration used when nothing is set: the embedded
@@ -127,6 +171,19 @@ func Default() *Config {
 			WellKnownFile:   DefaultWellKnownFile,
 			KnownAgentsFile: DefaultKnownAgentsFile,
 		},
+		Agent: AgentConfig{
+			Concurrency: DefaultConcurrency,
+			StopTimeout: DefaultStopTimeout,
+			MaxTasks:    DefaultMaxTasks,
+			IdleTimeout: DefaultIdleTimeout,
+		},
+		Caller: CallerConfig{
+			Name:           DefaultCallerName,
+			DefaultTimeout: DefaultCallTimeout,
+			MaxTimeout:     DefaultMaxCallTimeout,
+			SweepInterval:  DefaultSweepInterval,
+		},
+		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 	}
 }
 

@@ -25,6 +25,11 @@ func TestValidate(t *testing.T) {
 	}{
 		{"amqp url", func(c *Config) { c.Bus.URL = "amqp://guest:guest@127.0.0.1:5672/" }, ""},
 		{"amqps url", func(c *Config) { c.Bus.URL = "amqps://rabbit.example:5671/tenant" }, ""},
+		{"agent concurrency", func(c *Config) { c.Agent.Concurrency = 0 }, "config: agent.concurrency: must be within 1..1000, got 0"},
+		{"agent max tasks", func(c *Config) { c.Agent.MaxTasks = 0 }, "config: agent.max_tasks: must be at least 1, got 0"},
+		{"caller name", func(c *Config) { c.Caller.Name = "a.b" }, `config: caller.name: must be an agent name (a letter, then letters, digits, '_' or '-'; at most 64), got "a.b"`},
+		{"caller timeouts", func(c *Config) { c.Caller.DefaultTimeout = time.Hour }, "config: caller.default_timeout: must not exceed caller.max_timeout (5m0s), got 1h0m0s"},
+		{"research docs", func(c *Config) { c.Research.DocsDir = "" }, `config: research.docs_dir: must name a folder, got ""`},
 		{"http scheme", func(c *Config) { c.Bus.URL = "http://x" }, `config: bus.url: scheme must be amqp or amqps, got "http"`},
 		{"no scheme", func(c *Config) { c.Bus.URL = "rabbit" }, `config: bus.url: scheme must be amqp or amqps, got none in "rabbit"`},
 		{"unparsable url hides password", func(c *Config) { c.Bus.URL = "amqp://u:p%zz@h/" }, `config: bus.url: not a valid URL: "amqp://u:xxxxx@h/"`},
@@ -168,6 +173,9 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"redis.db", "redis.key_prefix", "redis.timeout",
 		"memory.result_ttl",
 		"directory.well_known_file", "directory.known_agents_file",
+		"agent.concurrency", "agent.stop_timeout", "agent.ephemeral", "agent.max_tasks", "agent.idle_timeout",
+		"caller.name", "caller.default_timeout", "caller.max_timeout", "caller.sweep_interval",
+		"research.docs_dir",
 	}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {
 		t.Errorf("Keys() =\n  %v\nwant\n  %v", keys, want)

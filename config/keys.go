@@ -74,6 +74,8 @@ func (f field) set(raw any) error {
 		v, err = toString(raw)
 	case f.val.Kind() == reflect.Int:
 		v, err = toInt(raw)
+	case f.val.Kind() == reflect.Bool:
+		v, err = toBool(raw)
 	case f.val.Kind() == reflect.Slice && f.val.Type().Elem().Kind() == reflect.String:
 		v, err = toStrings(raw)
 	default:
@@ -133,6 +135,21 @@ func toInt(raw any) (int, error) {
 		return 0, fmt.Errorf("must be an integer, got %q", x)
 	}
 	return 0, fmt.Errorf("must be an integer, got %s", describe(raw))
+}
+
+// toBool accepts a YAML boolean or, as environment variables and flags give,
+// a string such as "true", "false", "1" or "0".
+func toBool(raw any) (bool, error) {
+	switch x := raw.(type) {
+	case bool:
+		return x, nil
+	case string:
+		if b, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
+			return b, nil
+		}
+		return false, fmt.Errorf("must be true or false, got %q", x)
+	}
+	return false, fmt.Errorf("must be true or false, got %s", describe(raw))
 }
 
 // toStrings accepts a list or, as environment variables give, one

@@ -105,6 +105,16 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"memory.result_ttl":           "2h",
 		"directory.well_known_file":   "/data/wk.json",
 		"directory.known_agents_file": "/data/known.json",
+		"agent.concurrency":           "16",
+		"agent.stop_timeout":          "5s",
+		"agent.ephemeral":             "true",
+		"agent.max_tasks":             "3",
+		"agent.idle_timeout":          "45s",
+		"caller.name":                 "Primary",
+		"caller.default_timeout":      "20s",
+		"caller.max_timeout":          "2m",
+		"caller.sweep_interval":       "250ms",
+		"research.docs_dir":           "/data/docs",
 	}
 	want := &Config{
 		Log: LogConfig{Level: "debug", Format: "console"},
@@ -119,6 +129,9 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		},
 		Memory:    MemoryConfig{ResultTTL: 2 * time.Hour},
 		Directory: DirectoryConfig{WellKnownFile: "/data/wk.json", KnownAgentsFile: "/data/known.json"},
+		Agent:     AgentConfig{Concurrency: 16, StopTimeout: 5 * time.Second, Ephemeral: true, MaxTasks: 3, IdleTimeout: 45 * time.Second},
+		Caller:    CallerConfig{Name: "Primary", DefaultTimeout: 20 * time.Second, MaxTimeout: 2 * time.Minute, SweepInterval: 250 * time.Millisecond},
+		Research:  ResearchConfig{DocsDir: "/data/docs"},
 	}
 	for _, k := range Keys() {
 		v, ok := env[k]

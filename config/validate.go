@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // Bounds checked by Validate.
@@ -53,10 +55,44 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.Bus.validate()...)
 	errs = append(errs, c.Redis.validate()...)
 	errs = append(errs, positive("memory.result_ttl", c.Memory.ResultTTL))
+	errs = append(errs, c.Agent.validate()...)
+	errs = append(errs, c.Caller.validate()...)
+	if c.Research.DocsDir == "" {
+		errs = append(errs, invalid("research.docs_dir", "must name a folder, got \"\""))
+	}
 	if f := c.Directory.KnownAgentsFile; f != "" && f == c.Directory.WellKnownFile {
 		errs = append(errs, invalid("directory.known_agents_file", "must differ from directory.well_known_file, both are %q", f))
 	}
 	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+}
+
+func (c *AgentConfig) validate() []error {
+	errs := []error{
+		positive("agent.stop_timeout", c.StopTimeout),
+		positive("agent.idle_timeout", c.IdleTimeout),
+	}
+	if c.Concurrency < 1 || c.Concurrency > 1000 {
+		errs = append(errs, invalid("agent.concurrency", "must be within 1..1000, got %d", c.Concurrency))
+	}
+	if c.MaxTasks < 1 {
+		errs = append(errs, invalid("agent.max_tasks", "must be at least 1, got %d", c.MaxTasks))
+	}
+	return errs
+}
+
+func (c *CallerConfig) validate() []error {
+	errs := []error{
+		positive("caller.default_timeout", c.DefaultTimeout),
+		positive("caller.max_timeout", c.MaxTimeout),
+		positive("caller.sweep_interval", c.SweepInterval),
+	}
+	if err := a2a.ValidateAgentName(c.Name); err != nil {
+		errs = append(errs, invalid("caller.name", "must be an agent name (a letter, then letters, digits, '_' or '-'; at most 64), got %q", c.Name))
+	}
+	if c.DefaultTimeout > c.MaxTimeout && c.MaxTimeout > 0 {
+		errs = append(errs, invalid("caller.default_timeout", "must not exceed caller.max_timeout (%s), got %s", c.MaxTimeout, c.DefaultTimeout))
+	}
+	return errs
 }
 
 func (c *BusConfig) validate() []error {

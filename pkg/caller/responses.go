@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"go.uber.org/zap"
 
@@ -23,6 +24,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	var stored *StoredResult
 	switch r := p.(type) {
 	case *a2a.TaskStatus:
+		c.waiters.notify(r.TaskID, event{status: r})
 		c.broadcast(ctx, d.Message)
 		return d.Ack()
 	case *a2a.TaskResult:
@@ -45,13 +47,15 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 		case <-work.Done():
 		}
 	}()
-	if _, err := c.finalize(work, stored, claimResult); err != nil {
+	out, err := c.finalize(work, stored, claimResult)
+	if err != nil {
 		if errors.Is(err, ErrUnknownTask) {
 			c.log.Warn("response for an unknown task dead-lettered", zap.String("task", stored.TaskID), zap.Error(err))
 			return d.DeadLetter()
 		}
 		return err // requeued; finalize is idempotent
 	}
+	c.waiters.notify(stored.TaskID, event{outcome: out}) // waiters in this process need no look-up
 	c.broadcast(ctx, d.Message)
 	return d.Ack()
 }
@@ -61,8 +65,9 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 // Every step is idempotent, so a redelivered response changes nothing twice.
 // by is claimResult for an agent's answer and claimTimeout for the sweeper:
 // whichever claims the task first decides whether a result is late. It
-// reports false when the sweeper lost the race to the real answer.
-func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (bool, error) {
+// returns the stored outcome, or nil when the sweeper lost the race to the
+// real answer.
+func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Outcome, error) {
 	var rec Record
 	var found bool
 	err := c.retry(ctx, "load task record", func(ctx context.Context) (err error) {
@@ -70,22 +75,22 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (bool
 		return err
 	})
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	if !found {
-		return false, fmt.Errorf("task %s: %w", s.TaskID, ErrUnknownTask)
+		return nil, fmt.Errorf("task %s: %w", s.TaskID, ErrUnknownTask)
 	}
 	if !a2a.SameAgent(rec.Target, s.Agent) {
-		return false, fmt.Errorf("task %s was sent to %q but answered by %q: %w", s.TaskID, rec.Target, s.Agent, ErrUnknownTask)
+		return nil, fmt.Errorf("task %s was sent to %q but answered by %q: %w", s.TaskID, rec.Target, s.Agent, ErrUnknownTask)
 	}
 	s.Caller, s.SessionID, s.Skill, s.Agent = rec.Caller, rec.SessionID, rec.Skill, rec.Target
 
 	claim, err := c.claim(ctx, s.TaskID, by)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	if by == claimTimeout && claim != claimTimeout {
-		return false, nil // the real answer won the race: nothing to time out
+		return nil, nil // the real answer won the race: nothing to time out
 	}
 	s.Late = by == claimResult && claim == claimTimeout
 	s.StoredAt = c.opts.Now()
@@ -93,7 +98,7 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (bool
 	if err := c.retry(ctx, "store result", func(ctx context.Context) error {
 		return putJSON(ctx, c.opts.Memory, rec.MemoryKey, s, c.opts.ResultTTL)
 	}); err != nil {
-		return false, err
+		return nil, err
 	}
 	once := "a2a-notify/" + s.TaskID + "/" + by
 	turn := notificationTurn(s, rec.MemoryKey, by == claimTimeout)
@@ -101,12 +106,12 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (bool
 		_, _, err := c.opts.Memory.AppendTurnOnce(ctx, rec.SessionID, once, turn)
 		return err
 	}); err != nil {
-		return false, err
+		return nil, err
 	}
 	if err := c.retry(ctx, "clear pending", func(ctx context.Context) error {
 		return c.opts.Memory.Delete(ctx, pendingKey(c.opts.Name, s.TaskID))
 	}); err != nil {
-		return false, err
+		return nil, err
 	}
 	code := ""
 	if s.Error != nil {
@@ -114,7 +119,8 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (bool
 	}
 	c.log.Info("task finished", zap.String("task", s.TaskID), zap.String("target", s.Agent), zap.String("skill", s.Skill),
 		zap.String("state", string(s.State)), zap.String("code", code), zap.Bool("late", s.Late))
-	return true, nil
+	inv := Invocation{TaskID: rec.TaskID, SessionID: rec.SessionID, Target: rec.Target, MemoryKey: rec.MemoryKey, Deadline: rec.Deadline}
+	return &Outcome{Invocation: inv, Result: s}, nil
 }
 
 // claim records who finalized the task first and returns the winner.
@@ -146,18 +152,31 @@ func (c *Caller) broadcast(ctx context.Context, m bus.Message) {
 	}
 	m.RoutingKey = key
 	m.MessageID += ".event"
+	m.Headers = maps.Clone(m.Headers)
+	if m.Headers == nil {
+		m.Headers = map[string]string{}
+	}
 	delete(m.Headers, bus.HeaderAttempt)
+	m.Headers[headerOrigin] = c.opts.InstanceID
 	if err := c.opts.Bus.Publish(ctx, m); err != nil {
 		c.log.Debug("event not broadcast", zap.String("task", m.CorrelationID), zap.Error(err))
 	}
 }
 
-// handleEvent passes another replica's (or this one's) response to the
-// waiters of this process.
+// headerOrigin names the instance that broadcast an event; it ignores its own.
+const headerOrigin = "x-a2a-origin"
+
+// handleEvent passes another replica's response to the waiters of this
+// process (this process's own were passed on directly).
 func (c *Caller) handleEvent(_ context.Context, d *bus.Delivery) error {
-	p, err := c.opts.Codec.Decode(d.Envelope())
+	if d.Headers[headerOrigin] == c.opts.InstanceID {
+		return d.Ack()
+	}
+	env := d.Envelope()
+	delete(env.Headers, headerOrigin)
+	p, err := c.opts.Codec.Decode(env)
 	if err == nil {
-		c.waiters.notify(p)
+		c.waiters.notifyPayload(p)
 	}
 	return d.Ack()
 }

@@ -70,9 +70,11 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 		Message: "no answer from " + rec.Target + " within the deadline of " + rec.Deadline.Sub(rec.CreatedAt).Round(time.Millisecond).String(),
 		Time:    c.opts.Now()}
 	s := &StoredResult{TaskID: taskID, Agent: rec.Target, State: te.State, Error: te.AsError()}
-	if won, err := c.finalize(ctx, s, claimTimeout); err != nil || !won {
+	out, err := c.finalize(ctx, s, claimTimeout)
+	if err != nil || out == nil {
 		return err
 	}
+	c.waiters.notify(taskID, event{outcome: out})
 	if err := c.sendCancel(ctx, &rec, "deadline passed"); err != nil && !errors.Is(err, bus.ErrUnroutable) {
 		c.log.Warn("cancel after timeout not sent", zap.String("task", taskID), zap.Error(err))
 	}

@@ -66,9 +66,12 @@ func (c *Caller) Wait(ctx context.Context, taskID string, onStatus StatusFunc) (
 		case <-c.closing:
 			return nil, ErrClosed
 		case <-poll.C:
-		case p := <-events:
-			if st, ok := p.(*a2a.TaskStatus); ok && onStatus != nil {
-				onStatus(st)
+		case ev := <-events:
+			if ev.outcome != nil {
+				return ev.outcome, nil
+			}
+			if ev.status != nil && onStatus != nil {
+				onStatus(ev.status)
 			}
 		}
 	}
@@ -96,23 +99,30 @@ func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time
 	return &Outcome{Invocation: inv, Result: &res}, rec.Deadline, nil
 }
 
+// event is what a waiter is woken with: a status update, an outcome stored
+// by this process, or neither (another replica stored it: look it up).
+type event struct {
+	status  *a2a.TaskStatus
+	outcome *Outcome
+}
+
 // waiters routes the events of this process to the Calls waiting for them.
 type waiters struct {
 	mu   sync.Mutex
-	byID map[string][]chan a2a.Payload
+	byID map[string][]chan event
 }
 
-func newWaiters() *waiters { return &waiters{byID: map[string][]chan a2a.Payload{}} }
+func newWaiters() *waiters { return &waiters{byID: map[string][]chan event{}} }
 
-func (w *waiters) add(taskID string) chan a2a.Payload {
-	ch := make(chan a2a.Payload, 64)
+func (w *waiters) add(taskID string) chan event {
+	ch := make(chan event, 64)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.byID[taskID] = append(w.byID[taskID], ch)
 	return ch
 }
 
-func (w *waiters) remove(taskID string, ch chan a2a.Payload) {
+func (w *waiters) remove(taskID string, ch chan event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	list := w.byID[taskID]
@@ -129,26 +139,27 @@ func (w *waiters) remove(taskID string, ch chan a2a.Payload) {
 	}
 }
 
-// notify hands p to the waiters of its task without blocking (a full
+// notify hands ev to the waiters of task id without blocking (a full
 // waiter misses a status update, never the outcome: it polls memory).
-func (w *waiters) notify(p a2a.Payload) {
-	var id string
-	switch r := p.(type) {
-	case *a2a.TaskStatus:
-		id = r.TaskID
-	case *a2a.TaskResult:
-		id = r.TaskID
-	case *a2a.TaskError:
-		id = r.TaskID
-	default:
-		return
-	}
+func (w *waiters) notify(id string, ev event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, ch := range w.byID[id] {
 		select {
-		case ch <- p:
+		case ch <- ev:
 		default:
 		}
+	}
+}
+
+// notifyPayload wakes the waiters of a response handled by any replica.
+func (w *waiters) notifyPayload(p a2a.Payload) {
+	switch r := p.(type) {
+	case *a2a.TaskStatus:
+		w.notify(r.TaskID, event{status: r})
+	case *a2a.TaskResult:
+		w.notify(r.TaskID, event{})
+	case *a2a.TaskError:
+		w.notify(r.TaskID, event{})
 	}
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +25,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
+		code := 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code, err = ee.code, ee.err
+		}
 		errs := []error{err}
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			errs = joined.Unwrap() // one line per bad key, each with the prefix
@@ -31,7 +37,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "a2abus: %v\n", e)
 		}
-		return 1
+		return code
 	}
 	return 0
 }
+
+// exitError makes run exit with code instead of 1 (e.g. 2: the invoked task failed).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }

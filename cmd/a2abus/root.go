@@ -29,6 +29,8 @@ type env struct {
 	Log *zap.Logger
 	// Out is the command's standard output.
 	Out io.Writer
+	// Err is the command's standard error (progress, notes).
+	Err io.Writer
 }
 
 // runFunc is the body of a command that needs the configuration.
@@ -56,6 +58,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newVersionCmd(c),
 		newConfigCmd(c),
 		newTopologyCmd(c),
+		newInvokeCmd(c),
+		newMemoryCmd(c),
+		newConversationCmd(c),
 	)
 	return root
 }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2abus/a2abus/internal/backends"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/caller"
+)
+
+// exitTaskFailed is the exit code of `invoke --wait` when the task failed or timed out.
+const exitTaskFailed = 2
+
+type invokeFlags struct {
+	input, session, callerName, priority string
+	timeout                              time.Duration
+	wait, asJSON                         bool
+}
+
+// newInvokeCmd builds `a2abus invoke AGENT SKILL TEXT`.
+func newInvokeCmd(c *cli) *cobra.Command {
+	var f invokeFlags
+	cmd := &cobra.Command{
+		Use:   "invoke AGENT SKILL TEXT",
+		Short: "Invoke an agent's skill; print the task id and memory key, or wait for the result",
+		Long: "Publishes a task to agent.task.AGENT and prints its task id and the memory key its result will be\n" +
+			"stored under. With --wait it shows status updates on stderr as they arrive and prints the result on\n" +
+			"stdout: exit 0 when the task completed, 2 when it failed or timed out (the error code is printed).",
+		Args: cobra.ExactArgs(3),
+		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
+			return runInvoke(ctx, e, f, args[0], args[1], args[2])
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.input, "input", "", "structured input as JSON")
+	fl.StringVar(&f.session, "session", "", "session id the result is notified into (default: a new one)")
+	fl.StringVar(&f.callerName, "caller", "", "caller name; results come back on agent.response.<caller> (default caller.name)")
+	fl.StringVar(&f.priority, "priority", "", "high, normal or low")
+	fl.DurationVar(&f.timeout, "timeout", 0, "time allowed for the result (default caller.default_timeout, clamped to caller.max_timeout)")
+	fl.BoolVar(&f.wait, "wait", false, "wait for the result, showing status updates on stderr")
+	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text string) error {
+	var input json.RawMessage
+	if f.input != "" {
+		if !json.Valid([]byte(f.input)) {
+			return fmt.Errorf("--input: not valid JSON: %q", f.input)
+		}
+		input = json.RawMessage(f.input)
+	}
+	prio, err := a2a.ParsePriority(f.priority)
+	if err != nil {
+		return fmt.Errorf("--priority: %w", err)
+	}
+	cfg := e.Config
+	if f.callerName != "" {
+		cfg.Caller.Name = f.callerName
+	}
+	if cfg.Bus.Embedded() && !f.wait {
+		fmt.Fprintln(e.Err, "a2abus: note: on the embedded bus the task lives only in this process; set bus.url (--amqp-url) to reach running agents")
+	}
+	cl, closeAll, err := openCaller(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, Timeout: f.timeout, Priority: prio}
+	if !f.wait {
+		inv, err := cl.Invoke(ctx, req)
+		if err != nil {
+			return err
+		}
+		return printInvocation(e.Out, inv, f.asJSON)
+	}
+	go func() { _ = cl.Run(ctx) }()
+	progress := newStatusPrinter(e.Err)
+	out, err := cl.Call(ctx, req, progress.print)
+	progress.done()
+	if err != nil {
+		return err
+	}
+	if err := printOutcome(e.Out, out, f.asJSON); err != nil {
+		return err
+	}
+	if terr := out.Err(); terr != nil {
+		return &exitError{code: exitTaskFailed, err: terr}
+	}
+	return nil
+}
+
+// openCaller opens the configured backends and a caller on them; closeAll
+// closes the caller, then the bus and memory.
+func openCaller(ctx context.Context, e *env) (*caller.Caller, func(), error) {
+	cfg := e.Config
+	b, err := backends.Bus(ctx, cfg.Bus, "a2abus-"+cfg.Caller.Name, e.Log)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := backends.Memory(ctx, cfg.Redis, e.Log)
+	if err != nil {
+		_ = b.Close()
+		return nil, nil, err
+	}
+	cl, err := caller.New(caller.Options{
+		Name: cfg.Caller.Name, Bus: b, Memory: m, ResultTTL: cfg.Memory.ResultTTL,
+		DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout, SweepInterval: cfg.Caller.SweepInterval,
+		Codec: a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}, Logger: e.Log,
+	})
+	if err != nil {
+		_ = backends.CloseAll(b, m)
+		return nil, nil, err
+	}
+	return cl, func() { _ = backends.CloseAll(cl, b, m) }, nil
+}
+
+func printInvocation(w io.Writer, inv caller.Invocation, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(map[string]any{
+			"task_id": inv.TaskID, "memory_key": inv.MemoryKey, "session_id": inv.SessionID,
+			"agent": inv.Target, "deadline": inv.Deadline, "status": "submitted",
+		})
+	}
+	_, err := fmt.Fprintf(w, "task_id:    %s\nmemory_key: %s\nsession_id: %s\n", inv.TaskID, inv.MemoryKey, inv.SessionID)
+	return err
+}
+
+func printOutcome(w io.Writer, out *caller.Outcome, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(map[string]any{
+			"task_id": out.TaskID, "memory_key": out.MemoryKey, "session_id": out.SessionID, "result": out.Result,
+		})
+	}
+	r := out.Result
+	var b strings.Builder
+	if r.Error != nil {
+		fmt.Fprintf(&b, "%s: %s\n", r.Error.Code, r.Error.Message)
+	} else if t := a2a.MessageText(r.Message); t != "" {
+		fmt.Fprintln(&b, t)
+	}
+	for _, a := range r.Artifacts {
+		if a == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "--- artifact %s", a.ID)
+		if a.Name != "" {
+			fmt.Fprintf(&b, " (%s)", a.Name)
+		}
+		b.WriteString("\n")
+		for _, p := range a.Parts {
+			if p == nil {
+				continue
+			}
+			if t := p.Text(); t != "" {
+				fmt.Fprintln(&b, t)
+			} else if d := p.Data(); d != nil {
+				j, _ := json.Marshal(d)
+				fmt.Fprintln(&b, string(j))
+			}
+		}
+	}
+	fmt.Fprintf(&b, "(state=%s, memory key %s)\n", strings.ToLower(strings.TrimPrefix(string(r.State), "TASK_STATE_")), out.MemoryKey)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// statusPrinter shows status updates: one rewritten line with a spinner on a
+// terminal, plain lines otherwise.
+type statusPrinter struct {
+	w        io.Writer
+	terminal bool
+	mu       sync.Mutex
+	frame    int
+	shown    bool
+}
+
+func newStatusPrinter(w io.Writer) *statusPrinter {
+	p := &statusPrinter{w: w}
+	if f, ok := w.(*os.File); ok {
+		st, err := f.Stat()
+		p.terminal = err == nil && st.Mode()&os.ModeCharDevice != 0
+	}
+	return p
+}
+
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func (p *statusPrinter) print(st *a2a.TaskStatus) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := fmt.Sprintf("%s %s", st.Agent, strings.ToLower(strings.TrimPrefix(string(st.State), "TASK_STATE_")))
+	if st.Progress != nil {
+		line += fmt.Sprintf(" %3.0f%%", *st.Progress*100)
+	}
+	if t := a2a.MessageText(st.Message); t != "" {
+		line += ": " + t
+	}
+	if p.terminal {
+		p.frame++
+		fmt.Fprintf(p.w, "\r\033[K%s %s", spinner[p.frame%len(spinner)], line)
+		p.shown = true
+		return
+	}
+	fmt.Fprintf(p.w, "status: %s\n", line)
+}
+
+// done ends the spinner line.
+func (p *statusPrinter) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -84,6 +84,6 @@ func (c *cli) withConfig(body runFunc) func(*cobra.Command, []string) error {
 			return fmt.Errorf("build logger: %w", err)
 		}
 		defer func() { _ = log.Sync() }() // best effort: stderr may not support fsync
-		return body(cmd.Context(), &env{Config: cfg, File: file, Log: log, Out: c.stdout}, args)
+		return body(cmd.Context(), &env{Config: cfg, File: file, Log: log, Out: c.stdout, Err: c.stderr}, args)
 	}
 }

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/a2abus/a2abus/bus/rabbitmq"
+	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+)
+
+func TestInvokeWaitTimesOutOnEmbeddedBus(t *testing.T) {
+	isolate(t, "")
+	code, out, errOut := runCLI(t, "invoke", "Nobody", "echo", "hi", "--wait", "--timeout", "300ms")
+	if code != exitTaskFailed || !strings.Contains(errOut, "TIMEOUT") || !strings.Contains(out, "state=failed") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}
+
+func TestInvokeBadArguments(t *testing.T) {
+	isolate(t, "")
+	cases := [][]string{
+		{"invoke", "a.b", "echo", "x"},
+		{"invoke", "A", "echo", "x", "--input", "{"},
+		{"invoke", "A", "echo", "x", "--priority", "urgent"},
+		{"invoke", "A", "echo"},
+		{"conversation", "show", "../x"},
+	}
+	for _, args := range cases {
+		if code, _, errOut := runCLI(t, args...); code != 1 || !strings.HasPrefix(errOut, "a2abus: ") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// TestInvokeAgainstRealServers runs an agent in this process on the real
+// RabbitMQ and drives it with the CLI: invoke --wait, memory get/list,
+// conversation show, and a failing task's exit code.
+func TestInvokeAgainstRealServers(t *testing.T) {
+	amqpURL, redisURL := testenv.AMQPURL(t), testenv.RedisURL(t)
+	isolate(t, "")
+	id := strings.ToLower(rand.Text()[:10])
+	exchange, agentName, callerName, prefix := "clitest."+id, "CliAgent"+id, "CliCaller"+id, "a2abustest:"+id+":"
+	for k, v := range map[string]string{"BUS_URL": amqpURL, "BUS_EXCHANGE": exchange, "REDIS_URL": redisURL,
+		"REDIS_KEY_PREFIX": prefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn"} {
+		t.Setenv("A2ABUS_"+k, v)
+	}
+	t.Cleanup(func() { cleanupServers(t, amqpURL, redisURL, exchange, prefix, agentName, callerName) })
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: amqpURL, Exchange: exchange})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: agentName}, Bus: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Handle("echo", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
+		return agent.TextResult("echo: " + task.Text()), nil
+	})
+	_ = a.Handle("fail", func(_ context.Context, task *agent.Task) (*agent.Result, error) { return nil, errors.New(task.Text()) })
+	go func() { _ = a.Run(ctx) }()
+	defer a.Close()
+
+	code, out, errOut := runCLI(t, "invoke", agentName, "echo", "hello", "--wait", "--json", "--session", "cli-"+id, "--timeout", "20s")
+	if code != 0 {
+		t.Fatalf("invoke --wait: exit %d: %s", code, errOut)
+	}
+	var res struct {
+		TaskID    string `json:"task_id"`
+		MemoryKey string `json:"memory_key"`
+		Result    struct {
+			State   string `json:"state"`
+			Message struct {
+				Parts []struct {
+					Text string `json:"text"`
+				} `json:"parts"`
+			} `json:"message"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Result.Message.Parts) == 0 || res.Result.Message.Parts[0].Text != "echo: hello" {
+		t.Fatalf("stdout %s (%v)", out, err)
+	}
+	if !strings.Contains(errOut, "status: "+agentName+" working") {
+		t.Errorf("no status line on stderr: %q", errOut)
+	}
+	code, out, _ = runCLI(t, "memory", "get", res.MemoryKey)
+	if code != 0 || !strings.Contains(out, `"echo: hello"`) || !strings.Contains(out, res.TaskID) {
+		t.Fatalf("memory get: exit %d: %s", code, out)
+	}
+	code, out, _ = runCLI(t, "memory", "list", "session/cli-"+id+"/")
+	if code != 0 || !strings.Contains(out, res.MemoryKey) || !strings.Contains(out, "(ttl 1h0m0s)") && !strings.Contains(out, "(ttl 59m") {
+		t.Fatalf("memory list: exit %d: %s", code, out)
+	}
+	code, out, _ = runCLI(t, "conversation", "show", "cli-"+id)
+	if code != 0 || !strings.Contains(out, "#1 ") || !strings.Contains(out, "[Agent '"+agentName+"' completed task "+res.TaskID) ||
+		!strings.Contains(out, res.MemoryKey) {
+		t.Fatalf("conversation show: exit %d: %s", code, out)
+	}
+	code, out, errOut = runCLI(t, "invoke", agentName, "fail", "disk on fire", "--wait", "--timeout", "20s")
+	if code != exitTaskFailed || !strings.Contains(errOut, "EXECUTION_FAILED: disk on fire") || !strings.Contains(out, "state=failed") {
+		t.Fatalf("failing task: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "invoke", agentName, "echo", "fire and forget")
+	if code != 0 || !strings.Contains(out, "task_id:") || !strings.Contains(out, "memory_key: session/") {
+		t.Fatalf("invoke without --wait: exit %d: %s", code, out)
+	}
+}
+
+// cleanupServers removes what a test created on the real servers.
+func cleanupServers(t *testing.T, amqpURL, redisURL, exchange, prefix string, agents ...string) {
+	t.Helper()
+	if conn, err := amqp.Dial(amqpURL); err == nil {
+		if ch, err := conn.Channel(); err == nil {
+			for _, n := range agents {
+				for _, q := range []string{"agent.task." + n, "agent.response." + n} {
+					_, _ = ch.QueueDelete(q, false, false, false)
+				}
+			}
+			_, _ = ch.QueueDelete(exchange+".dead", false, false, false)
+			_ = ch.ExchangeDelete(exchange, false, false)
+			_ = ch.ExchangeDelete(exchange+".dlx", false, false)
+		}
+		_ = conn.Close()
+	}
+	opts, err := goredis.ParseURL(redisURL)
+	if err != nil {
+		return
+	}
+	rdb := goredis.NewClient(opts)
+	defer rdb.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	iter := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
+	for iter.Next(ctx) {
+		rdb.Del(ctx, iter.Val())
+	}
+}

@@ -1,0 +1,91 @@
+package rabbitmq
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/a2abus/a2abus/bus"
+)
+
+// Death reasons set in bus.HeaderDeathReason.
+const (
+	// ReasonRejected: the handler dead-lettered the message.
+	ReasonRejected = "rejected"
+	// ReasonMaxAttempts: the message was requeued MaxAttempts times.
+	ReasonMaxAttempts = "max-attempts"
+)
+
+// HeaderDeathQueue names the queue a dead-lettered message came from.
+const HeaderDeathQueue = "x-a2a-death-queue"
+
+// acker settles one AMQP delivery for bus.Delivery. RabbitMQ cannot change
+// a message's headers on requeue or reject, so a requeue republishes a copy
+// carrying the next attempt number to the same queue (through the default
+// exchange) and a dead-letter republishes a copy carrying the reason to the
+// dead-letter exchange; both are confirmed before the original is acked. If
+// the republish fails the original is nacked back to its queue instead, and
+// its redelivery counts the attempt: a message is never lost that way.
+type acker struct {
+	c       *consumer
+	d       *amqp.Delivery
+	attempt int
+}
+
+// Ack removes the message from its queue.
+func (a *acker) Ack() error {
+	if err := a.d.Ack(false); err != nil {
+		return fmt.Errorf("ack: %w", err)
+	}
+	return nil
+}
+
+// Nack requeues the message as its next attempt, or dead-letters it when
+// requeue is false (reason "rejected") or its attempts are used up
+// (reason "max-attempts").
+func (a *acker) Nack(requeue bool) error {
+	switch {
+	case !requeue:
+		return a.deadLetter(ReasonRejected)
+	case a.attempt >= a.c.opts.MaxAttempts:
+		return a.deadLetter(ReasonMaxAttempts)
+	default:
+		return a.requeue(a.attempt + 1)
+	}
+}
+
+// requeue puts a copy numbered attempt at the back of the queue.
+func (a *acker) requeue(attempt int) error {
+	pub := republishing(a.d, map[string]string{bus.HeaderAttempt: strconv.Itoa(attempt)})
+	return a.replace("", a.c.queue, pub, fmt.Sprintf("requeue as attempt %d", attempt))
+}
+
+// deadLetter sends a copy to the dead-letter exchange with the reason.
+func (a *acker) deadLetter(reason string) error {
+	pub := republishing(a.d, map[string]string{
+		bus.HeaderAttempt:     strconv.Itoa(a.attempt),
+		bus.HeaderDeathReason: reason,
+		HeaderDeathQueue:      a.c.queue,
+	})
+	pub.Expiration = "" // as RabbitMQ's own dead-lettering: it must not expire in the dead queue
+	return a.replace(a.c.b.dlx, originalKey(a.d), pub, "dead-letter ("+reason+")")
+}
+
+// replace publishes pub (confirmed) and then acks the original.
+func (a *acker) replace(exchange, key string, pub amqp.Publishing, what string) error {
+	b := a.c.b
+	ctx, cancel := context.WithTimeout(context.Background(), b.publishTimeout)
+	defer cancel()
+	if err := b.pub.publish(ctx, exchange, key, pub); err != nil {
+		if nerr := a.d.Nack(false, true); nerr != nil {
+			return fmt.Errorf("%s: %w; and nack: %w", what, err, nerr)
+		}
+		return fmt.Errorf("%s: %w (the message went back to its queue)", what, err)
+	}
+	if err := a.d.Ack(false); err != nil {
+		return fmt.Errorf("%s: ack original: %w", what, err)
+	}
+	return nil
+}

@@ -1,0 +1,271 @@
+package rabbitmq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
+)
+
+// terminalError marks a consume error that re-subscribing cannot fix.
+type terminalError struct{ error }
+
+func (e terminalError) Unwrap() error { return e.error }
+
+func isTerminal(err error) bool {
+	var t terminalError
+	return errors.As(err, &t)
+}
+
+// consumerSeq numbers consumer tags.
+var consumerSeq atomic.Uint64
+
+// consumer is one Consume call: it subscribes, runs the handler on
+// Concurrency goroutines and re-subscribes after the channel or connection is
+// lost.
+type consumer struct {
+	b     *Bus
+	queue string
+	opts  bus.ConsumeOptions
+	h     bus.Handler
+
+	subscribed bool        // a subscription has succeeded before (serve's goroutine only)
+	delivered  atomic.Bool // the current subscription received a message
+}
+
+// Consume delivers queue's messages to h on opts.Concurrency goroutines
+// (prefetch = Concurrency) until ctx is done (nil) or the bus is closed
+// (bus.ErrClosed). It survives reconnections. A missing queue is
+// bus.ErrNoQueue. A delivery h leaves unsettled is acked when h returns nil
+// and nacked (requeued as its next attempt) when h returns an error or panics.
+// On stop, in-flight handlers are waited for and prefetched deliveries not
+// yet handled are handed back without counting an attempt.
+func (b *Bus) Consume(ctx context.Context, queue string, opts bus.ConsumeOptions, h bus.Handler) error {
+	switch {
+	case queue == "" || len(queue) > maxShortString:
+		return fmt.Errorf("consume: %w: queue name %q is empty or longer than %d bytes",
+			bus.ErrInvalidMessage, queue, maxShortString)
+	case h == nil:
+		return fmt.Errorf("consume %q: %w: handler is nil", queue, bus.ErrInvalidMessage)
+	}
+	opts = opts.Normalize()
+	if opts.Concurrency > math.MaxUint16 {
+		return fmt.Errorf("consume %q: %w: concurrency %d exceeds %d",
+			queue, bus.ErrInvalidMessage, opts.Concurrency, math.MaxUint16)
+	}
+	if !b.consumers.enter() {
+		return fmt.Errorf("consume %q: %w", queue, bus.ErrClosed)
+	}
+	defer b.consumers.leave()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(b.ctx, cancel)()
+
+	c := &consumer{b: b, queue: queue, opts: opts, h: h}
+	var stale *amqp.Connection
+	for fails := 0; ; {
+		conn, err := b.consume.get(ctx, stale)
+		if err == nil {
+			err = c.serve(ctx, conn)
+		}
+		switch {
+		case b.isClosed():
+			return fmt.Errorf("consume %q: %w", queue, bus.ErrClosed)
+		case ctx.Err() != nil:
+			return nil
+		case isTerminal(err):
+			return err
+		}
+		stale = nil
+		if conn != nil && conn.IsClosed() {
+			stale = conn // get waits for the next connection
+			continue
+		}
+		// The channel closed on a live connection: retry with backoff so that
+		// a refusal the broker repeats cannot spin.
+		if c.delivered.Load() {
+			fails = 0
+		}
+		b.log.Warn("rabbitmq consumer interrupted, re-subscribing",
+			zap.String("queue", queue), zap.Error(err))
+		if sleep(ctx, backoff(b.reconnectMin, b.reconnectMax, fails)) {
+			fails++
+		}
+	}
+}
+
+// serve runs one subscription on a new channel of conn until the channel is
+// lost (it returns an error) or ctx is done (it hands back prefetched
+// deliveries and returns nil).
+func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
+	c.delivered.Store(false)
+	ch, err := conn.Channel()
+	if err != nil {
+		return fmt.Errorf("consume %q: open channel: %w", c.queue, err)
+	}
+	defer func() { _ = ch.Close() }()
+	if err := ch.Qos(c.opts.Concurrency, 0, false); err != nil {
+		return fmt.Errorf("consume %q: set prefetch %d: %w", c.queue, c.opts.Concurrency, err)
+	}
+	tag := "a2abus-" + strconv.FormatUint(consumerSeq.Add(1), 10)
+	deliveries, err := ch.Consume(c.queue, tag, false, false, false, false, nil)
+	if err != nil {
+		return c.subscribeErr(err)
+	}
+	c.subscribed = true
+
+	var wg sync.WaitGroup
+	for range c.opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.work(ctx, deliveries)
+		}()
+	}
+	workersDone := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(workersDone)
+	}()
+
+	select {
+	case <-workersDone: // deliveries closed: channel or connection lost, or cancelled by the broker
+		return fmt.Errorf("consume %q: subscription ended: %w", c.queue, channelReason(ch))
+	case <-ctx.Done():
+	}
+	// Stop: the broker sends no more after cancel-ok; the deliveries it had
+	// already pushed are handed back unhandled.
+	if err := ch.Cancel(tag, false); err == nil {
+		for d := range deliveries {
+			c.handBack(&d)
+		}
+	}
+	<-workersDone
+	return nil
+}
+
+// work handles deliveries until they end or ctx is done.
+func (c *consumer) work(ctx context.Context, deliveries <-chan amqp.Delivery) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case d, ok := <-deliveries:
+			if !ok {
+				return
+			}
+			c.delivered.Store(true)
+			if ctx.Err() != nil {
+				c.handBack(&d)
+				continue
+			}
+			c.handle(ctx, &d)
+		}
+	}
+}
+
+// handle runs the handler on one delivery and settles what it left unsettled.
+func (c *consumer) handle(ctx context.Context, d *amqp.Delivery) {
+	a := &acker{c: c, d: d, attempt: attemptOf(d.Headers)}
+	if d.Redelivered {
+		// The consumer that had it died or lost its connection without
+		// settling: that was an attempt. Count it where it sticks — a copy
+		// carrying the next attempt number — rather than handling it now.
+		if err := a.Nack(true); err != nil {
+			c.b.log.Warn("rabbitmq: count redelivery", zap.String("queue", c.queue),
+				zap.String("message_id", d.MessageId), zap.Error(err))
+		}
+		return
+	}
+	del := bus.NewDelivery(fromDelivery(d), c.queue, a.attempt, c.opts.MaxAttempts, a)
+	herr := c.call(ctx, del)
+	if del.Settled() {
+		return
+	}
+	var err error
+	if herr == nil {
+		err = del.Ack()
+	} else {
+		c.b.log.Debug("rabbitmq: handler failed, requeueing", zap.String("queue", c.queue),
+			zap.String("message_id", d.MessageId), zap.Int("attempt", a.attempt), zap.Error(herr))
+		err = del.Nack()
+	}
+	if err != nil {
+		c.b.log.Warn("rabbitmq: settle delivery", zap.String("queue", c.queue), zap.Error(err))
+	}
+}
+
+// call runs the handler, turning a panic into an error.
+func (c *consumer) call(ctx context.Context, d *bus.Delivery) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.b.log.Error("rabbitmq: handler panicked", zap.String("queue", c.queue),
+				zap.String("message_id", d.MessageID), zap.Any("panic", r),
+				zap.ByteString("stack", debug.Stack()))
+			err = fmt.Errorf("handler panicked: %v", r)
+		}
+	}()
+	return c.h(ctx, d)
+}
+
+// handBack returns a delivery that was never handled: republished unchanged
+// (same attempt) and acked, so that stopping a consumer costs no attempt.
+func (c *consumer) handBack(d *amqp.Delivery) {
+	a := &acker{c: c, d: d, attempt: attemptOf(d.Headers)}
+	var err error
+	if d.Redelivered {
+		err = a.Nack(true) // its earlier, crashed attempt still counts
+	} else {
+		err = a.requeue(a.attempt)
+	}
+	if err != nil {
+		c.b.log.Warn("rabbitmq: hand back delivery", zap.String("queue", c.queue), zap.Error(err))
+	}
+}
+
+// subscribeErr classifies a basic.consume refusal.
+func (c *consumer) subscribeErr(err error) error {
+	var ae *amqp.Error
+	if errors.As(err, &ae) {
+		switch {
+		case ae.Code == amqp.NotFound:
+			return terminalError{fmt.Errorf("consume %q: %w: %s", c.queue, bus.ErrNoQueue, ae.Reason)}
+		case ae.Code == amqp.AccessRefused,
+			// After a reconnect the broker may briefly still hold the old
+			// connection's exclusive queue: only a first refusal is final.
+			ae.Code == amqp.ResourceLocked && !c.subscribed:
+			return terminalError{fmt.Errorf("consume %q: %w", c.queue, err)}
+		}
+	}
+	return fmt.Errorf("consume %q: %w", c.queue, err)
+}
+
+// channelReason is why ch closed, as far as it is known.
+func channelReason(ch *amqp.Channel) error {
+	if ch.IsClosed() {
+		return amqp.ErrClosed
+	}
+	return errors.New("consumer cancelled by the broker")
+}
+
+// sleep waits d or until ctx is done; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

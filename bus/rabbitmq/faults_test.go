@@ -1,0 +1,280 @@
+//go:build faults
+
+package rabbitmq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
+)
+
+// faultBound bounds the recovery waits of fault tests (a broker restart takes seconds).
+const faultBound = 90 * time.Second
+
+// rabbitmqctl runs one rabbitmqctl command; the test needs the broker to be
+// on this machine.
+func rabbitmqctl(t *testing.T, args ...string) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), faultBound)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "rabbitmqctl", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("rabbitmqctl %v: %w: %s", args, err, out)
+	}
+	return nil
+}
+
+// needRabbitmqctl skips (fails under CI) when the broker cannot be controlled.
+func needRabbitmqctl(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("rabbitmqctl"); err != nil {
+		if testenv.InCI() {
+			t.Fatalf("rabbitmqctl not found under CI=true: %v", err)
+		}
+		t.Skipf("rabbitmqctl not found: %v", err)
+	}
+}
+
+// restoreBroker makes sure, when the test ends, that the broker app runs and
+// accepts AMQP connections again.
+func restoreBroker(t *testing.T, url string) {
+	t.Cleanup(func() {
+		if err := rabbitmqctl(t, "start_app"); err != nil {
+			t.Errorf("restore broker: %v", err)
+		}
+		if err := rabbitmqctl(t, "await_startup"); err != nil {
+			t.Errorf("restore broker: %v", err)
+		}
+		deadline := time.Now().Add(faultBound)
+		for {
+			c, err := amqp.Dial(url)
+			if err == nil {
+				_ = c.Close()
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("broker does not answer after restore: %v", err)
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+}
+
+// TestFaultPublishThroughConnectionClose: no confirmed message is lost when
+// the broker closes every connection mid-stream.
+func TestFaultPublishThroughConnectionClose(t *testing.T) {
+	streamThroughFault(t, func(t *testing.T) error {
+		return rabbitmqctl(t, "close_all_connections", "test")
+	})
+}
+
+// TestFaultPublishThroughBrokerRestart: no confirmed message is lost when the
+// broker application stops and starts mid-stream.
+func TestFaultPublishThroughBrokerRestart(t *testing.T) {
+	streamThroughFault(t, func(t *testing.T) error {
+		if err := rabbitmqctl(t, "stop_app"); err != nil {
+			return err
+		}
+		time.Sleep(time.Second) // publishes meanwhile wait for the connection
+		return rabbitmqctl(t, "start_app")
+	})
+}
+
+// streamThroughFault publishes 1,000 confirmed messages from 8 goroutines
+// while fault runs in the middle; a publish that fails is retried until it
+// succeeds. Every confirmed message must be consumed (duplicates allowed).
+// While the fault runs the stream is paced, and its last 100 messages wait
+// for the fault to end, so publishes are in flight throughout the fault and
+// after it.
+func streamThroughFault(t *testing.T, fault func(t *testing.T) error) {
+	const n, faultAt, tail, workers = 1000, 300, 100, 8
+	needRabbitmqctl(t)
+	e := newTestEnv(t)
+	restoreBroker(t, e.url) // runs before the env's cleanup
+	b := e.open(t, Options{ReconnectMin: 50 * time.Millisecond, ReconnectMax: time.Second, Logger: zaptest.NewLogger(t)})
+	spec := e.taskQueue(t, b)
+
+	var mu sync.Mutex
+	got := map[string]int{}
+	consume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: 8}, func(_ context.Context, d *bus.Delivery) error {
+		mu.Lock()
+		got[d.MessageID]++
+		mu.Unlock()
+		return nil
+	})
+
+	faultDone := make(chan struct{})
+	var faultErr error
+	ids := make(chan int)
+	go func() {
+		defer close(ids)
+		for i := range n {
+			switch i {
+			case faultAt:
+				go func() {
+					defer close(faultDone)
+					faultErr = fault(t)
+				}()
+			case n - tail:
+				<-faultDone
+			}
+			ids <- i
+		}
+	}()
+
+	var (
+		cmu       sync.Mutex
+		confirmed []string
+		failures  int
+		wg        sync.WaitGroup
+	)
+	for range workers {
+		wg.Go(func() {
+			for i := range ids {
+				if i >= faultAt && !closed(faultDone) {
+					time.Sleep(15 * time.Millisecond)
+				}
+				m := message(spec.Name)
+				m.MessageID = fmt.Sprintf("m-%04d", i)
+				f, err := publishUntilConfirmed(b, m)
+				cmu.Lock()
+				failures += f
+				if err == nil {
+					confirmed = append(confirmed, m.MessageID)
+				}
+				cmu.Unlock()
+				if err != nil {
+					t.Errorf("publish %s: %v", m.MessageID, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if faultErr != nil {
+		t.Fatalf("fault: %v", faultErr)
+	}
+	t.Logf("%d publishes failed and were retried", failures)
+
+	deadline := time.Now().Add(faultBound)
+	for {
+		mu.Lock()
+		var missing []string
+		for _, id := range confirmed {
+			if got[id] == 0 {
+				missing = append(missing, id)
+			}
+		}
+		dups := 0
+		for _, c := range got {
+			dups += c - 1
+		}
+		mu.Unlock()
+		if len(missing) == 0 {
+			t.Logf("all %d confirmed messages consumed, %d duplicates", len(confirmed), dups)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d confirmed messages never consumed, e.g. %v", len(missing), missing[:min(5, len(missing))])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// publishUntilConfirmed retries m until Publish returns nil; it returns how
+// many attempts failed. Only "not confirmed" and, while queues come back,
+// "unroutable" are expected failures.
+func publishUntilConfirmed(b *Bus, m bus.Message) (failures int, err error) {
+	deadline := time.Now().Add(faultBound)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		err := b.Publish(ctx, m)
+		cancel()
+		switch {
+		case err == nil:
+			return failures, nil
+		case !errors.Is(err, bus.ErrNotConfirmed) && !errors.Is(err, bus.ErrUnroutable):
+			return failures, fmt.Errorf("unexpected error: %w", err)
+		case time.Now().After(deadline):
+			return failures, fmt.Errorf("still failing after %v: %w", faultBound, err)
+		}
+		failures++
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestFaultConsumeResumesAfterReconnect: after the broker closed every
+// connection, consumers of a task queue and of an exclusive instance queue
+// (re-declared on the new connection) deliver again, and Publish works.
+func TestFaultConsumeResumesAfterReconnect(t *testing.T) {
+	needRabbitmqctl(t)
+	e := newTestEnv(t)
+	b := e.open(t, Options{ReconnectMin: 50 * time.Millisecond, ReconnectMax: time.Second, Logger: zaptest.NewLogger(t)})
+	task := e.taskQueue(t, b)
+	s := unique()
+	inst, err := bus.InstanceQueue("Rmq"+s, "i1", "agent.cancel.Rmq"+s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Declare(t.Context(), inst); err != nil {
+		t.Fatal(err)
+	}
+	tasks, cancels := newCollector(), newCollector()
+	consume(t, b, task.Name, bus.ConsumeOptions{}, tasks.handle)
+	consume(t, b, inst.Name, bus.ConsumeOptions{}, cancels.handle)
+
+	roundTrip := func(stage string) {
+		for _, q := range []struct {
+			key string
+			c   *collector
+		}{{task.Bindings[0], tasks}, {inst.Bindings[0], cancels}} {
+			m := message(q.key)
+			if err := publishRetrying(t, b, m); err != nil {
+				t.Fatalf("%s: publish to %q: %v", stage, q.key, err)
+			}
+			if d := q.c.next(t); d.MessageID != m.MessageID {
+				t.Fatalf("%s: consumer of %q got %q, want %q", stage, q.key, d.MessageID, m.MessageID)
+			}
+		}
+	}
+	roundTrip("before")
+	if err := rabbitmqctl(t, "close_all_connections", "test"); err != nil {
+		t.Fatal(err)
+	}
+	roundTrip("after reconnect")
+}
+
+// publishRetrying publishes m until it is confirmed; an instance queue is
+// unroutable until its connection is back and has re-declared it.
+func publishRetrying(t *testing.T, b *Bus, m bus.Message) error {
+	t.Helper()
+	deadline := time.Now().Add(faultBound)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := b.Publish(ctx, m)
+		cancel()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

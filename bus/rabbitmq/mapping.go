@@ -1,0 +1,213 @@
+package rabbitmq
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/a2abus/a2abus/bus"
+)
+
+// headerRoutingKey keeps a message's original routing key when the bus
+// republishes it straight to a queue (a requeue goes through the default
+// exchange with the queue name as key), so Delivery.RoutingKey survives.
+const headerRoutingKey = "x-a2a-routing-key"
+
+// headerFirstDeathReason is set by RabbitMQ when it dead-letters a message
+// itself (expired, rejected without the bus, queue limits).
+const headerFirstDeathReason = "x-first-death-reason"
+
+// validateMessage checks what AMQP would refuse or silently mangle.
+func validateMessage(m bus.Message) error {
+	switch {
+	case m.RoutingKey == "":
+		return fmt.Errorf("%w: message %q has no routing key", bus.ErrInvalidMessage, m.MessageID)
+	case m.Priority > bus.MaxPriority:
+		return fmt.Errorf("%w: message %q has priority %d above %d",
+			bus.ErrInvalidMessage, m.MessageID, m.Priority, bus.MaxPriority)
+	case m.Expiration < 0:
+		return fmt.Errorf("%w: message %q has negative expiration %s",
+			bus.ErrInvalidMessage, m.MessageID, m.Expiration)
+	}
+	for _, f := range [...]struct{ name, v string }{
+		{"routing key", m.RoutingKey}, {"type", m.Type}, {"message id", m.MessageID},
+		{"correlation id", m.CorrelationID}, {"reply-to", m.ReplyTo}, {"content type", m.ContentType},
+	} {
+		if len(f.v) > maxShortString {
+			return fmt.Errorf("%w: message %.40q: %s is longer than %d bytes",
+				bus.ErrInvalidMessage, m.MessageID, f.name, maxShortString)
+		}
+	}
+	for k := range m.Headers {
+		if k == "" || len(k) > maxShortString {
+			return fmt.Errorf("%w: message %.40q: header name %.40q is empty or longer than %d bytes",
+				bus.ErrInvalidMessage, m.MessageID, k, maxShortString)
+		}
+	}
+	return nil
+}
+
+// toPublishing maps a bus message to a persistent AMQP publishing.
+func toPublishing(m bus.Message) amqp.Publishing {
+	return amqp.Publishing{
+		Headers:       headerTable(m.Headers),
+		ContentType:   m.ContentType,
+		DeliveryMode:  amqp.Persistent,
+		Priority:      m.Priority,
+		CorrelationId: m.CorrelationID,
+		ReplyTo:       m.ReplyTo,
+		Expiration:    expirationString(m.Expiration),
+		MessageId:     m.MessageID,
+		Timestamp:     m.Timestamp,
+		Type:          m.Type,
+		Body:          m.Body,
+	}
+}
+
+// fromDelivery maps an AMQP delivery back to a bus message.
+func fromDelivery(d *amqp.Delivery) bus.Message {
+	h := tableHeaders(d.Headers)
+	key := d.RoutingKey
+	if k, ok := h[headerRoutingKey]; ok {
+		key = k
+		delete(h, headerRoutingKey)
+	}
+	delete(h, headerPublishSeq)
+	if r, ok := h[headerFirstDeathReason]; ok && h[bus.HeaderDeathReason] == "" {
+		h[bus.HeaderDeathReason] = r // dead-lettered by the broker itself, e.g. "expired"
+	}
+	if len(h) == 0 {
+		h = nil
+	}
+	return bus.Message{
+		RoutingKey:    key,
+		Type:          d.Type,
+		MessageID:     d.MessageId,
+		CorrelationID: d.CorrelationId,
+		ReplyTo:       d.ReplyTo,
+		ContentType:   d.ContentType,
+		Priority:      d.Priority,
+		Expiration:    parseExpiration(d.Expiration),
+		Timestamp:     d.Timestamp,
+		Headers:       h,
+		Body:          d.Body,
+	}
+}
+
+// republishing copies d for the bus to publish again (requeue, dead-letter):
+// same properties and body, the original routing key kept in a header, and
+// set applied over the headers.
+func republishing(d *amqp.Delivery, set map[string]string) amqp.Publishing {
+	h := make(amqp.Table, len(d.Headers)+len(set)+1)
+	for k, v := range d.Headers {
+		h[k] = v
+	}
+	delete(h, "x-delivery-count") // the quorum queue's own counter
+	delete(h, headerPublishSeq)
+	if _, ok := h[headerRoutingKey]; !ok {
+		h[headerRoutingKey] = d.RoutingKey
+	}
+	for k, v := range set {
+		h[k] = v
+	}
+	return amqp.Publishing{
+		Headers:         h,
+		ContentType:     d.ContentType,
+		ContentEncoding: d.ContentEncoding,
+		DeliveryMode:    amqp.Persistent,
+		Priority:        d.Priority,
+		CorrelationId:   d.CorrelationId,
+		ReplyTo:         d.ReplyTo,
+		Expiration:      d.Expiration,
+		MessageId:       d.MessageId,
+		Timestamp:       d.Timestamp,
+		Type:            d.Type,
+		AppId:           d.AppId,
+		Body:            d.Body,
+	}
+}
+
+// originalKey is the routing key d was first published with.
+func originalKey(d *amqp.Delivery) string {
+	if k, ok := d.Headers[headerRoutingKey].(string); ok && k != "" {
+		return k
+	}
+	return d.RoutingKey
+}
+
+// expirationString is the AMQP expiration of d: whole milliseconds, at least
+// 1 for a positive d (0 would mean "expire unless delivered at once").
+func expirationString(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
+}
+
+// parseExpiration reads an AMQP expiration; absent or malformed is zero.
+func parseExpiration(s string) time.Duration {
+	ms, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// headerTable maps string headers to an AMQP table (nil when empty).
+func headerTable(h map[string]string) amqp.Table {
+	if len(h) == 0 {
+		return nil
+	}
+	t := make(amqp.Table, len(h))
+	for k, v := range h {
+		t[k] = v
+	}
+	return t
+}
+
+// tableHeaders maps AMQP headers to strings: strings and bytes as they are,
+// numbers, booleans and times formatted; nested tables and arrays (such as
+// the broker's x-death) are left out. Nil when there are none.
+func tableHeaders(t amqp.Table) map[string]string {
+	if len(t) == 0 {
+		return nil
+	}
+	h := make(map[string]string, len(t))
+	for k, v := range t {
+		switch v := v.(type) {
+		case string:
+			h[k] = v
+		case []byte:
+			h[k] = string(v)
+		case bool, int, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64:
+			h[k] = fmt.Sprint(v)
+		case amqp.Decimal:
+			h[k] = fmt.Sprintf("%de-%d", v.Value, v.Scale)
+		case time.Time:
+			h[k] = v.UTC().Format(time.RFC3339)
+		}
+	}
+	if len(h) == 0 {
+		return nil
+	}
+	return h
+}
+
+// attemptOf reads the bus attempt header; absent or malformed is 1.
+func attemptOf(t amqp.Table) int {
+	var n int64
+	switch v := t[bus.HeaderAttempt].(type) {
+	case string:
+		n, _ = strconv.ParseInt(v, 10, 32)
+	case int32:
+		n = int64(v)
+	case int64:
+		n = v
+	}
+	if n < 1 {
+		return 1
+	}
+	return int(n)
+}

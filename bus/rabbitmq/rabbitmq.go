@@ -1,0 +1,210 @@
+// Package rabbitmq implements bus.Bus on RabbitMQ with amqp091-go.
+//
+// A Bus holds two connections, one for publishing and one for consuming
+// (which also owns the declared topology, so exclusive queues live on the
+// connection that consumes them). Publishes are persistent, mandatory and
+// confirmed; consumers ack manually with prefetch = concurrency. Classic
+// queues do not count deliveries, so the bus counts attempts itself in
+// bus.HeaderAttempt: a requeue republishes a copy with the next attempt
+// number, and a delivery redelivered by the broker (its consumer died or its
+// connection dropped) is republished as its next attempt before it is
+// handled. Past MaxAttempts a message goes to the dead-letter exchange with
+// bus.HeaderDeathReason. Lost connections are re-dialled with backoff, the
+// topology re-declared and consumers resumed.
+package rabbitmq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// Bus is a bus.Bus on RabbitMQ. It is safe for concurrent use.
+type Bus struct {
+	exchange, dlx, queueType string
+	publishTimeout           time.Duration
+	reconnectMin             time.Duration
+	reconnectMax             time.Duration
+	log                      *zap.Logger
+
+	publish, consume *link
+	pub              *publisher
+	declared         registry
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+
+	consumers  group // Consume calls
+	bg         group // background goroutines
+	supervisor sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ bus.Bus = (*Bus)(nil)
+
+// Dial connects to RabbitMQ, declares the exchange, the dead-letter exchange
+// and the dead queue, and returns a Bus that keeps its connections alive
+// until Close. It fails at once (no retry) when the broker cannot be reached;
+// the error names the host with the password redacted.
+func Dial(ctx context.Context, opts Options) (*Bus, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	bctx, cancel := context.WithCancel(context.Background())
+	b := &Bus{
+		exchange:       opts.Exchange,
+		dlx:            a2a.DeadLetterExchange(opts.Exchange),
+		queueType:      opts.QueueType,
+		publishTimeout: opts.PublishTimeout,
+		reconnectMin:   opts.ReconnectMin,
+		reconnectMax:   opts.ReconnectMax,
+		log:            opts.Logger,
+		ctx:            bctx,
+		cancel:         cancel,
+	}
+	newLink := func(role string, setup func(*amqp.Connection) error) *link {
+		return &link{role: role, url: opts.URL, name: opts.ConnectionName, setup: setup,
+			min: opts.ReconnectMin, max: opts.ReconnectMax, log: opts.Logger, done: bctx.Done()}
+	}
+	b.publish = newLink("publish", b.setupPublish)
+	b.consume = newLink("consume", b.setupConsume)
+	if err := b.publish.connect(ctx); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := b.consume.connect(ctx); err != nil {
+		cancel()
+		_ = b.publish.close(time.Now().Add(closeTimeout))
+		return nil, err
+	}
+	b.pub = newPublisher(b.publish, opts.PublishChannels, &b.bg)
+	for _, l := range []*link{b.publish, b.consume} {
+		b.supervisor.Add(1)
+		go func() {
+			defer b.supervisor.Done()
+			l.run(bctx)
+		}()
+	}
+	return b, nil
+}
+
+// Publish sends msg through the exchange and waits for the broker's confirm,
+// bounded by ctx and Options.PublishTimeout (including any wait for a lost
+// connection to come back).
+func (b *Bus) Publish(ctx context.Context, msg bus.Message) error {
+	if err := validateMessage(msg); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if b.isClosed() {
+		return fmt.Errorf("publish %q: %w", msg.RoutingKey, bus.ErrClosed)
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.publishTimeout)
+	defer cancel()
+	stop := context.AfterFunc(b.ctx, cancel)
+	defer stop()
+	err := b.pub.publish(ctx, b.exchange, msg.RoutingKey, toPublishing(msg))
+	if err != nil {
+		if b.isClosed() {
+			return fmt.Errorf("publish %q: %w (%w)", msg.RoutingKey, bus.ErrClosed, err)
+		}
+		return fmt.Errorf("publish %q to %q: %w", msg.RoutingKey, b.exchange, err)
+	}
+	return nil
+}
+
+// Close stops consumers (Consume returns an error wrapping bus.ErrClosed),
+// fails waiting publishes with bus.ErrClosed and closes both connections.
+// It waits at most about 5s for handlers to return; later calls return the
+// first call's result.
+func (b *Bus) Close() error {
+	b.closeOnce.Do(func() {
+		deadline := time.Now().Add(closeTimeout)
+		b.cancel()
+		var errs []error
+		if !b.consumers.closeAndWait(deadline) {
+			errs = append(errs, fmt.Errorf("rabbitmq: close: consumers still running after %s", closeTimeout))
+		}
+		b.supervisor.Wait() // supervisors return as soon as the context ends
+		for _, l := range []*link{b.consume, b.publish} {
+			if err := l.close(deadline); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if !b.bg.closeAndWait(deadline.Add(time.Second)) {
+			errs = append(errs, errors.New("rabbitmq: close: background operations still running"))
+		}
+		b.closeErr = errors.Join(errs...)
+		if b.closeErr != nil {
+			b.log.Warn("rabbitmq close incomplete", zap.Error(b.closeErr))
+		}
+	})
+	return b.closeErr
+}
+
+func (b *Bus) isClosed() bool { return b.ctx.Err() != nil }
+
+// group tracks goroutines so Close can wait for them; once closed it refuses
+// new members.
+type group struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// enter adds a member unless the group is closed.
+func (g *group) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+func (g *group) leave() { g.wg.Done() }
+
+// Go runs fn in a member goroutine; once the group is closed it does not
+// run fn and returns false.
+func (g *group) Go(fn func()) bool {
+	if !g.enter() {
+		return false
+	}
+	go func() {
+		defer g.leave()
+		fn()
+	}()
+	return true
+}
+
+// closeAndWait closes the group and waits for its members until deadline;
+// it reports whether they all returned.
+func (g *group) closeAndWait(deadline time.Time) bool {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		g.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}

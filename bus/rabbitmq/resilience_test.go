@@ -1,0 +1,183 @@
+package rabbitmq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/bus"
+)
+
+// Many publishes in flight on few channels, routable and not: each learns
+// its own fate.
+func TestConcurrentReturnsMatchTheirPublish(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	b := e.open(t, Options{PublishChannels: 2})
+	spec := e.taskQueue(t, b)
+	var mu sync.Mutex
+	routed := map[string]bool{}
+	consume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: 8}, func(_ context.Context, d *bus.Delivery) error {
+		mu.Lock()
+		routed[d.MessageID] = true
+		mu.Unlock()
+		return nil
+	})
+	const goroutines, each = 32, 20
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				key, want := spec.Name, error(nil)
+				if (g+i)%3 == 0 {
+					key, want = "agent.task.Nobody"+unique(), bus.ErrUnroutable
+				}
+				m := message(key)
+				m.MessageID = fmt.Sprintf("m-%d-%d", g, i)
+				err := b.Publish(t.Context(), m)
+				if (want == nil && err != nil) || (want != nil && !errors.Is(err, want)) {
+					t.Errorf("publish %s to %q = %v, want %v", m.MessageID, key, err, want)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	want := 0
+	for g := range goroutines {
+		for i := range each {
+			if (g+i)%3 != 0 {
+				want++
+			}
+		}
+	}
+	deadline := time.Now().Add(waitBound)
+	for {
+		mu.Lock()
+		n := len(routed)
+		mu.Unlock()
+		if n == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d messages consumed, want %d", n, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Publishes in flight when the publish connection drops fail with
+// ErrNotConfirmed (never success); retried, every confirmed one arrives.
+func TestPublishesInFlightWhenConnectionDrops(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	b := e.open(t, Options{ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
+	spec := e.taskQueue(t, b)
+	var mu sync.Mutex
+	got := map[string]bool{}
+	consume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: 8}, func(_ context.Context, d *bus.Delivery) error {
+		mu.Lock()
+		got[d.MessageID] = true
+		mu.Unlock()
+		return nil
+	})
+
+	const goroutines, each = 16, 40
+	var (
+		wg       sync.WaitGroup
+		failures sync.Map
+		dropOnce sync.Once
+	)
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				if g == 0 && i == each/4 {
+					dropOnce.Do(func() { _ = b.publish.current().conn.Close() })
+				}
+				m := message(spec.Name)
+				m.MessageID = fmt.Sprintf("m-%d-%d", g, i)
+				for attempt := 1; ; attempt++ {
+					err := b.Publish(t.Context(), m)
+					if err == nil {
+						break
+					}
+					failures.Store(m.MessageID, true)
+					if !errors.Is(err, bus.ErrNotConfirmed) || attempt == 20 {
+						t.Errorf("publish %s attempt %d: %v", m.MessageID, attempt, err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	n := 0
+	failures.Range(func(any, any) bool { n++; return true })
+	t.Logf("%d publishes failed while the connection dropped and were retried", n)
+	deadline := time.Now().Add(waitBound)
+	for {
+		mu.Lock()
+		c := len(got)
+		mu.Unlock()
+		if c == goroutines*each {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d confirmed messages consumed", c, goroutines*each)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A publish waiting for a lost connection fails with ErrClosed when the bus
+// closes.
+func TestCloseFailsPublishWaitingForConnection(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	b := e.dial(t, Options{ReconnectMin: time.Minute, ReconnectMax: time.Minute})
+	spec := e.taskQueue(t, b)
+	_ = b.publish.current().conn.Close()
+
+	done := make(chan error, 1)
+	go func() { done <- b.Publish(context.Background(), message(spec.Name)) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Publish without a connection returned %v at once, want it to wait", err)
+	case <-time.After(100 * time.Millisecond): // it is waiting (a correct bus waits however long this is)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, bus.ErrClosed) {
+			t.Errorf("waiting Publish after Close = %v, want ErrClosed", err)
+		}
+	case <-time.After(waitBound):
+		t.Fatal("waiting Publish not released by Close")
+	}
+	if err := <-closed; err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+// Consume keeps delivering after its channel's connection was closed under it.
+func TestConsumeSurvivesConnectionLoss(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	b := e.open(t, Options{ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
+	spec := e.taskQueue(t, b)
+	c := newCollector()
+	consume(t, b, spec.Name, bus.ConsumeOptions{}, c.handle)
+	for round := range 2 {
+		m := message(spec.Name)
+		if err := b.Publish(t.Context(), m); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if d := c.next(t); d.MessageID != m.MessageID {
+			t.Fatalf("round %d: got %q, want %q", round, d.MessageID, m.MessageID)
+		}
+		_ = b.consume.current().conn.Close()
+	}
+}

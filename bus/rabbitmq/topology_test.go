@@ -1,0 +1,73 @@
+package rabbitmq
+
+import (
+	"errors"
+	"maps"
+	"testing"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/a2abus/a2abus/bus"
+)
+
+func TestQueueArgs(t *testing.T) {
+	const dlx = "a2a.dlx"
+	for _, tc := range []struct {
+		kind      bus.QueueKind
+		queueType string
+		want      queueParams
+	}{
+		{bus.KindTask, QueueTypeClassic, queueParams{Durable: true,
+			Args: amqp.Table{"x-dead-letter-exchange": dlx, "x-max-priority": int32(bus.MaxPriority)}}},
+		{bus.KindTask, QueueTypeQuorum, queueParams{Durable: true,
+			Args: amqp.Table{"x-dead-letter-exchange": dlx, "x-queue-type": "quorum"}}},
+		{bus.KindResponse, QueueTypeClassic, queueParams{Durable: true,
+			Args: amqp.Table{"x-dead-letter-exchange": dlx}}},
+		{bus.KindResponse, QueueTypeQuorum, queueParams{Durable: true,
+			Args: amqp.Table{"x-dead-letter-exchange": dlx, "x-queue-type": "quorum"}}},
+		{bus.KindInstance, QueueTypeClassic, queueParams{Exclusive: true, AutoDelete: true}},
+		{bus.KindInstance, QueueTypeQuorum, queueParams{Exclusive: true, AutoDelete: true}},
+		{bus.KindDead, QueueTypeClassic, queueParams{Durable: true}},
+		{bus.KindDead, QueueTypeQuorum, queueParams{Durable: true, Args: amqp.Table{"x-queue-type": "quorum"}}},
+	} {
+		got, err := queueArgs(tc.kind, tc.queueType, dlx)
+		if err != nil {
+			t.Errorf("%s/%s: %v", tc.kind, tc.queueType, err)
+			continue
+		}
+		if got.Durable != tc.want.Durable || got.Exclusive != tc.want.Exclusive ||
+			got.AutoDelete != tc.want.AutoDelete || !maps.Equal(got.Args, tc.want.Args) {
+			t.Errorf("%s/%s: queueArgs = %+v, want %+v", tc.kind, tc.queueType, got, tc.want)
+		}
+	}
+	if _, err := queueArgs(bus.QueueKind(42), QueueTypeClassic, dlx); !errors.Is(err, bus.ErrInvalidMessage) {
+		t.Errorf("unknown kind: err = %v, want ErrInvalidMessage", err)
+	}
+}
+
+func TestTopologyErr(t *testing.T) {
+	refusal := &amqp.Error{Code: amqp.PreconditionFailed, Reason: "PRECONDITION_FAILED - inequivalent arg 'x-max-priority'"}
+	err := topologyErr(`declare task queue "agent.task.X"`, refusal)
+	if !errors.Is(err, bus.ErrTopologyMismatch) || err.Error() !=
+		`declare task queue "agent.task.X": bus: topology mismatch: PRECONDITION_FAILED - inequivalent arg 'x-max-priority'` {
+		t.Errorf("topologyErr = %v", err)
+	}
+	other := &amqp.Error{Code: amqp.AccessRefused, Reason: "ACCESS_REFUSED"}
+	if err := topologyErr("declare", other); errors.Is(err, bus.ErrTopologyMismatch) || !errors.Is(err, other) {
+		t.Errorf("topologyErr(403) = %v, want the refusal wrapped, no mismatch", err)
+	}
+}
+
+func TestValidateSpec(t *testing.T) {
+	long := string(make([]byte, 256))
+	for name, spec := range map[string]bus.QueueSpec{
+		"no name":       {Kind: bus.KindTask},
+		"unknown kind":  {Name: "q"},
+		"long name":     {Name: long, Kind: bus.KindTask},
+		"empty binding": {Name: "q", Kind: bus.KindInstance, Bindings: []string{""}},
+	} {
+		if err := validateSpec(spec); !errors.Is(err, bus.ErrInvalidMessage) {
+			t.Errorf("%s: validateSpec = %v, want ErrInvalidMessage", name, err)
+		}
+	}
+}

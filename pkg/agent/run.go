@@ -31,6 +31,9 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 	}
 	for _, spec := range []bus.QueueSpec{taskSpec, instSpec} {
 		if err := a.opts.Bus.Declare(ctx, spec); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped while starting
+			}
 			return fmt.Errorf("agent %q: declare %q: %w", name, spec.Name, err)
 		}
 	}

@@ -171,6 +171,9 @@ func (c *Caller) Run(ctx context.Context) error {
 	}
 	for _, s := range []bus.QueueSpec{respSpec, eventSpec} {
 		if err := c.declare(ctx, s); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped while starting
+			}
 			return err
 		}
 	}

@@ -11,30 +11,29 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/bus/inproc"
+	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
-	"github.com/a2abus/a2abus/memory/inmem"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 )
 
-// world is an embedded bus and memory shared by callers and agents.
+// world wraps a testworld with helpers to start callers and agents on it.
 type world struct {
-	t      *testing.T
-	broker *inproc.Broker
-	mem    memory.Memory
+	*testworld.World
+	t   *testing.T
+	mem memory.Memory
 }
 
-func newWorld(t *testing.T) *world {
-	t.Helper()
-	w := &world{t: t, broker: inproc.NewBroker(inproc.Options{}), mem: inmem.New(inmem.Options{})}
-	t.Cleanup(func() { _ = w.broker.Close(); _ = w.mem.Close() })
-	return w
+func wrap(t *testing.T, tw *testworld.World) *world { return &world{World: tw, t: t, mem: tw.Memory} }
+
+// each runs f on the embedded bus and memory and on the real servers.
+func each(t *testing.T, f func(t *testing.T, w *world)) {
+	testworld.Each(t, func(t *testing.T, tw *testworld.World) { f(t, wrap(t, tw)) })
 }
 
 func (w *world) caller(name string, run bool, mod ...func(*Options)) *Caller {
 	w.t.Helper()
-	o := Options{Name: name, Bus: w.broker.Connect(), Memory: w.mem, SweepInterval: 50 * time.Millisecond}
+	o := Options{Name: name, Bus: w.Connect(w.t), Memory: w.mem, SweepInterval: 50 * time.Millisecond}
 	for _, m := range mod {
 		m(&o)
 	}
@@ -55,7 +54,7 @@ func (w *world) caller(name string, run bool, mod ...func(*Options)) *Caller {
 
 func (w *world) agent(name string, skills map[string]agent.Handler) *agent.Agent {
 	w.t.Helper()
-	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: name, Version: "1.0"}, Bus: w.broker.Connect(), StopTimeout: time.Second})
+	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: name, Version: "1.0"}, Bus: w.Connect(w.t), StopTimeout: time.Second})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -99,65 +98,79 @@ func ctxT(t *testing.T) context.Context {
 }
 
 func TestCallStoresNotifiesAndStreams(t *testing.T) {
-	w := newWorld(t)
-	w.agent("Echo", map[string]agent.Handler{"echo": func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
-		if err := task.Progress(ctx, "thinking", 0.5); err != nil {
-			return nil, err
+	each(t, func(t *testing.T, w *world) {
+		n := w.N
+		seen := make(chan struct{}) // closed when the caller saw the status
+		var once sync.Once
+		w.agent(n("Echo"), map[string]agent.Handler{"echo": func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
+			if err := task.Progress(ctx, "thinking", 0.5); err != nil {
+				return nil, err
+			}
+			select { // the status streams to the waiting Call while the task runs
+			case <-seen:
+			case <-time.After(10 * time.Second):
+				return nil, errors.New("the caller never saw the status update")
+			}
+			return &agent.Result{Message: a2a.NewTextMessage(a2a.RoleAgent, "echo: "+task.Text()),
+				Artifacts: []*a2a.Artifact{{ID: "a1", Name: "data", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"n": 1})}}}}, nil
+		}})
+		c := w.caller(n("Primary"), true)
+		var mu sync.Mutex
+		var statuses []string
+		out, err := c.Call(ctxT(t), Request{Target: n("Echo"), Skill: "echo", Text: "hi", SessionID: "s1"}, func(st *a2a.TaskStatus) {
+			mu.Lock()
+			defer mu.Unlock()
+			statuses = append(statuses, a2a.MessageText(st.Message))
+			if a2a.MessageText(st.Message) == "thinking" {
+				once.Do(func() { close(seen) })
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return &agent.Result{Message: a2a.NewTextMessage(a2a.RoleAgent, "echo: "+task.Text()),
-			Artifacts: []*a2a.Artifact{{ID: "a1", Name: "data", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"n": 1})}}}}, nil
-	}})
-	c := w.caller("Primary", true)
-	var mu sync.Mutex
-	var statuses []string
-	out, err := c.Call(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: "hi", SessionID: "s1"}, func(st *a2a.TaskStatus) {
+		if out.Err() != nil || out.Result.Text() != "echo: hi" || len(out.Result.Artifacts) != 1 {
+			t.Fatalf("outcome = %+v", out.Result)
+		}
+		want := fmt.Sprintf("session/s1/a2a/%s/%s/result", n("Echo"), out.TaskID)
+		if out.MemoryKey != want {
+			t.Fatalf("memory key = %q, want %q", out.MemoryKey, want)
+		}
+		ttl, err := w.mem.TTL(context.Background(), out.MemoryKey)
+		if err != nil || ttl <= 59*time.Minute || ttl > 60*time.Minute {
+			t.Fatalf("result TTL = %v, %v; want about 60m", ttl, err)
+		}
+		turns := w.turns("s1")
+		if len(turns) != 1 || !strings.Contains(turns[0].Content, "[Agent '"+n("Echo")+"' completed task "+out.TaskID+" (state=completed)]: echo: hi") ||
+			!strings.Contains(turns[0].Content, "get_from_working_memory with key '"+want+"'") || turns[0].Meta[MetaTaskID] != out.TaskID {
+			t.Fatalf("turns = %+v", turns)
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		statuses = append(statuses, a2a.MessageText(st.Message))
+		if !strings.Contains(strings.Join(statuses, "|"), "thinking") {
+			t.Fatalf("statuses seen = %q", statuses)
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Err() != nil || out.Result.Text() != "echo: hi" || len(out.Result.Artifacts) != 1 {
-		t.Fatalf("outcome = %+v", out.Result)
-	}
-	want := fmt.Sprintf("session/s1/a2a/Echo/%s/result", out.TaskID)
-	if out.MemoryKey != want {
-		t.Fatalf("memory key = %q, want %q", out.MemoryKey, want)
-	}
-	ttl, err := w.mem.TTL(context.Background(), out.MemoryKey)
-	if err != nil || ttl <= 59*time.Minute || ttl > 60*time.Minute {
-		t.Fatalf("result TTL = %v, %v; want about 60m", ttl, err)
-	}
-	turns := w.turns("s1")
-	if len(turns) != 1 || !strings.Contains(turns[0].Content, "[Agent 'Echo' completed task "+out.TaskID+" (state=completed)]: echo: hi") ||
-		!strings.Contains(turns[0].Content, "get_from_working_memory with key '"+want+"'") || turns[0].Meta[MetaTaskID] != out.TaskID {
-		t.Fatalf("turns = %+v", turns)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.Contains(strings.Join(statuses, "|"), "thinking") {
-		t.Fatalf("statuses seen = %q", statuses)
-	}
 }
 
 func TestErrorOutcome(t *testing.T) {
-	w := newWorld(t)
-	w.agent("Echo", map[string]agent.Handler{"fail": func(context.Context, *agent.Task) (*agent.Result, error) {
-		return nil, errors.New("no luck")
-	}})
-	c := w.caller("Primary", true)
-	out, err := c.Call(ctxT(t), Request{Target: "Echo", Skill: "fail", Text: "x", SessionID: "s2"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a2a.CodeOf(out.Err()) != a2a.CodeExecutionFailed || !strings.Contains(out.Result.Text(), "no luck") {
-		t.Fatalf("outcome = %+v", out.Result)
-	}
-	turns := w.turns("s2")
-	if len(turns) != 1 || !strings.Contains(turns[0].Content, "failed task") || !strings.Contains(turns[0].Content, "code=EXECUTION_FAILED") {
-		t.Fatalf("turns = %+v", turns)
-	}
+	each(t, func(t *testing.T, w *world) {
+		n := w.N
+		w.agent(n("Echo"), map[string]agent.Handler{"fail": func(context.Context, *agent.Task) (*agent.Result, error) {
+			return nil, errors.New("no luck")
+		}})
+		c := w.caller(n("Primary"), true)
+		out, err := c.Call(ctxT(t), Request{Target: n("Echo"), Skill: "fail", Text: "x", SessionID: "s2"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a2a.CodeOf(out.Err()) != a2a.CodeExecutionFailed || !strings.Contains(out.Result.Text(), "no luck") {
+			t.Fatalf("outcome = %+v", out.Result)
+		}
+		turns := w.turns("s2")
+		if len(turns) != 1 || !strings.Contains(turns[0].Content, "failed task") || !strings.Contains(turns[0].Content, "code=EXECUTION_FAILED") {
+			t.Fatalf("turns = %+v", turns)
+		}
+	})
 }
 
 // publishAs publishes a payload to the caller's response queue, as an agent would.
@@ -174,143 +187,153 @@ func publishAs(t *testing.T, b bus.Bus, caller string, p a2a.Payload) {
 }
 
 func TestRedeliveredResponseNotifiesOnce(t *testing.T) {
-	w := newWorld(t)
-	c := w.caller("Primary", true)
-	inv, err := c.Invoke(ctxT(t), Request{Target: "Offline", Skill: "echo", Text: "x", SessionID: "s3"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := &a2a.TaskResult{TaskID: inv.TaskID, Agent: "Offline", State: a2a.StateCompleted, Message: a2a.NewTextMessage(a2a.RoleAgent, "done"), Time: time.Now()}
-	b := w.broker.Connect()
-	publishAs(t, b, "Primary", res)
-	publishAs(t, b, "Primary", res) // the same result delivered twice
-	out, err := c.Wait(ctxT(t), inv.TaskID, nil)
-	if err != nil || out.Result.Text() != "done" {
-		t.Fatalf("wait = %+v, %v", out, err)
-	}
-	time.Sleep(200 * time.Millisecond) // let the duplicate be handled
-	if turns := w.turns("s3"); len(turns) != 1 {
-		t.Fatalf("%d notification turns, want 1: %+v", len(turns), turns)
-	}
+	each(t, func(t *testing.T, w *world) {
+		n := w.N
+		c := w.caller(n("Primary"), true)
+		inv, err := c.Invoke(ctxT(t), Request{Target: n("Offline"), Skill: "echo", Text: "x", SessionID: "s3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := &a2a.TaskResult{TaskID: inv.TaskID, Agent: n("Offline"), State: a2a.StateCompleted, Message: a2a.NewTextMessage(a2a.RoleAgent, "done"), Time: time.Now()}
+		b := w.Connect(t)
+		publishAs(t, b, n("Primary"), res)
+		publishAs(t, b, n("Primary"), res) // the same result delivered twice
+		out, err := c.Wait(ctxT(t), inv.TaskID, nil)
+		if err != nil || out.Result.Text() != "done" {
+			t.Fatalf("wait = %+v, %v", out, err)
+		}
+		time.Sleep(200 * time.Millisecond) // let the duplicate be handled
+		if turns := w.turns("s3"); len(turns) != 1 {
+			t.Fatalf("%d notification turns, want 1: %+v", len(turns), turns)
+		}
+	})
 }
 
 func TestTimeoutThenLateResult(t *testing.T) {
-	w := newWorld(t)
-	c := w.caller("Primary", true)
-	// A running instance of the target receives the cancel.
-	cancels := make(chan string, 1)
-	cb := w.broker.Connect()
-	cancelKey, _ := a2a.CancelRoutingKey("Slow")
-	spec, _ := bus.InstanceQueue("Slow", "probe", cancelKey)
-	if err := cb.Declare(context.Background(), spec); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = cb.Consume(context.Background(), spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
-			cancels <- d.CorrelationID
-			return nil
-		})
-	}()
-	start := time.Now()
-	out, err := c.Call(ctxT(t), Request{Target: "Slow", Skill: "sleep", Text: "5000", SessionID: "s4", Timeout: 300 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a2a.CodeOf(out.Err()) != a2a.CodeTimeout {
-		t.Fatalf("outcome = %+v", out.Result)
-	}
-	if time.Since(start) < 300*time.Millisecond {
-		t.Fatal("timed out before the deadline")
-	}
-	select {
-	case id := <-cancels:
-		if id != out.TaskID {
-			t.Fatalf("cancel for %q, want %q", id, out.TaskID)
+	each(t, func(t *testing.T, w *world) {
+		n := w.N
+		c := w.caller(n("Primary"), true)
+		// A running instance of the target receives the cancel.
+		cancels := make(chan string, 1)
+		cb := w.Connect(t)
+		cancelKey, _ := a2a.CancelRoutingKey(n("Slow"))
+		spec, _ := bus.InstanceQueue(n("Slow"), "probe", cancelKey)
+		if err := cb.Declare(context.Background(), spec); err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no cancel sent after the timeout")
-	}
-	// The real answer arrives late: stored over the TIMEOUT and notified as late.
-	publishAs(t, w.broker.Connect(), "Primary", &a2a.TaskResult{TaskID: out.TaskID, Agent: "Slow", State: a2a.StateCompleted,
-		Message: a2a.NewTextMessage(a2a.RoleAgent, "finally"), Time: time.Now()})
-	deadline := time.Now().Add(5 * time.Second)
-	for len(w.turns("s4")) < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	turns := w.turns("s4")
-	if len(turns) != 2 || !strings.Contains(turns[0].Content, "did not answer") || !strings.Contains(turns[1].Content, "late") {
-		t.Fatalf("turns = %+v", turns)
-	}
-	if s := w.stored(out.MemoryKey); !s.Late || s.Text() != "finally" {
-		t.Fatalf("stored = %+v", s)
-	}
+		go func() {
+			_ = cb.Consume(context.Background(), spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
+				cancels <- d.CorrelationID
+				return nil
+			})
+		}()
+		start := time.Now()
+		out, err := c.Call(ctxT(t), Request{Target: n("Slow"), Skill: "sleep", Text: "5000", SessionID: "s4", Timeout: 300 * time.Millisecond}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a2a.CodeOf(out.Err()) != a2a.CodeTimeout {
+			t.Fatalf("outcome = %+v", out.Result)
+		}
+		if time.Since(start) < 300*time.Millisecond {
+			t.Fatal("timed out before the deadline")
+		}
+		select {
+		case id := <-cancels:
+			if id != out.TaskID {
+				t.Fatalf("cancel for %q, want %q", id, out.TaskID)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no cancel sent after the timeout")
+		}
+		// The real answer arrives late: stored over the TIMEOUT and notified as late.
+		publishAs(t, w.Connect(t), n("Primary"), &a2a.TaskResult{TaskID: out.TaskID, Agent: n("Slow"), State: a2a.StateCompleted,
+			Message: a2a.NewTextMessage(a2a.RoleAgent, "finally"), Time: time.Now()})
+		deadline := time.Now().Add(5 * time.Second)
+		for len(w.turns("s4")) < 2 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		turns := w.turns("s4")
+		if len(turns) != 2 || !strings.Contains(turns[0].Content, "did not answer") || !strings.Contains(turns[1].Content, "late") {
+			t.Fatalf("turns = %+v", turns)
+		}
+		if s := w.stored(out.MemoryKey); !s.Late || s.Text() != "finally" {
+			t.Fatalf("stored = %+v", s)
+		}
+	})
 }
 
 func TestParallelTasksKeepSeparateResults(t *testing.T) {
-	w := newWorld(t)
-	w.agent("Echo", map[string]agent.Handler{"echo": echo})
-	c := w.caller("Primary", true)
-	const n = 20
-	var wg sync.WaitGroup
-	keys := make(chan string, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out, err := c.Call(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: fmt.Sprint(i), SessionID: "par"}, nil)
-			if err != nil || out.Result.Text() != fmt.Sprintf("echo: %d", i) {
-				t.Errorf("call %d: %+v, %v", i, out, err)
-				return
-			}
-			keys <- out.MemoryKey
-		}()
-	}
-	wg.Wait()
-	close(keys)
-	seen := map[string]bool{}
-	for k := range keys {
-		seen[k] = true
-	}
-	stored, err := w.mem.List(context.Background(), "session/par/a2a/Echo/")
-	if len(seen) != n || err != nil || len(stored) != n {
-		t.Fatalf("%d distinct keys, %d stored (%v)", len(seen), len(stored), err)
-	}
-	if turns := w.turns("par"); len(turns) != n {
-		t.Fatalf("%d notifications, want %d", len(turns), n)
-	}
+	each(t, func(t *testing.T, w *world) {
+		echoName := w.N("Echo")
+		w.agent(echoName, map[string]agent.Handler{"echo": echo})
+		c := w.caller(w.N("Primary"), true)
+		const n = 20
+		var wg sync.WaitGroup
+		keys := make(chan string, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out, err := c.Call(ctxT(t), Request{Target: echoName, Skill: "echo", Text: fmt.Sprint(i), SessionID: "par"}, nil)
+				if err != nil || out.Result.Text() != fmt.Sprintf("echo: %d", i) {
+					t.Errorf("call %d: %+v, %v", i, out, err)
+					return
+				}
+				keys <- out.MemoryKey
+			}()
+		}
+		wg.Wait()
+		close(keys)
+		seen := map[string]bool{}
+		for k := range keys {
+			seen[k] = true
+		}
+		stored, err := w.mem.List(context.Background(), "session/par/a2a/"+echoName+"/")
+		if len(seen) != n || err != nil || len(stored) != n {
+			t.Fatalf("%d distinct keys, %d stored (%v)", len(seen), len(stored), err)
+		}
+		if turns := w.turns("par"); len(turns) != n {
+			t.Fatalf("%d notifications, want %d", len(turns), n)
+		}
+	})
 }
 
 func TestAnotherReplicaHandlesTheResponse(t *testing.T) {
-	w := newWorld(t)
-	w.agent("Echo", map[string]agent.Handler{"echo": echo})
-	w.caller("Primary", true)             // consumes every response
-	waiting := w.caller("Primary", false) // only invokes and waits
-	out, err := waiting.Call(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: "via replica"}, nil)
-	if err != nil || out.Result.Text() != "echo: via replica" {
-		t.Fatalf("call = %+v, %v", out, err)
-	}
+	each(t, func(t *testing.T, w *world) {
+		n := w.N
+		w.agent(n("Echo"), map[string]agent.Handler{"echo": echo})
+		w.caller(n("Primary"), true)             // consumes every response
+		waiting := w.caller(n("Primary"), false) // only invokes and waits
+		out, err := waiting.Call(ctxT(t), Request{Target: n("Echo"), Skill: "echo", Text: "via replica"}, nil)
+		if err != nil || out.Result.Text() != "echo: via replica" {
+			t.Fatalf("call = %+v, %v", out, err)
+		}
+	})
 }
 
 func TestRestartedCallerLosesNothing(t *testing.T) {
-	w := newWorld(t)
-	first := w.caller("Primary", true)
-	inv, err := first.Invoke(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: "later", SessionID: "s5"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := first.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.agent("Echo", map[string]agent.Handler{"echo": echo}) // answers while no caller runs
-	time.Sleep(100 * time.Millisecond)
-	second := w.caller("Primary", true)
-	out, err := second.Wait(ctxT(t), inv.TaskID, nil)
-	if err != nil || out.Result.Text() != "echo: later" {
-		t.Fatalf("wait = %+v, %v", out, err)
-	}
-	if turns := w.turns("s5"); len(turns) != 1 {
-		t.Fatalf("turns = %+v", turns)
-	}
+	each(t, func(t *testing.T, w *world) {
+		n := w.N
+		first := w.caller(n("Primary"), true)
+		inv, err := first.Invoke(ctxT(t), Request{Target: n("Echo"), Skill: "echo", Text: "later", SessionID: "s5"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := first.Close(); err != nil {
+			t.Fatal(err)
+		}
+		w.agent(n("Echo"), map[string]agent.Handler{"echo": echo}) // answers while no caller runs
+		time.Sleep(100 * time.Millisecond)
+		second := w.caller(n("Primary"), true)
+		out, err := second.Wait(ctxT(t), inv.TaskID, nil)
+		if err != nil || out.Result.Text() != "echo: later" {
+			t.Fatalf("wait = %+v, %v", out, err)
+		}
+		if turns := w.turns("s5"); len(turns) != 1 {
+			t.Fatalf("turns = %+v", turns)
+		}
+	})
 }
 
 // flakyMemory fails the first n writes with ErrUnavailable, like Redis down.
@@ -334,44 +357,48 @@ func (f *flakyMemory) Set(ctx context.Context, key string, v []byte, ttl time.Du
 }
 
 func TestMemoryOutageDelaysButLosesNothing(t *testing.T) {
-	w := newWorld(t)
-	flaky := &flakyMemory{Memory: w.mem, fail: 6}
-	w.agent("Echo", map[string]agent.Handler{"echo": echo})
-	c := w.caller("Primary", true, func(o *Options) { o.Memory = flaky })
-	out, err := c.Call(ctxT(t), Request{Target: "Echo", Skill: "echo", Text: "persist", SessionID: "s6"}, nil)
-	if err != nil || out.Result.Text() != "echo: persist" {
-		t.Fatalf("call = %+v, %v", out, err)
-	}
-	if flaky.fail != 0 {
-		t.Fatalf("outage not exercised: %d failures left", flaky.fail)
-	}
+	each(t, func(t *testing.T, w *world) {
+		n := w.N
+		flaky := &flakyMemory{Memory: w.mem, fail: 6}
+		w.agent(n("Echo"), map[string]agent.Handler{"echo": echo})
+		c := w.caller(n("Primary"), true, func(o *Options) { o.Memory = flaky })
+		out, err := c.Call(ctxT(t), Request{Target: n("Echo"), Skill: "echo", Text: "persist", SessionID: "s6"}, nil)
+		if err != nil || out.Result.Text() != "echo: persist" {
+			t.Fatalf("call = %+v, %v", out, err)
+		}
+		if flaky.fail != 0 {
+			t.Fatalf("outage not exercised: %d failures left", flaky.fail)
+		}
+	})
 }
 
 func TestInvalidRequests(t *testing.T) {
-	w := newWorld(t)
-	c := w.caller("Primary", false)
-	cases := []struct {
-		name  string
-		req   Request
-		field string
-	}{
-		{"target", Request{Target: "a.b", Skill: "echo", Text: "x"}, "target"},
-		{"skill", Request{Target: "Echo", Skill: "", Text: "x"}, "skill"},
-		{"session", Request{Target: "Echo", Skill: "echo", Text: "x", SessionID: "../x"}, "sessionId"},
-		{"empty", Request{Target: "Echo", Skill: "echo"}, "text"},
-		{"input", Request{Target: "Echo", Skill: "echo", Input: json.RawMessage(`{`)}, "input"},
-		{"timeout", Request{Target: "Echo", Skill: "echo", Text: "x", Timeout: -time.Second}, "timeout"},
-		{"priority", Request{Target: "Echo", Skill: "echo", Text: "x", Priority: "urgent"}, "priority"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := c.Invoke(context.Background(), tc.req)
-			if !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), tc.field) {
-				t.Fatalf("err = %v, want ErrInvalidRequest naming %q", err, tc.field)
-			}
-		})
-	}
-	if _, err := c.Wait(context.Background(), "nope", nil); !errors.Is(err, ErrUnknownTask) {
-		t.Fatalf("wait unknown: %v", err)
-	}
+	each(t, func(t *testing.T, w *world) {
+		n := w.N
+		c := w.caller(n("Primary"), false)
+		cases := []struct {
+			name  string
+			req   Request
+			field string
+		}{
+			{"target", Request{Target: "a.b", Skill: "echo", Text: "x"}, "target"},
+			{"skill", Request{Target: n("Echo"), Skill: "", Text: "x"}, "skill"},
+			{"session", Request{Target: n("Echo"), Skill: "echo", Text: "x", SessionID: "../x"}, "sessionId"},
+			{"empty", Request{Target: n("Echo"), Skill: "echo"}, "text"},
+			{"input", Request{Target: n("Echo"), Skill: "echo", Input: json.RawMessage(`{`)}, "input"},
+			{"timeout", Request{Target: n("Echo"), Skill: "echo", Text: "x", Timeout: -time.Second}, "timeout"},
+			{"priority", Request{Target: n("Echo"), Skill: "echo", Text: "x", Priority: "urgent"}, "priority"},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := c.Invoke(context.Background(), tc.req)
+				if !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), tc.field) {
+					t.Fatalf("err = %v, want ErrInvalidRequest naming %q", err, tc.field)
+				}
+			})
+		}
+		if _, err := c.Wait(context.Background(), "nope", nil); !errors.Is(err, ErrUnknownTask) {
+			t.Fatalf("wait unknown: %v", err)
+		}
+	})
 }

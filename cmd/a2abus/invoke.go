@@ -84,13 +84,21 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 		return printInvocation(e.Out, inv, f.asJSON)
 	}
 	go func() { _ = cl.Run(ctx) }()
+	return awaitOutcome(e, f.asJSON, func(onStatus caller.StatusFunc) (*caller.Outcome, error) {
+		return cl.Call(ctx, req, onStatus)
+	})
+}
+
+// awaitOutcome runs wait with status updates shown on stderr, prints the
+// outcome and turns a failed task into exit code 2.
+func awaitOutcome(e *env, asJSON bool, wait func(caller.StatusFunc) (*caller.Outcome, error)) error {
 	progress := newStatusPrinter(e.Err)
-	out, err := cl.Call(ctx, req, progress.print)
+	out, err := wait(progress.print)
 	progress.done()
 	if err != nil {
 		return err
 	}
-	if err := printOutcome(e.Out, out, f.asJSON); err != nil {
+	if err := printOutcome(e.Out, out, asJSON); err != nil {
 		return err
 	}
 	if terr := out.Err(); terr != nil {
@@ -221,4 +229,42 @@ func (p *statusPrinter) done() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// newWaitCmd builds `a2abus wait TASK`: wait for a task invoked earlier (by
+// this caller name, from any process) and print its outcome like invoke --wait.
+func newWaitCmd(c *cli) *cobra.Command {
+	var callerName string
+	var asJSON bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "wait TASK",
+		Short: "Wait for the outcome of a task invoked earlier and print it",
+		Long: "Handles the caller's responses (as one more replica of it) until TASK's outcome is stored, then\n" +
+			"prints it like invoke --wait: exit 0 when completed, 2 when it failed or timed out.",
+		Args: cobra.ExactArgs(1),
+		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
+			if callerName != "" {
+				e.Config.Caller.Name = callerName
+			}
+			cl, closeAll, err := openCaller(ctx, e)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			go func() { _ = cl.Run(ctx) }()
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
+			return awaitOutcome(e, asJSON, func(onStatus caller.StatusFunc) (*caller.Outcome, error) {
+				return cl.Wait(ctx, args[0], onStatus)
+			})
+		}),
+	}
+	cmd.Flags().StringVar(&callerName, "caller", "", "the caller name the task was invoked with (default caller.name)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (default: until the task's deadline passes)")
+	return cmd
 }

@@ -105,6 +105,9 @@ type Message struct {
 // Acknowledger settles a delivery on its transport.
 type Acknowledger interface {
 	Ack() error
-	// Nack requeues the message (requeue=true) or dead-letters it (false).
+	// Nack requeues the message as its next attempt (requeue=true) or
+	// dead-letters it (false).
 	Nack(requeue bool) error
+	// Release puts the message back unhandled, without counting an attempt.
+	Release() error
 }

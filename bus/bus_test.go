@@ -24,9 +24,10 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 	}
 }
 
-type recAcker struct{ acks, nacks, dead int }
+type recAcker struct{ acks, nacks, dead, released int }
 
-func (r *recAcker) Ack() error { r.acks++; return nil }
+func (r *recAcker) Ack() error     { r.acks++; return nil }
+func (r *recAcker) Release() error { r.released++; return nil }
 func (r *recAcker) Nack(requeue bool) error {
 	if requeue {
 		r.nacks++
@@ -39,18 +40,18 @@ func (r *recAcker) Nack(requeue bool) error {
 func TestDeliverySettlesOnce(t *testing.T) {
 	a := &recAcker{}
 	d := NewDelivery(Message{MessageID: "m"}, "q", 5, 5, a)
-	if !d.LastAttempt() {
-		t.Fatal("attempt 5 of 5 is the last")
+	if !d.LastAttempt() || d.Exhausted() {
+		t.Fatal("attempt 5 of 5 is the last, not past it")
 	}
 	if err := d.Ack(); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []func() error{d.Ack, d.Nack, d.DeadLetter} {
+	for _, f := range []func() error{d.Ack, d.Nack, d.DeadLetter, d.Release} {
 		if err := f(); !errors.Is(err, ErrAlreadySettled) {
 			t.Fatalf("second settle: %v", err)
 		}
 	}
-	if a.acks != 1 || a.nacks != 0 || a.dead != 0 || !d.Settled() {
+	if a.acks != 1 || a.nacks != 0 || a.dead != 0 || a.released != 0 || !d.Settled() {
 		t.Fatalf("acker = %+v", a)
 	}
 }

@@ -12,7 +12,9 @@ type Delivery struct {
 	// Queue is the queue the message came from.
 	Queue string
 	// Attempt is 1 on first delivery and grows with every redelivery
-	// (requeue, consumer crash, lost connection).
+	// (requeue, consumer crash, lost connection). It exceeds MaxAttempts
+	// when the earlier attempts ended without a settlement (crashes): the
+	// consumer should then report the failure and DeadLetter the message.
 	Attempt int
 	// MaxAttempts is the consumer's attempt limit.
 	MaxAttempts int
@@ -30,6 +32,10 @@ func NewDelivery(m Message, queue string, attempt, maxAttempts int, a Acknowledg
 // LastAttempt reports whether a requeue of this delivery would dead-letter it.
 func (d *Delivery) LastAttempt() bool { return d.Attempt >= d.MaxAttempts }
 
+// Exhausted reports whether the attempts were spent before this delivery
+// (Attempt > MaxAttempts): the message should be reported and dead-lettered.
+func (d *Delivery) Exhausted() bool { return d.Attempt > d.MaxAttempts }
+
 // Ack removes the message from its queue.
 func (d *Delivery) Ack() error { return d.settle("ack", func() error { return d.acker.Ack() }) }
 
@@ -37,6 +43,12 @@ func (d *Delivery) Ack() error { return d.settle("ack", func() error { return d.
 // transport dead-letters it instead.
 func (d *Delivery) Nack() error {
 	return d.settle("nack", func() error { return d.acker.Nack(true) })
+}
+
+// Release puts the message back unhandled without counting an attempt
+// (e.g. a one-shot worker whose task budget is spent).
+func (d *Delivery) Release() error {
+	return d.settle("release", func() error { return d.acker.Release() })
 }
 
 // DeadLetter moves the message to the dead-letter queue at once.

@@ -34,6 +34,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"ErrorRedeliversThenDeadLetters", testErrorRedelivers},
 		{"NackRedeliversThenDeadLetters", testNackRedelivers},
 		{"DeadLetterAtOnce", testDeadLetterAtOnce},
+		{"ReleaseCostsNoAttempt", testReleaseCostsNoAttempt},
 		{"Unroutable", testUnroutable},
 		{"CompetingConsumers", testCompetingConsumers},
 		{"CancelledConsumerLosesNothing", testCancelledConsumerLosesNothing},

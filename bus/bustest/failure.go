@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -167,4 +168,36 @@ func testCloseUnblocks(t *testing.T, env Env) {
 	expectErr(t, "Publish after Close", b.Publish(ctx, message(spec.Bindings[0])), bus.ErrClosed)
 	expectErr(t, "Declare after Close", b.Declare(ctx, spec), bus.ErrClosed)
 	expectErr(t, "Consume after Close", b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, r.handle), bus.ErrClosed)
+}
+
+// testReleaseCostsNoAttempt: a released delivery comes back with the same
+// attempt number, however often it is released.
+func testReleaseCostsNoAttempt(t *testing.T, env Env) {
+	b := connect(t, env)
+	spec := taskQueue(t, b)
+	m := message(spec.Bindings[0])
+	publish(t, b, m)
+	var mu sync.Mutex
+	var attempts []int
+	done := make(chan struct{})
+	consume(t, b, spec.Name, bus.ConsumeOptions{MaxAttempts: 2}, func(_ context.Context, d *bus.Delivery) error {
+		mu.Lock()
+		defer mu.Unlock()
+		attempts = append(attempts, d.Attempt)
+		if len(attempts) <= 3 {
+			return d.Release()
+		}
+		if len(attempts) == 4 {
+			close(done)
+		}
+		return nil
+	})
+	wait(t, "the fourth delivery", done)
+	mu.Lock()
+	defer mu.Unlock()
+	for i, a := range attempts[:4] {
+		if a != 1 {
+			t.Fatalf("delivery %d had attempt %d after releases, want 1 (all: %v)", i+1, a, attempts)
+		}
+	}
 }

@@ -65,6 +65,12 @@ func (p *pending) Nack(requeue bool) error {
 	})
 }
 
+// Release requeues the message without counting an attempt.
+func (p *pending) Release() error {
+	b := p.c.b
+	return b.settle(p, func() { b.requeue(p, false) })
+}
+
 // Publish routes a copy of msg to every bound queue and returns once it is in all of them.
 func (c *conn) Publish(ctx context.Context, msg bus.Message) error {
 	if err := ctx.Err(); err != nil {

@@ -56,6 +56,22 @@ func (a *acker) Nack(requeue bool) error {
 	}
 }
 
+// Release puts the message back unhandled: a copy with the same attempt
+// number, so it costs no attempt.
+func (a *acker) Release() error { return a.requeue(a.attempt) }
+
+// countCrash counts the attempt of a delivery whose consumer went away
+// without settling it: a copy numbered as the next attempt goes to the back
+// of the queue — past MaxAttempts once, so that the next consumer sees the
+// attempts are spent and can report it — and a message that crashed even
+// that delivery is dead-lettered instead of looping.
+func (a *acker) countCrash() error {
+	if a.attempt > a.c.opts.MaxAttempts {
+		return a.deadLetter(ReasonMaxAttempts)
+	}
+	return a.requeue(a.attempt + 1)
+}
+
 // requeue puts a copy numbered attempt at the back of the queue.
 func (a *acker) requeue(attempt int) error {
 	pub := republishing(a.d, map[string]string{bus.HeaderAttempt: strconv.Itoa(attempt)})

@@ -181,7 +181,7 @@ func (c *consumer) handle(ctx context.Context, d *amqp.Delivery) {
 		// The consumer that had it died or lost its connection without
 		// settling: that was an attempt. Count it where it sticks — a copy
 		// carrying the next attempt number — rather than handling it now.
-		if err := a.Nack(true); err != nil {
+		if err := a.countCrash(); err != nil {
 			c.b.log.Warn("rabbitmq: count redelivery", zap.String("queue", c.queue),
 				zap.String("message_id", d.MessageId), zap.Error(err))
 		}
@@ -224,7 +224,7 @@ func (c *consumer) handBack(d *amqp.Delivery) {
 	a := &acker{c: c, d: d, attempt: attemptOf(d.Headers)}
 	var err error
 	if d.Redelivered {
-		err = a.Nack(true) // its earlier, crashed attempt still counts
+		err = a.countCrash() // its earlier, crashed attempt still counts
 	} else {
 		err = a.requeue(a.attempt)
 	}

@@ -199,15 +199,35 @@ func TestRedeliveryCountsAnAttempt(t *testing.T) {
 	}
 }
 
-// A message that crashed its consumer on its last attempt goes to the dead
-// queue instead of looping.
-func TestRedeliveryPastMaxAttemptsDeadLetters(t *testing.T) {
+// A message that crashed its consumer on its last attempt is delivered once
+// more, numbered past MaxAttempts, so its consumer can report the failure.
+func TestRedeliveryOnLastAttemptIsReported(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	b := e.open(t, Options{})
 	spec := e.taskQueue(t, b)
 	m := message(spec.Name)
 	m.Headers = map[string]string{bus.HeaderAttempt: "3"}
+	if err := b.Publish(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	crashConsumer(t, e.url, spec.Name)
+	handled := newCollector()
+	consume(t, b, spec.Name, bus.ConsumeOptions{MaxAttempts: 3}, handled.handle)
+	if d := handled.next(t); d.MessageID != m.MessageID || d.Attempt != 4 {
+		t.Errorf("got %q attempt %d, want %q attempt 4 (past MaxAttempts 3)", d.MessageID, d.Attempt, m.MessageID)
+	}
+}
+
+// A message that crashed its consumer even on that extra delivery goes to
+// the dead queue instead of looping.
+func TestRedeliveryPastMaxAttemptsDeadLetters(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	b := e.open(t, Options{})
+	spec := e.taskQueue(t, b)
+	m := message(spec.Name)
+	m.Headers = map[string]string{bus.HeaderAttempt: "4"}
 	m.Expiration = time.Minute
 	if err := b.Publish(t.Context(), m); err != nil {
 		t.Fatal(err)

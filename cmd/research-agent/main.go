@@ -1,0 +1,23 @@
+// Command research-agent runs ResearchAgent, the one-shot reference agent
+// of a2abus for KEDA ScaledJobs: it answers one research task from the
+// documents under --docs (research.docs_dir) and exits; --ephemeral=false
+// keeps it running. SIGINT or SIGTERM stops it gracefully; it exits 0 on a
+// clean stop, 1 on failure.
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/a2abus/a2abus/internal/agents"
+	"github.com/a2abus/a2abus/internal/cliutil"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run executes the command line args and returns the exit code.
+func run(args []string, stderr io.Writer) int {
+	return cliutil.Execute(agents.ResearchCommand(), args, stderr)
+}

@@ -1,0 +1,22 @@
+// Command sample-agent runs SampleAgent, the always-on reference agent of
+// a2abus (echo, sleep, fail, npv, delegate), on the bus and working memory
+// a2abus.yaml, A2ABUS_* variables and the flags name. SIGINT or SIGTERM
+// stops it gracefully; it exits 0 on a clean stop, 1 on failure.
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/a2abus/a2abus/internal/agents"
+	"github.com/a2abus/a2abus/internal/cliutil"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run executes the command line args and returns the exit code.
+func run(args []string, stderr io.Writer) int {
+	return cliutil.Execute(agents.SampleCommand(), args, stderr)
+}

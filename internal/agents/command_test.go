@@ -1,0 +1,101 @@
+package agents
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/cliutil"
+)
+
+// isolate clears every A2ABUS_* variable (empty counts as unset) and
+// returns a configuration file holding content.
+func isolate(t *testing.T, content string) string {
+	t.Helper()
+	for _, k := range config.Keys() {
+		t.Setenv(config.EnvName(k), "")
+	}
+	p := filepath.Join(t.TempDir(), "a2abus.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func execute(cmd *cobra.Command, args ...string) (int, string) {
+	var stderr bytes.Buffer
+	code := cliutil.Execute(cmd, args, &stderr)
+	return code, stderr.String()
+}
+
+// servingLine returns the fields of the "serving agent" log line.
+func servingLine(t *testing.T, logs string) map[string]any {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(logs))
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "serving agent" {
+			return line
+		}
+	}
+	t.Fatalf("no \"serving agent\" line in:\n%s", logs)
+	return nil
+}
+
+func TestResearchCommandIsOneShotByDefault(t *testing.T) {
+	// The file says always-on; research-agent is one-shot unless --ephemeral=false.
+	file := isolate(t, "agent:\n  ephemeral: false\n  idle_timeout: 1h\n")
+	docs := testConfig(t).Research.DocsDir
+	code, logs := execute(ResearchCommand(), "--config", file, "--docs", docs, "--idle-timeout", "50ms", "--log-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, logs)
+	}
+	line := servingLine(t, logs)
+	if line["agent"] != KindResearch || line["ephemeral"] != true {
+		t.Errorf("serving line %v, want an ephemeral ResearchAgent", line)
+	}
+}
+
+func TestSampleCommandFlagsOverrideTheConfig(t *testing.T) {
+	file := isolate(t, "agent:\n  max_tasks: 3\n")
+	code, logs := execute(SampleCommand(), "--config", file, "--name", "Sampler", "--ephemeral", "--idle-timeout", "50ms")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, logs)
+	}
+	line := servingLine(t, logs)
+	if line["agent"] != "Sampler" || line["kind"] != KindSample || line["ephemeral"] != true {
+		t.Errorf("serving line %v, want an ephemeral SampleAgent named Sampler", line)
+	}
+}
+
+func TestCommandsRefuseBadFlags(t *testing.T) {
+	isolate(t, "")
+	for _, tc := range []struct {
+		name string
+		cmd  *cobra.Command
+		args []string
+		want string
+	}{
+		{"max tasks", SampleCommand(), []string{"--max-tasks", "0"}, "sample-agent: --max-tasks must be at least 1, got 0\n"},
+		{"idle timeout", ResearchCommand(), []string{"--idle-timeout", "-1s"}, "research-agent: --idle-timeout must be a positive duration"},
+		{"docs", ResearchCommand(), []string{"--docs", ""}, "research-agent: --docs must name a folder"},
+		{"name", SampleCommand(), []string{"--name", "a.b", "--ephemeral", "--idle-timeout", "10ms"}, "sample-agent: agents: serve SampleAgent: a2a: invalid name"},
+		{"research name", ResearchCommand(), []string{"--name", "x.y", "--idle-timeout", "10ms"}, "research-agent: agents: serve ResearchAgent: a2a: invalid name"},
+		{"arguments", SampleCommand(), []string{"extra"}, "sample-agent: unknown command \"extra\""},
+		{"log level", SampleCommand(), []string{"--log-level", "loud"}, "sample-agent: config: log.level: must be one of"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stderr := execute(tc.cmd, tc.args...)
+			if code != 1 || !strings.HasPrefix(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want 1 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,156 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+
+	spec "github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+)
+
+// Errors of Register.
+var (
+	// ErrNilAgent: Register was given no agent.
+	ErrNilAgent = errors.New("research: nil agent")
+	// ErrNoDocsDir: Register was given no docs folder.
+	ErrNoDocsDir = errors.New("research: no docs folder")
+)
+
+// TopPassages is how many passages a research result carries at most.
+const TopPassages = 5
+
+// excerptChars bounds the best passage quoted in the result message.
+const excerptChars = 400
+
+// Register registers the research skill on a, searching the .md and .txt
+// files under docsDir. The folder is read at every task, so it may change
+// (or appear) while the agent runs.
+func Register(a *agent.Agent, docsDir string) error {
+	if a == nil {
+		return ErrNilAgent
+	}
+	if docsDir == "" {
+		return ErrNoDocsDir
+	}
+	r := &researcher{dir: docsDir}
+	if err := a.Handle(SkillResearch, r.handle); err != nil {
+		return fmt.Errorf("research: register skill %q: %w", SkillResearch, err)
+	}
+	return nil
+}
+
+// researcher runs the research skill over one folder.
+type researcher struct {
+	dir string
+}
+
+// handle reads the folder, ranks its passages for the request text and
+// returns the best TopPassages as artifacts, publishing progress as it goes.
+func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, error) {
+	query := strings.TrimSpace(t.Text())
+	if query == "" {
+		return nil, a2a.NewError(a2a.CodeInvalidInput, "research: the question (the request text) is empty")
+	}
+	terms := Tokenize(query)
+	if len(terms) == 0 {
+		return nil, a2a.NewError(a2a.CodeInvalidInput,
+			"research: the question %q has no searchable words (only one-letter words and stop words)", query)
+	}
+
+	files, err := listDocuments(ctx, r.dir)
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: docs folder %q does not exist", r.dir)
+	case err != nil:
+		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: list docs folder %q: %v", r.dir, err)
+	case len(files) == 0:
+		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: docs folder %q has no .md or .txt files", r.dir)
+	}
+
+	progress(ctx, t, fmt.Sprintf("reading %d files", len(files)), 0)
+	var passages []Passage
+	var warnings []string
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ps, err := readDocument(r.dir, f)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("skipped %s: %v", relPath(r.dir, f), err))
+			continue
+		}
+		passages = append(passages, ps...)
+		if (i+1)%100 == 0 {
+			progress(ctx, t, fmt.Sprintf("read %d of %d files", i+1, len(files)), 0.5*float64(i+1)/float64(len(files)))
+		}
+	}
+
+	progress(ctx, t, fmt.Sprintf("ranking %d passages", len(passages)), 0.5)
+	all := Rank(passages, terms, 0)
+	res := &agent.Result{Warnings: warnings, Extra: map[string]any{"files": len(files), "passages": len(passages), "matches": len(all)}}
+	if len(all) == 0 {
+		res.Message = a2a.NewTextMessage(a2a.RoleAgent, fmt.Sprintf("Nothing in the %s searched matched '%s'.", count(len(files), "file"), query))
+		return res, nil
+	}
+	top := all[:min(len(all), TopPassages)]
+	res.Message = a2a.NewTextMessage(a2a.RoleAgent, summary(query, all, top))
+	for i, h := range top {
+		res.Artifacts = append(res.Artifacts, &a2a.Artifact{
+			ID:       spec.ArtifactID(fmt.Sprintf("passage-%d", i+1)),
+			Name:     h.Passage.Name(),
+			Parts:    []*a2a.Part{a2a.NewTextPart(h.Passage.Text)},
+			Metadata: map[string]any{"path": h.Passage.Path, "heading": h.Passage.Heading, "score": h.Score},
+		})
+	}
+	return res, nil
+}
+
+// summary is the result message: how many passages in how many files
+// matched, the best one's source, then an excerpt of it.
+func summary(query string, all, top []Hit) string {
+	files := map[string]bool{}
+	for _, h := range all {
+		files[h.Passage.Path] = true
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Found %s in %s for '%s'; best: %s", count(len(all), "passage"), count(len(files), "file"), query, top[0].Passage.Name())
+	if len(all) > len(top) {
+		fmt.Fprintf(&b, " (the top %d are attached)", len(top))
+	}
+	b.WriteString("\n\n")
+	b.WriteString(excerpt(top[0].Passage.Text, excerptChars))
+	return b.String()
+}
+
+// excerpt shortens text to at most n characters, cutting at a word boundary.
+func excerpt(text string, n int) string {
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	cut := string([]rune(text)[:n])
+	if i := strings.LastIndexAny(cut, " \n"); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " \n-*") + " …" // no dangling list marker
+}
+
+// progress publishes a status update; status is advisory, so a failure is ignored.
+func progress(ctx context.Context, t *agent.Task, text string, fraction float64) {
+	_ = t.Progress(ctx, text, fraction)
+}
+
+// count formats n and noun, plural unless n is 1: "1 file", "3 files".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

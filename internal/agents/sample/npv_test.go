@@ -1,0 +1,144 @@
+package sample
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
+)
+
+// newTask is a task that only carries a request: enough for handlers that
+// publish no status.
+func newTask(t *testing.T, skill, text string, input json.RawMessage) *agent.Task {
+	t.Helper()
+	return &agent.Task{Request: &a2a.TaskRequest{
+		TaskID: "t1", SessionID: "s1", Caller: "Tester", Target: DefaultName, Skill: skill,
+		Message: a2a.NewTextMessage(a2a.RoleUser, text), Input: input, Deadline: time.Now().Add(time.Minute),
+	}}
+}
+
+func TestNPVMath(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flows []float64
+		rate  float64
+		want  float64
+	}{
+		{"card example", []float64{-100000, 25000, 35000, 45000, 55000}, 0.12, 17206.819749583472},
+		{"short card example", []float64{-100000, 25000, 35000}, 0.12, -49776.785714285725},
+		// Excel's NPV(10%, -10000, 3000, 4200, 6800) = 1188.44 discounts the first
+		// value too: here that is a zero flow at t=0.
+		{"excel documentation", []float64{0, -10000, 3000, 4200, 6800}, 0.10, 1188.4434123352216},
+		{"t=0 is not discounted", []float64{100}, 0.5, 100},
+		{"one period", []float64{-100, 121}, 0.10, 10},
+		{"two periods", []float64{0, 0, 121}, 0.10, 100},
+		{"zero rate sums", []float64{-1000, 500, 500, 500}, 0, 500},
+		{"negative rate", []float64{1, 1, 1}, -0.5, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NPV(tc.flows, tc.rate); math.Abs(got-tc.want) > 1e-6*math.Max(1, math.Abs(tc.want)) {
+				t.Fatalf("NPV(%v, %v) = %v, want %v", tc.flows, tc.rate, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNPVRefusesBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, input, text, want string
+	}{
+		{"no input", "", "please compute", "structured input is required"},
+		{"missing cash_flows", `{"discount_rate":0.1}`, "", `"cash_flows" is required`},
+		{"empty cash_flows", `{"cash_flows":[],"discount_rate":0.1}`, "", `"cash_flows" is required`},
+		{"cash_flows not numbers", `{"cash_flows":["a"],"discount_rate":0.1}`, "", `"cash_flows"`},
+		{"cash flow out of range", `{"cash_flows":[1e400],"discount_rate":0.1}`, "", `"cash_flows"`},
+		{"missing discount_rate", `{"cash_flows":[1]}`, "", `"discount_rate" is required`},
+		{"discount_rate -1", `{"cash_flows":[1],"discount_rate":-1}`, "", `"discount_rate" must be a finite number greater than -1, got -1`},
+		{"discount_rate below -1", `{"cash_flows":[1],"discount_rate":-2.5}`, "", `got -2.5`},
+		{"discount_rate a string", `{"cash_flows":[1],"discount_rate":"12%"}`, "", `"discount_rate"`},
+		{"not JSON text", "", "{cash_flows: 1}", "input"},
+		{"overflow", `{"cash_flows":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1e300],"discount_rate":-0.9999999}`, "", "not a finite number"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := tc.text
+			if text == "" {
+				text = tc.input
+			}
+			var input json.RawMessage
+			if tc.input != "" {
+				input = json.RawMessage(tc.input)
+			}
+			res, err := npv(context.Background(), newTask(t, SkillNPV, text, input))
+			var e *a2a.Error
+			if res != nil || !errors.As(err, &e) || e.Code != a2a.CodeInvalidInput {
+				t.Fatalf("got %v, %v; want INVALID_INPUT", res, err)
+			}
+			if !strings.Contains(e.Message, tc.want) {
+				t.Fatalf("message %q does not contain %q", e.Message, tc.want)
+			}
+		})
+	}
+}
+
+func TestNPVThroughTheBus(t *testing.T) {
+	w := newWorld(t)
+	w.sample(DefaultName, false)
+	c := w.caller("Tester")
+	input := mustJSON(t, map[string]any{"cash_flows": []float64{-100000, 25000, 35000, 45000, 55000}, "discount_rate": 0.12})
+
+	for name, req := range map[string]caller.Request{
+		"structured input": {Target: DefaultName, Skill: SkillNPV, Text: "npv please", Input: input},
+		"JSON text":        {Target: DefaultName, Skill: SkillNPV, Text: string(input)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, _ := call(t, c, req)
+			if err := out.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if text := out.Result.Text(); !strings.Contains(text, "17206.82") || !strings.Contains(text, "12%") {
+				t.Errorf("message %q does not state the NPV and the rate", text)
+			}
+			var got NPVResult
+			decodeData(t, out.Result.Artifacts, &got)
+			if math.Abs(got.NPV-17206.819749583472) > 1e-6 || got.DiscountRate != 0.12 || got.Periods != 5 {
+				t.Errorf("data part %+v", got)
+			}
+		})
+	}
+
+	out, _ := call(t, c, caller.Request{Target: DefaultName, Skill: SkillNPV, Input: mustJSON(t, map[string]any{"cash_flows": []float64{1}})})
+	wantCode(t, out, a2a.CodeInvalidInput, `"discount_rate"`)
+
+	out, _ = call(t, c, caller.Request{Target: DefaultName, Skill: SkillNPV, Input: mustJSON(t, map[string]any{"cash_flows": []float64{0, 110}, "discount_rate": 12})})
+	if err := out.Err(); err != nil || len(out.Result.Warnings) != 1 || !strings.Contains(out.Result.Warnings[0], "0.12") {
+		t.Errorf("a rate of 12 (1200%%) should complete with a warning, got %v, %v", err, out.Result.Warnings)
+	}
+}
+
+// decodeData decodes the data part of the only artifact into v.
+func decodeData(t *testing.T, arts []*a2a.Artifact, v any) {
+	t.Helper()
+	if len(arts) != 1 || len(arts[0].Parts) != 1 {
+		t.Fatalf("want one artifact with one part, got %d artifacts", len(arts))
+	}
+	b, err := json.Marshal(arts[0].Parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var part struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(b, &part); err != nil || len(part.Data) == 0 {
+		t.Fatalf("artifact part %s has no data: %v", b, err)
+	}
+	if err := json.Unmarshal(part.Data, v); err != nil {
+		t.Fatal(err)
+	}
+}

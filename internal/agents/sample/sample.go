@@ -1,0 +1,133 @@
+package sample
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
+)
+
+// ErrNilAgent is returned by Register when it is given no agent.
+var ErrNilAgent = errors.New("sample: nil agent")
+
+// MaxSleep bounds the sleep skill's duration.
+const MaxSleep = 24 * time.Hour
+
+// progressEvery is how often the sleep skill publishes its progress.
+const progressEvery = time.Second
+
+// Register registers SampleAgent's skills on a. c makes the calls of the
+// delegate skill; with a nil c, delegate fails with EXECUTION_FAILED.
+func Register(a *agent.Agent, c *caller.Caller) error {
+	if a == nil {
+		return ErrNilAgent
+	}
+	d := &delegator{self: a.Name(), caller: c}
+	skills := []struct {
+		id string
+		h  agent.Handler
+	}{
+		{SkillEcho, echo},
+		{SkillSleep, sleep},
+		{SkillFail, fail},
+		{SkillNPV, npv},
+		{SkillDelegate, d.handle},
+	}
+	for _, s := range skills {
+		if err := a.Handle(s.id, s.h); err != nil {
+			return fmt.Errorf("sample: register skill %q: %w", s.id, err)
+		}
+	}
+	return nil
+}
+
+// echo returns the request text unchanged.
+func echo(_ context.Context, t *agent.Task) (*agent.Result, error) {
+	return agent.TextResult(t.Text()), nil
+}
+
+// fail fails with the request text as the error message (EXECUTION_FAILED).
+func fail(_ context.Context, t *agent.Task) (*agent.Result, error) {
+	msg := t.Text()
+	if strings.TrimSpace(msg) == "" {
+		msg = "failed on request (no message given)"
+	}
+	return nil, errors.New(msg)
+}
+
+// sleep waits the number of milliseconds in the text, publishing progress
+// about every second, and returns ctx's error as soon as the task is
+// cancelled or its deadline passes (the runtime reports CANCELED or TIMEOUT).
+func sleep(ctx context.Context, t *agent.Task) (*agent.Result, error) {
+	total, err := parseSleep(t.Text())
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	done := time.NewTimer(total)
+	defer done.Stop()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-done.C:
+			return agent.TextResult(fmt.Sprintf("slept %s", total)), nil
+		case <-tick.C:
+			elapsed := time.Since(start)
+			frac := min(float64(elapsed)/float64(total), 1)
+			// Status is advisory: a lost update does not fail the task.
+			_ = t.Progress(ctx, fmt.Sprintf("slept %s of %s", elapsed.Round(100*time.Millisecond), total), frac)
+		}
+	}
+}
+
+// parseSleep reads the sleep skill's text: a whole number of milliseconds
+// within 0..MaxSleep. Anything else is INVALID_INPUT saying what was wrong.
+func parseSleep(text string) (time.Duration, error) {
+	s := strings.TrimSpace(text)
+	if s == "" {
+		return 0, a2a.NewError(a2a.CodeInvalidInput, "sleep: the text must be a number of milliseconds such as \"5000\", got an empty text")
+	}
+	ms, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err != nil:
+		return 0, a2a.NewError(a2a.CodeInvalidInput, "sleep: the text must be a whole number of milliseconds such as \"5000\", got %q", truncate(s, 64))
+	case ms < 0:
+		return 0, a2a.NewError(a2a.CodeInvalidInput, "sleep: milliseconds must not be negative, got %d", ms)
+	case ms > MaxSleep.Milliseconds():
+		return 0, a2a.NewError(a2a.CodeInvalidInput, "sleep: milliseconds must be at most %d (%s), got %d", MaxSleep.Milliseconds(), MaxSleep, ms)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// decodeInput decodes the task's structured input into v. A request without
+// structured input whose text is a JSON object is decoded from its text, so
+// a caller that can only send text (an LLM's invoke_agent) can use the skill.
+func decodeInput(t *agent.Task, v any) error {
+	if text := strings.TrimSpace(t.Text()); len(t.Request.Input) == 0 && strings.HasPrefix(text, "{") {
+		req := *t.Request
+		req.Input = json.RawMessage(text)
+		fromText := *t
+		fromText.Request = &req
+		return fromText.DecodeInput(v)
+	}
+	return t.DecodeInput(v)
+}
+
+// truncate shortens s to at most n characters for an error message.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,203 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/bus/inproc"
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/memory/inmem"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/caller"
+)
+
+func TestParseKind(t *testing.T) {
+	for in, want := range map[string]string{"sampleagent": KindSample, "SampleAgent": KindSample, "RESEARCHAGENT": KindResearch} {
+		if got, err := ParseKind(in); err != nil || got != want {
+			t.Errorf("ParseKind(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	_, err := ParseKind("EchoAgent")
+	if !errors.Is(err, ErrUnknownKind) || !strings.Contains(err.Error(), `"EchoAgent"`) ||
+		!strings.Contains(err.Error(), KindSample) || !strings.Contains(err.Error(), KindResearch) {
+		t.Fatalf("ParseKind(EchoAgent) = %v; want ErrUnknownKind naming it and both kinds", err)
+	}
+}
+
+func TestServeRefusesBadArguments(t *testing.T) {
+	ctx := testCtx(t)
+	if err := Serve(ctx, config.Default(), "Nope", "", nil); !errors.Is(err, ErrUnknownKind) || !strings.Contains(err.Error(), "SampleAgent or ResearchAgent") {
+		t.Errorf("unknown kind: %v", err)
+	}
+	if err := Serve(ctx, nil, KindSample, "", nil); !errors.Is(err, ErrNoConfig) {
+		t.Errorf("nil config: %v", err)
+	}
+	if err := Serve(ctx, config.Default(), KindSample, "has.dot", nil); !errors.Is(err, a2a.ErrInvalidName) {
+		t.Errorf("bad name: %v", err)
+	}
+	bad := config.Default()
+	bad.Agent.MaxTasks = 0
+	if err := Serve(ctx, bad, KindSample, "", nil); !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "agent.max_tasks") {
+		t.Errorf("invalid config: %v", err)
+	}
+}
+
+func TestServeEphemeralExitsWhenIdle(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Agent.Ephemeral = true
+	cfg.Agent.IdleTimeout = 100 * time.Millisecond
+	// The embedded bus: nobody else can send it a task, so it idles out.
+	if err := Serve(testCtx(t), cfg, "researchagent", "", nil); err != nil {
+		t.Fatalf("Serve = %v, want a clean stop", err)
+	}
+}
+
+func TestServeAlwaysOnStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(testCtx(t))
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, testConfig(t), KindSample, "Stopper", nil) }()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve = %v, want a clean stop", err)
+	}
+}
+
+func TestServeEphemeralResearchRunsOneTask(t *testing.T) {
+	w := newWorld(t)
+	tester := w.caller("Tester")
+	cfg := testConfig(t)
+	cfg.Agent.Ephemeral = true
+	cfg.Agent.IdleTimeout = time.Minute // only the task budget can end it quickly
+
+	ctx := testCtx(t)
+	var invs []caller.Invocation
+	for _, q := range []string{"durable queues", "dead letters"} {
+		inv, err := tester.Invoke(ctx, caller.Request{Target: KindResearch, Skill: "research", Text: q, Timeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		invs = append(invs, inv)
+	}
+	// Each job runs one task and exits; the other task waits for the next job.
+	for job := 1; job <= 2; job++ {
+		if err := serve(ctx, cfg, KindResearch, KindResearch, w.broker.Connect(), nil, nil); err != nil {
+			t.Fatalf("job %d: serve = %v, want a clean stop", job, err)
+		}
+		if got := w.awaitResults(ctx, invs, job); got != job {
+			t.Fatalf("after job %d, %d results are stored, want %d", job, got, job)
+		}
+	}
+	for _, inv := range invs {
+		out, err := tester.Wait(ctx, inv.TaskID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := out.Err(); err != nil || !strings.HasPrefix(out.Result.Text(), "Found ") {
+			t.Errorf("task %s: %v %q", inv.TaskID, err, out.Result.Text())
+		}
+	}
+}
+
+func TestServeSampleDelegatesThroughItsCaller(t *testing.T) {
+	w := newWorld(t)
+	tester := w.caller("Tester")
+	cfg := testConfig(t)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	done := make(chan error, 2)
+	for _, name := range []string{"Main", "Helper"} {
+		go func() { done <- serve(ctx, cfg, KindSample, name, w.broker.Connect(), keepOpen{w.mem}, nil) }()
+	}
+	input, _ := json.Marshal(map[string]any{"agent": "Helper", "skill": "echo", "text": "relayed"})
+	out, err := tester.Call(ctx, caller.Request{Target: "Main", Skill: "delegate", Input: input, Timeout: 10 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Err(); err != nil || out.Result.Text() != "relayed" {
+		t.Fatalf("delegate: %v %q", err, out.Result.Text())
+	}
+	cancel()
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Errorf("serve = %v, want a clean stop", err)
+		}
+	}
+}
+
+// world is an embedded broker and memory shared by the agents Serve runs
+// and the test's callers.
+type world struct {
+	t      *testing.T
+	broker *inproc.Broker
+	mem    memory.Memory
+}
+
+func newWorld(t *testing.T) *world {
+	w := &world{t: t, broker: inproc.NewBroker(inproc.Options{}), mem: inmem.New(inmem.Options{})}
+	t.Cleanup(func() { _ = w.broker.Close(); _ = w.mem.Close() })
+	return w
+}
+
+func (w *world) caller(name string) *caller.Caller {
+	w.t.Helper()
+	c, err := caller.New(caller.Options{Name: name, Bus: w.broker.Connect(), Memory: w.mem, SweepInterval: 50 * time.Millisecond})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = c.Run(context.Background()) }()
+	w.t.Cleanup(func() { _ = c.Close(); <-done })
+	return c
+}
+
+// awaitResults waits until at least want of the invocations have their
+// result in working memory (or ctx ends) and returns how many have.
+func (w *world) awaitResults(ctx context.Context, invs []caller.Invocation, want int) int {
+	for {
+		n := 0
+		for _, inv := range invs {
+			if _, err := w.mem.Get(ctx, inv.MemoryKey); err == nil {
+				n++
+			}
+		}
+		if n >= want {
+			return n
+		}
+		select {
+		case <-ctx.Done():
+			return n
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// keepOpen shares one memory between several serve calls: Close is a no-op.
+type keepOpen struct{ memory.Memory }
+
+func (keepOpen) Close() error { return nil }
+
+// testConfig is the default configuration with a docs folder and fast timers.
+func testConfig(t *testing.T) *config.Config {
+	dir := t.TempDir()
+	doc := "# Topology\n\nTask queues are durable queues.\n\n# Failures\n\nPoison tasks go to dead letters."
+	if err := os.WriteFile(filepath.Join(dir, "guide.md"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Research.DocsDir = dir
+	cfg.Agent.StopTimeout = time.Second
+	cfg.Caller.SweepInterval = 50 * time.Millisecond
+	return cfg
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

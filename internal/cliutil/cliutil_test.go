@@ -1,0 +1,77 @@
+package cliutil
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2abus/a2abus/config"
+)
+
+func isolate(t *testing.T) {
+	for _, k := range config.Keys() {
+		t.Setenv(config.EnvName(k), "") // empty counts as unset
+	}
+}
+
+func TestExecutePrintsEachJoinedErrorWithTheCommandName(t *testing.T) {
+	root := &cobra.Command{Use: "tool", RunE: func(*cobra.Command, []string) error {
+		return errors.Join(errors.New("first"), errors.New("second"))
+	}}
+	var stderr bytes.Buffer
+	if code := Execute(root, nil, &stderr); code != 1 || stderr.String() != "tool: first\ntool: second\n" {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	ok := &cobra.Command{Use: "tool", RunE: func(cmd *cobra.Command, _ []string) error {
+		if cmd.Context() == nil || cmd.Context().Err() != nil {
+			return errors.New("no live context")
+		}
+		return nil
+	}}
+	stderr.Reset()
+	if code := Execute(ok, nil, &stderr); code != 0 || stderr.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestLoadConfigAppliesFileEnvAndFlags(t *testing.T) {
+	isolate(t)
+	file := filepath.Join(t.TempDir(), "a2abus.yaml")
+	if err := os.WriteFile(file, []byte("log:\n  level: warn\nagent:\n  concurrency: 7\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("A2ABUS_AGENT_MAX_TASKS", "3")
+	var configFile string
+	var got *config.Config
+	cmd := &cobra.Command{Use: "tool", RunE: func(cmd *cobra.Command, _ []string) error {
+		cfg, log, err := LoadConfig(cmd, configFile)
+		if err != nil {
+			return err
+		}
+		log.Warn("visible")
+		log.Info("hidden")
+		got = cfg
+		return nil
+	}}
+	AddConfigFlags(cmd.PersistentFlags(), &configFile)
+	var stderr bytes.Buffer
+	if code := Execute(cmd, []string{"--config", file, "--log-format", "console"}, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got.Agent.Concurrency != 7 || got.Agent.MaxTasks != 3 || got.Log.Format != "console" || got.Log.Level != "warn" {
+		t.Errorf("config %+v %+v", got.Agent, got.Log)
+	}
+	if logs := stderr.String(); !strings.Contains(logs, "visible") || strings.Contains(logs, "hidden") {
+		t.Errorf("the logger does not follow the configuration:\n%s", logs)
+	}
+
+	stderr.Reset()
+	if code := Execute(cmd, []string{"--config", filepath.Join(t.TempDir(), "none.yaml")}, &stderr); code != 1 || !strings.HasPrefix(stderr.String(), "tool: config: read file") {
+		t.Fatalf("missing file: exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,6 @@
+// Package e2e holds the end-to-end tests of a2abus: they build the binaries
+// (a2abus, sample-agent, research-agent) and run them as separate processes
+// against the real RabbitMQ and Redis — invoking from the CLI, running an
+// agent one-shot as a KEDA job would, killing agents mid-task, restarting
+// callers — and check what lands in working memory.
+package e2e

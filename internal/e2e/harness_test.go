@@ -1,0 +1,214 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/memory"
+)
+
+// bin holds the binaries built once for the whole package.
+var bin struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// build compiles the three binaries into a temporary folder, once.
+func build(t *testing.T) string {
+	t.Helper()
+	bin.once.Do(func() {
+		bin.dir, bin.err = os.MkdirTemp("", "a2abus-e2e-")
+		if bin.err != nil {
+			return
+		}
+		root, err := filepath.Abs(filepath.Join("..", ".."))
+		if err != nil {
+			bin.err = err
+			return
+		}
+		for _, cmd := range []string{"a2abus", "sample-agent", "research-agent"} {
+			c := exec.Command("go", "build", "-o", filepath.Join(bin.dir, cmd), "./cmd/"+cmd)
+			c.Dir = root
+			if out, err := c.CombinedOutput(); err != nil {
+				bin.err = fmt.Errorf("build %s: %v\n%s", cmd, err, out)
+				return
+			}
+		}
+	})
+	if bin.err != nil {
+		t.Fatal(bin.err)
+	}
+	return bin.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bin.dir != "" {
+		_ = os.RemoveAll(bin.dir)
+	}
+	os.Exit(code)
+}
+
+// env is one test's private installation on the real servers: its own
+// exchange, key prefix and agent names, and the processes it started.
+type env struct {
+	t      *testing.T
+	w      *testworld.World
+	bin    string
+	caller string
+	dir    string // working directory of run, "" for the test's
+	procs  []*proc
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	w := testworld.Real(t)
+	e := &env{t: t, w: w, bin: build(t)}
+	e.caller = w.N("Cli")
+	t.Cleanup(e.stopAll)
+	return e
+}
+
+// environ is the process environment: this one without any A2ABUS_*
+// setting, plus the test's servers, exchange, key prefix and caller name.
+func (e *env) environ(extra ...string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "A2ABUS_") {
+			out = append(out, kv)
+		}
+	}
+	out = append(out,
+		"A2ABUS_BUS_URL="+e.w.AMQPURL, "A2ABUS_REDIS_URL="+e.w.RedisURL,
+		"A2ABUS_BUS_EXCHANGE="+e.w.Exchange, "A2ABUS_REDIS_KEY_PREFIX="+e.w.KeyPrefix,
+		"A2ABUS_CALLER_NAME="+e.caller, "A2ABUS_LOG_LEVEL=warn", "A2ABUS_LOG_FORMAT=console",
+	)
+	return append(out, extra...)
+}
+
+// proc is a started process with its captured output.
+type proc struct {
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	done           chan struct{}
+	err            error
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the process writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs a binary in the background; stopAll ends it at cleanup.
+func (e *env) start(name string, args ...string) *proc {
+	e.t.Helper()
+	p := &proc{cmd: exec.Command(filepath.Join(e.bin, name), args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Env = e.environ()
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		e.t.Fatalf("start %s: %v", name, err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	e.procs = append(e.procs, p)
+	return p
+}
+
+// wait waits up to d for p to exit and returns its exit code.
+func (p *proc) wait(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(d):
+		t.Fatalf("%s did not exit within %s\nstdout: %s\nstderr: %s", p.cmd.Path, d, p.stdout, p.stderr)
+		return -1
+	}
+}
+
+func (e *env) stopAll() {
+	for _, p := range e.procs {
+		select {
+		case <-p.done:
+			continue
+		default:
+		}
+		_ = p.cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-p.done:
+		case <-time.After(15 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	}
+}
+
+// run runs a binary to completion (bounded) and returns its exit code and output.
+func (e *env) run(name string, args ...string) (code int, stdout, stderr string) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return runWithEnv(ctx, e, e.environ(), name, args...)
+}
+
+// turns reads a session's conversation from the test's working memory.
+func (e *env) turns(session string) []memory.Turn {
+	e.t.Helper()
+	turns, err := e.w.Memory.Turns(context.Background(), session, 0, 0)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return turns
+}
+
+// eventually polls cond for up to 30s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func session(prefix string) string { return prefix + "-" + strings.ToLower(rand.Text()[:8]) }
+
+// runWithEnv runs a binary with exactly env (in dir, when set) and returns
+// its exit code and output.
+func runWithEnv(ctx context.Context, e *env, environ []string, name string, args ...string) (int, string, string) {
+	e.t.Helper()
+	cmd := exec.CommandContext(ctx, filepath.Join(e.bin, name), args...)
+	cmd.Env = environ
+	cmd.Dir = e.dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+		e.t.Fatalf("run %s: %v", name, err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	amqp "github.com/rabbitmq/amqp091-go"
+
 	"github.com/a2abus/a2abus/pkg/caller"
 )
 
@@ -131,6 +133,40 @@ func TestAgentKilledMidTask(t *testing.T) {
 	if turns := e.turns(s); len(turns) != 1 {
 		t.Fatalf("%d notification turns, want 1: %+v", len(turns), turns)
 	}
+}
+
+// TestPoisonTaskEndsInTheDeadQueue: with one attempt allowed, a task whose
+// agent is killed is not run again: the next instance answers
+// EXECUTION_FAILED at once and dead-letters it.
+func TestPoisonTaskEndsInTheDeadQueue(t *testing.T) {
+	e := newEnv(t)
+	e.extra = []string{"A2ABUS_BUS_MAX_ATTEMPTS=1"}
+	agent := e.w.N("Sample")
+	first := e.start("sample-agent", "--name", agent)
+	call := e.start("a2abus", "invoke", agent, "sleep", "60000", "--wait", "--timeout", "2m")
+	eventually(t, "the task to start", func() bool { return strings.Contains(call.stderr.String(), "working") })
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-first.done
+	e.start("sample-agent", "--name", agent)
+	if code := call.wait(t, time.Minute); code != 2 || !strings.Contains(call.stderr.String(), "EXECUTION_FAILED") ||
+		!strings.Contains(call.stderr.String(), "gave up after 1 delivery attempts") {
+		t.Fatalf("invoke: exit %d\n%s", code, call.stderr)
+	}
+	conn, err := amqp.Dial(e.w.AMQPURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the task in the dead-letter queue", func() bool {
+		q, err := ch.QueueDeclarePassive(e.w.Exchange+".dead", true, false, false, false, nil)
+		return err == nil && q.Messages == 1
+	})
 }
 
 // TestCallerRestartedBetweenInvokeAndResult: the invoking process exits

@@ -67,7 +67,8 @@ type env struct {
 	w      *testworld.World
 	bin    string
 	caller string
-	dir    string // working directory of run, "" for the test's
+	dir    string   // working directory of run, "" for the test's
+	extra  []string // more environment for every process
 	procs  []*proc
 }
 
@@ -94,6 +95,7 @@ func (e *env) environ(extra ...string) []string {
 		"A2ABUS_BUS_EXCHANGE="+e.w.Exchange, "A2ABUS_REDIS_KEY_PREFIX="+e.w.KeyPrefix,
 		"A2ABUS_CALLER_NAME="+e.caller, "A2ABUS_LOG_LEVEL=warn", "A2ABUS_LOG_FORMAT=console",
 	)
+	out = append(out, e.extra...)
 	return append(out, extra...)
 }
 

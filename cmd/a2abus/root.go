@@ -58,7 +58,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newVersionCmd(c),
 		newConfigCmd(c),
 		newTopologyCmd(c),
+		newBenchCmd(c),
 		newInvokeCmd(c),
+		newWaitCmd(c),
+		newDemoCmd(c),
+		newServeCmd(c),
 		newMemoryCmd(c),
 		newConversationCmd(c),
 	)

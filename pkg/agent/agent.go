@@ -111,6 +111,7 @@ type Agent struct {
 	handlers map[string]Handler
 	mw       []Middleware
 	running  *runningTasks
+	statuses sync.WaitGroup // working statuses being published in the background
 
 	mu      sync.Mutex
 	started bool

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -37,6 +39,26 @@ func (a *Agent) publishStatus(ctx context.Context, req *a2a.TaskRequest, trace a
 		return fmt.Errorf("publish status of %q to %q: %w", req.TaskID, key, err)
 	}
 	return nil
+}
+
+// announceWorking publishes the task's working status in the background —
+// status is advisory, so the handler starts without waiting for its confirm
+// (the result is still confirmed before the ack) — and returns a channel
+// closed once that publish has ended. Progress waits for it, so status
+// updates keep their order. Run waits for these publishes before returning.
+func (a *Agent) announceWorking(ctx context.Context, t *Task) <-chan struct{} {
+	done := make(chan struct{})
+	st := t.status("", nil)
+	a.statuses.Go(func() {
+		defer close(done)
+		// The handler may finish (and its context end) before the confirm comes.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.opts.PublishTimeout)
+		defer cancel()
+		if err := t.publishStatus(ctx, st); err != nil {
+			a.log.Warn("working status not published", zap.String("task", t.Request.TaskID), zap.Error(err))
+		}
+	})
+	return done
 }
 
 func (a *Agent) publishTo(ctx context.Context, caller string, p a2a.Payload, trace a2a.Trace) error {

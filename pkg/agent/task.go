@@ -28,6 +28,7 @@ type Task struct {
 	Trace a2a.Trace
 
 	publishStatus func(ctx context.Context, st *a2a.TaskStatus) error
+	working       <-chan struct{} // closed when the initial working status publish has ended
 	agentName     string
 	now           func() time.Time
 }
@@ -54,17 +55,30 @@ func (t *Task) DecodeInput(v any) error {
 // Progress publishes a working status with a text and a fraction done
 // (0..1; a negative fraction publishes none). It waits for the confirm.
 func (t *Task) Progress(ctx context.Context, text string, fraction float64) error {
-	st := &a2a.TaskStatus{TaskID: t.Request.TaskID, Agent: t.agentName, State: a2a.StateWorking, Time: t.now()}
-	if text != "" {
-		st.Message = a2a.NewTextMessage(a2a.RoleAgent, text)
-	}
+	var progress *float64
 	if fraction >= 0 {
 		if fraction > 1 {
 			return fmt.Errorf("agent: progress %v of task %q is outside 0..1", fraction, t.Request.TaskID)
 		}
-		st.Progress = &fraction
+		progress = &fraction
 	}
-	return t.publishStatus(ctx, st)
+	if t.working != nil { // keep the order: the initial working status goes first
+		select {
+		case <-t.working:
+		case <-ctx.Done():
+			return fmt.Errorf("agent: progress of task %q: %w", t.Request.TaskID, ctx.Err())
+		}
+	}
+	return t.publishStatus(ctx, t.status(text, progress))
+}
+
+// status is a working status of the task with an optional text and progress.
+func (t *Task) status(text string, progress *float64) *a2a.TaskStatus {
+	st := &a2a.TaskStatus{TaskID: t.Request.TaskID, Agent: t.agentName, State: a2a.StateWorking, Time: t.now(), Progress: progress}
+	if text != "" {
+		st.Message = a2a.NewTextMessage(a2a.RoleAgent, text)
+	}
+	return st
 }
 
 // Result is what a handler returns: a message and/or artifacts, plus the

@@ -20,7 +20,7 @@ import (
 func (a *Agent) taskHandler(workCtx context.Context, b *budget) bus.Handler {
 	return func(_ context.Context, d *bus.Delivery) error {
 		if !b.reserve() {
-			return d.Nack() // an ephemeral agent's budget is spent: leave it to the next job
+			return d.Release() // an ephemeral agent's budget is spent: leave it to the next job
 		}
 		settled := false
 		defer func() { b.finish(settled) }()
@@ -79,7 +79,7 @@ func (a *Agent) process(workCtx context.Context, d *bus.Delivery) (reply *outgoi
 	switch {
 	case !a2a.SameAgent(req.Target, a.Name()):
 		return fail(a2a.CodeInvalidInput, "task for agent %q was delivered to %q", req.Target, a.Name()), false
-	case d.Attempt > a.opts.MaxAttempts:
+	case d.Exhausted():
 		r := fail(a2a.CodeExecutionFailed, "task gave up after %d delivery attempts (limit %d)", d.Attempt-1, a.opts.MaxAttempts)
 		r.deadLetter = true
 		return r, false
@@ -109,9 +109,7 @@ func (a *Agent) execute(workCtx context.Context, d *bus.Delivery, req *a2a.TaskR
 
 	task := &Task{Request: req, Attempt: d.Attempt, Trace: trace, agentName: a.Name(), now: a.opts.Now,
 		publishStatus: func(ctx context.Context, st *a2a.TaskStatus) error { return a.publishStatus(ctx, req, trace, st) }}
-	if err := task.Progress(ctx, "", -1); err != nil {
-		a.log.Warn("working status not published", zap.String("task", req.TaskID), zap.Error(err))
-	}
+	task.working = a.announceWorking(ctx, task)
 
 	start := time.Now()
 	res, err := runHandler(ctx, h, task)

@@ -108,6 +108,7 @@ type Caller struct {
 	opts    Options
 	log     *zap.Logger
 	waiters *waiters
+	local   *localTasks // records of the tasks this process invoked
 
 	declMu   sync.Mutex
 	declared map[string]bool // queues this process has declared
@@ -129,6 +130,7 @@ func New(opts Options) (*Caller, error) {
 		opts:     opts,
 		log:      opts.Logger.With(zap.String("caller", opts.Name), zap.String("instance", opts.InstanceID)),
 		waiters:  newWaiters(),
+		local:    newLocalTasks(),
 		declared: map[string]bool{},
 		done:     make(chan struct{}),
 		closing:  make(chan struct{}),
@@ -269,4 +271,17 @@ func (c *Caller) retry(ctx context.Context, what string, op func(context.Context
 		}
 		backoff = min(2*backoff, DefaultMemoryRetryMax)
 	}
+}
+
+// concurrently runs ops at once (independent working-memory writes, so
+// their round trips overlap) and joins their errors.
+func concurrently(ctx context.Context, ops ...func(context.Context) error) error {
+	errs := make([]error, len(ops))
+	var wg sync.WaitGroup
+	for i, op := range ops[1:] {
+		wg.Go(func() { errs[i+1] = op(ctx) })
+	}
+	errs[0] = ops[0](ctx)
+	wg.Wait()
+	return errors.Join(errs...)
 }

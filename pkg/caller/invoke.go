@@ -58,6 +58,12 @@ func (c *Caller) Invoke(ctx context.Context, req Request) (Invocation, error) {
 	if err != nil {
 		return Invocation{}, err
 	}
+	return c.send(ctx, tr, rec, req.Trace)
+}
+
+// send records the task (record and pending marker, written at once) and
+// publishes its request.
+func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, trace a2a.Trace) (Invocation, error) {
 	respSpec, err := bus.ResponseQueue(c.opts.Name)
 	if err != nil {
 		return Invocation{}, err
@@ -74,18 +80,24 @@ func (c *Caller) Invoke(ctx context.Context, req Request) (Invocation, error) {
 		}
 	}
 	recTTL := time.Until(rec.Deadline) + c.opts.ResultTTL
-	if err := putJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, rec.TaskID), rec, recTTL); err != nil {
+	err = concurrently(ctx,
+		func(ctx context.Context) error {
+			return putJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, rec.TaskID), rec, recTTL)
+		},
+		func(ctx context.Context) error {
+			return c.opts.Memory.Set(ctx, pendingKey(c.opts.Name, rec.TaskID), []byte(rec.Deadline.Format(time.RFC3339Nano)), recTTL)
+		})
+	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
-	if err := c.opts.Memory.Set(ctx, pendingKey(c.opts.Name, rec.TaskID), []byte(rec.Deadline.Format(time.RFC3339Nano)), recTTL); err != nil {
-		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
-	}
-	env, err := c.opts.Codec.Encode(tr, req.Trace)
+	c.local.put(rec, c.opts.Now())
+	env, err := c.opts.Codec.Encode(tr, trace)
 	if err == nil {
 		err = c.opts.Bus.Publish(ctx, bus.FromEnvelope(taskSpec.Name, env))
 	}
 	if err != nil {
 		// Nothing was sent: forget the task so the sweeper does not time it out.
+		c.local.drop(rec.TaskID)
 		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = c.opts.Memory.Delete(cleanup, pendingKey(c.opts.Name, rec.TaskID))
@@ -93,7 +105,7 @@ func (c *Caller) Invoke(ctx context.Context, req Request) (Invocation, error) {
 		return Invocation{}, fmt.Errorf("caller %q: publish task %s to %q: %w", c.opts.Name, rec.TaskID, taskSpec.Name, err)
 	}
 	c.log.Debug("task invoked", zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.String("skill", rec.Skill))
-	return Invocation{TaskID: rec.TaskID, SessionID: rec.SessionID, Target: rec.Target, MemoryKey: rec.MemoryKey, Deadline: rec.Deadline}, nil
+	return rec.invocation(), nil
 }
 
 // buildRequest validates req and builds the wire request and the record.
@@ -147,15 +159,14 @@ func (c *Caller) isClosed() bool {
 // The task still ends with the agent's CANCELED error (or its result, if it
 // finished first).
 func (c *Caller) Cancel(ctx context.Context, taskID string) error {
-	var rec Record
-	found, err := getJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, taskID), &rec)
+	rec, err := c.loadRecord(ctx, taskID)
 	if err != nil {
 		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, err)
 	}
-	if !found {
+	if rec == nil {
 		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, ErrUnknownTask)
 	}
-	return c.sendCancel(ctx, &rec, "canceled by the caller")
+	return c.sendCancel(ctx, rec, "canceled by the caller")
 }
 
 func (c *Caller) sendCancel(ctx context.Context, rec *Record, reason string) error {

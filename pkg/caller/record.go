@@ -25,6 +25,25 @@ type Record struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// invocation is what Invoke returns for the task.
+func (r *Record) invocation() Invocation {
+	return Invocation{TaskID: r.TaskID, SessionID: r.SessionID, Target: r.Target, MemoryKey: r.MemoryKey, Deadline: r.Deadline}
+}
+
+// loadRecord returns the record of a task: this process's copy when it
+// invoked the task, else the one in working memory; nil when there is none.
+func (c *Caller) loadRecord(ctx context.Context, taskID string) (*Record, error) {
+	if rec, ok := c.local.get(taskID); ok {
+		return &rec, nil
+	}
+	var rec Record
+	found, err := getJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, taskID), &rec)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &rec, nil
+}
+
 // StoredResult is what the response handler stores at the memory key: the
 // full outcome of a task (all artifacts, the message, metadata) or its error.
 type StoredResult struct {

@@ -24,8 +24,9 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	var stored *StoredResult
 	switch r := p.(type) {
 	case *a2a.TaskStatus:
-		c.waiters.notify(r.TaskID, event{status: r})
-		c.broadcast(ctx, d.Message)
+		if !c.waiters.notify(r.TaskID, event{status: r}) {
+			c.broadcast(ctx, d.Message)
+		}
 		return d.Ack()
 	case *a2a.TaskResult:
 		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status, Message: r.Message,
@@ -55,8 +56,9 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 		}
 		return err // requeued; finalize is idempotent
 	}
-	c.waiters.notify(stored.TaskID, event{outcome: out}) // waiters in this process need no look-up
-	c.broadcast(ctx, d.Message)
+	if !c.waiters.notify(stored.TaskID, event{outcome: out}) { // waiters in this process need no look-up
+		c.broadcast(ctx, d.Message)
+	}
 	return d.Ack()
 }
 
@@ -68,16 +70,15 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 // returns the stored outcome, or nil when the sweeper lost the race to the
 // real answer.
 func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Outcome, error) {
-	var rec Record
-	var found bool
+	var rec *Record
 	err := c.retry(ctx, "load task record", func(ctx context.Context) (err error) {
-		found, err = getJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, s.TaskID), &rec)
+		rec, err = c.loadRecord(ctx, s.TaskID)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !found {
+	if rec == nil {
 		return nil, fmt.Errorf("task %s: %w", s.TaskID, ErrUnknownTask)
 	}
 	if !a2a.SameAgent(rec.Target, s.Agent) {
@@ -102,25 +103,39 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	}
 	once := "a2a-notify/" + s.TaskID + "/" + by
 	turn := notificationTurn(s, rec.MemoryKey, by == claimTimeout)
-	if err := c.retry(ctx, "append notification", func(ctx context.Context) error {
-		_, _, err := c.opts.Memory.AppendTurnOnce(ctx, rec.SessionID, once, turn)
-		return err
-	}); err != nil {
+	notify := func(ctx context.Context) error {
+		return c.retry(ctx, "append notification", func(ctx context.Context) error {
+			_, _, err := c.opts.Memory.AppendTurnOnce(ctx, rec.SessionID, once, turn)
+			return err
+		})
+	}
+	unmark := func(ctx context.Context) error {
+		return c.retry(ctx, "clear pending", func(ctx context.Context) error {
+			return c.opts.Memory.Delete(ctx, pendingKey(c.opts.Name, s.TaskID))
+		})
+	}
+	// The pending marker is what makes the sweeper retry a TIMEOUT, so it is
+	// cleared last; an answer is retried by its redelivery (it is acked only
+	// after this), so its marker is cleared together with the notification.
+	if by == claimTimeout {
+		err = notify(ctx)
+		if err == nil {
+			err = unmark(ctx)
+		}
+	} else {
+		err = concurrently(ctx, notify, unmark)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if err := c.retry(ctx, "clear pending", func(ctx context.Context) error {
-		return c.opts.Memory.Delete(ctx, pendingKey(c.opts.Name, s.TaskID))
-	}); err != nil {
-		return nil, err
-	}
+	c.local.drop(s.TaskID)
 	code := ""
 	if s.Error != nil {
 		code = string(s.Error.Code)
 	}
 	c.log.Info("task finished", zap.String("task", s.TaskID), zap.String("target", s.Agent), zap.String("skill", s.Skill),
 		zap.String("state", string(s.State)), zap.String("code", code), zap.Bool("late", s.Late))
-	inv := Invocation{TaskID: rec.TaskID, SessionID: rec.SessionID, Target: rec.Target, MemoryKey: rec.MemoryKey, Deadline: rec.Deadline}
-	return &Outcome{Invocation: inv, Result: s}, nil
+	return &Outcome{Invocation: rec.invocation(), Result: s}, nil
 }
 
 // claim records who finalized the task first and returns the winner.
@@ -144,7 +159,10 @@ func (c *Caller) claim(ctx context.Context, taskID, by string) (string, error) {
 }
 
 // broadcast tells every replica of this caller (their waiters) about a
-// response. Best effort: waiters also poll working memory.
+// response. It is sent only when no Call or Wait of this process waits for
+// the task: the replica that waits is then elsewhere. (A second waiter in
+// another replica at the same time finds the outcome by polling.) Best
+// effort: waiters also poll working memory.
 func (c *Caller) broadcast(ctx context.Context, m bus.Message) {
 	key, err := a2a.EventRoutingKey(c.opts.Name)
 	if err != nil {

@@ -58,12 +58,11 @@ func (c *Caller) sweep(ctx context.Context) error {
 // timeout stores and notifies a TIMEOUT for an unanswered task, sends a
 // cancel to its target and wakes its waiters.
 func (c *Caller) timeout(ctx context.Context, taskID string) error {
-	var rec Record
-	found, err := getJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, taskID), &rec)
+	rec, err := c.loadRecord(ctx, taskID)
 	if err != nil {
 		return err
 	}
-	if !found {
+	if rec == nil {
 		return c.opts.Memory.Delete(ctx, pendingKey(c.opts.Name, taskID))
 	}
 	te := &a2a.TaskError{TaskID: taskID, Agent: rec.Target, State: a2a.StateFailed, Code: a2a.CodeTimeout, Retryable: true,
@@ -74,11 +73,11 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 	if err != nil || out == nil {
 		return err
 	}
-	c.waiters.notify(taskID, event{outcome: out})
-	if err := c.sendCancel(ctx, &rec, "deadline passed"); err != nil && !errors.Is(err, bus.ErrUnroutable) {
+	waited := c.waiters.notify(taskID, event{outcome: out})
+	if err := c.sendCancel(ctx, rec, "deadline passed"); err != nil && !errors.Is(err, bus.ErrUnroutable) {
 		c.log.Warn("cancel after timeout not sent", zap.String("task", taskID), zap.Error(err))
 	}
-	if env, err := c.opts.Codec.Encode(te, a2a.Trace{}); err == nil {
+	if env, err := c.opts.Codec.Encode(te, a2a.Trace{}); err == nil && !waited {
 		c.broadcast(ctx, bus.FromEnvelope("", env))
 	}
 	return nil

@@ -32,11 +32,22 @@ type StatusFunc func(*a2a.TaskStatus)
 // Call invokes and waits for the outcome (see Wait). A task failure is not
 // an error of Call: it is in the Outcome (Outcome.Err).
 func (c *Caller) Call(ctx context.Context, req Request, onStatus StatusFunc) (*Outcome, error) {
-	inv, err := c.Invoke(ctx, req)
+	if c.isClosed() {
+		return nil, ErrClosed
+	}
+	tr, rec, err := c.buildRequest(req)
 	if err != nil {
 		return nil, err
 	}
-	return c.Wait(ctx, inv.TaskID, onStatus)
+	// Listening before the request is sent, the outcome cannot slip by
+	// unseen: there is nothing to look up before waiting.
+	events := c.waiters.add(rec.TaskID)
+	defer c.waiters.remove(rec.TaskID, events)
+	inv, err := c.send(ctx, tr, rec, req.Trace)
+	if err != nil {
+		return nil, err
+	}
+	return c.wait(ctx, inv.TaskID, inv.Deadline, events, onStatus)
 }
 
 // Wait blocks until the task's outcome is stored — by whichever replica of
@@ -46,57 +57,72 @@ func (c *Caller) Call(ctx context.Context, req Request, onStatus StatusFunc) (*O
 func (c *Caller) Wait(ctx context.Context, taskID string, onStatus StatusFunc) (*Outcome, error) {
 	events := c.waiters.add(taskID)
 	defer c.waiters.remove(taskID, events)
+	out, deadline, err := c.lookup(ctx, taskID)
+	if err != nil || out != nil {
+		return out, err
+	}
+	return c.wait(ctx, taskID, deadline, events, onStatus)
+}
+
+// wait waits on events for the outcome of a task found pending, looking it
+// up in working memory when another replica stored it, on every poll
+// interval, and after timing it out when its deadline passed long ago.
+func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, events <-chan event, onStatus StatusFunc) (*Outcome, error) {
 	poll := time.NewTicker(DefaultPollInterval)
 	defer poll.Stop()
+	timedOut := false
 	for {
-		out, deadline, err := c.lookup(ctx, taskID)
-		if err != nil || out != nil {
-			return out, err
-		}
-		if c.opts.Now().After(deadline.Add(2 * c.opts.SweepInterval)) {
-			// No sweeper got to it (none running?): time it out here.
+		if !timedOut && c.opts.Now().After(deadline.Add(2*c.opts.SweepInterval)) {
+			// No sweeper got to it (none running?): time it out here, once.
 			if err := c.timeout(ctx, taskID); err != nil {
 				return nil, err
 			}
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ctx.Err())
-		case <-c.closing:
-			return nil, ErrClosed
-		case <-poll.C:
-		case ev := <-events:
-			if ev.outcome != nil {
-				return ev.outcome, nil
+			timedOut = true
+		} else {
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ctx.Err())
+			case <-c.closing:
+				return nil, ErrClosed
+			case <-poll.C:
+			case ev := <-events:
+				if ev.outcome != nil {
+					return ev.outcome, nil
+				}
+				if ev.status != nil {
+					if onStatus != nil {
+						onStatus(ev.status)
+					}
+					continue
+				}
 			}
-			if ev.status != nil && onStatus != nil {
-				onStatus(ev.status)
-			}
 		}
+		out, dl, err := c.lookup(ctx, taskID)
+		if err != nil || out != nil {
+			return out, err
+		}
+		deadline = dl
 	}
 }
 
 // lookup returns the stored outcome of a task, or nil and its deadline.
 func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time, error) {
-	var rec Record
-	found, err := getJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, taskID), &rec)
+	rec, err := c.loadRecord(ctx, taskID)
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, err)
 	}
-	if !found {
+	if rec == nil {
 		return nil, time.Time{}, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ErrUnknownTask)
 	}
 	if pending, err := c.opts.Memory.Get(ctx, pendingKey(c.opts.Name, taskID)); err == nil && len(pending) > 0 {
 		return nil, rec.Deadline, nil
 	}
 	var res StoredResult
-	found, err = getJSON(ctx, c.opts.Memory, rec.MemoryKey, &res)
+	found, err := getJSON(ctx, c.opts.Memory, rec.MemoryKey, &res)
 	if err != nil || !found {
 		return nil, rec.Deadline, err
 	}
-	inv := Invocation{TaskID: rec.TaskID, SessionID: rec.SessionID, Target: rec.Target, MemoryKey: rec.MemoryKey, Deadline: rec.Deadline}
-	return &Outcome{Invocation: inv, Result: &res}, rec.Deadline, nil
+	return &Outcome{Invocation: rec.invocation(), Result: &res}, rec.Deadline, nil
 }
 
 // event is what a waiter is woken with: a status update, an outcome stored
@@ -140,8 +166,9 @@ func (w *waiters) remove(taskID string, ch chan event) {
 }
 
 // notify hands ev to the waiters of task id without blocking (a full
-// waiter misses a status update, never the outcome: it polls memory).
-func (w *waiters) notify(id string, ev event) {
+// waiter misses a status update, never the outcome: it polls memory) and
+// reports whether the task has any waiter in this process.
+func (w *waiters) notify(id string, ev event) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, ch := range w.byID[id] {
@@ -150,6 +177,7 @@ func (w *waiters) notify(id string, ev event) {
 		default:
 		}
 	}
+	return len(w.byID[id]) > 0
 }
 
 // notifyPayload wakes the waiters of a response handled by any replica.

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/a2abus/a2abus/internal/testenv"
+)
+
+// TestBenchJSON runs a very short bench on the real servers, under a
+// private exchange and key prefix, and checks stdout is exactly one JSON
+// object with the ratios and both chains' figures. It never looks at speed.
+func TestBenchJSON(t *testing.T) {
+	amqpURL, redisURL := testenv.AMQPURL(t), testenv.RedisURL(t)
+	isolate(t, "")
+	id := strings.ToLower(rand.Text()[:10])
+	exchange := "benchcli." + id
+	t.Setenv("A2ABUS_BUS_EXCHANGE", exchange)
+	t.Setenv("A2ABUS_REDIS_KEY_PREFIX", "a2abustest:"+id+":")
+	t.Cleanup(func() {
+		conn, err := amqp.Dial(amqpURL)
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		if ch, err := conn.Channel(); err == nil {
+			_, _ = ch.QueueDelete(exchange+".dead", false, false, false)
+			_ = ch.ExchangeDelete(exchange, false, false)
+			_ = ch.ExchangeDelete(exchange+".dlx", false, false)
+		}
+	})
+	args := []string{"bench", "--json", "--requests", "3", "--warmup", "1", "--count", "8", "--rounds", "1", "--in-flight", "4", "--redis-url", redisURL}
+	// Without bus.url the bench says which server it uses; that is the test's one when it is the default.
+	if amqpURL != testenv.DefaultAMQPURL {
+		args = append(args, "--amqp-url", amqpURL)
+	}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if amqpURL == testenv.DefaultAMQPURL && !strings.Contains(errOut, "bench: bus.url is not set; using amqp://guest:xxxxx@127.0.0.1:5672/") {
+		t.Errorf("stderr does not say which RabbitMQ is used:\n%s", errOut)
+	}
+	dec := json.NewDecoder(bytes.NewBufferString(out))
+	var rep map[string]any
+	if err := dec.Decode(&rep); err != nil || dec.More() {
+		t.Fatalf("stdout is not exactly one JSON object (%v):\n%s", err, out)
+	}
+	for _, k := range []string{"latency_p50_ratio", "latency_p99_ratio", "throughput_ratio", "raw", "project", "body_bytes"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("JSON lacks %q:\n%s", k, out)
+		}
+	}
+	for _, chain := range []string{"raw", "project"} {
+		c, _ := rep[chain].(map[string]any)
+		if c["latency_samples"] != 3.0 || c["throughput_calls"] != 8.0 {
+			t.Errorf("%s figures: %v", chain, c)
+		}
+	}
+}
+
+func TestBenchBadFlags(t *testing.T) {
+	isolate(t, "")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--requests", "0"}, "--requests must be at least 1, got 0"},
+		{[]string{"bench", "--rounds", "-2"}, "--rounds must be at least 1, got -2"},
+		{[]string{"bench", "--in-flight", "2000"}, "in-flight must be between 1 and 1024, got 2000"},
+		{[]string{"bench", "--duration", "-1s"}, "duration must not be negative"},
+		{[]string{"bench", "extra"}, "unknown command"},
+	} {
+		code, out, errOut := runCLI(t, c.args...)
+		if code == 0 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
+
+func TestBenchRejectsRedisItCannotUse(t *testing.T) {
+	isolate(t, "")
+	t.Setenv("A2ABUS_REDIS_ADDRS", "a:1,b:2")
+	code, _, errOut := runCLI(t, "bench")
+	if code == 0 || !strings.Contains(errOut, "redis.addrs (Sentinel or Cluster) is not supported") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}

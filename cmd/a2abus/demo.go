@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/agents/research"
+	"github.com/a2abus/a2abus/internal/agents/sample"
+	"github.com/a2abus/a2abus/internal/backends"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
+)
+
+// newDemoCmd builds `a2abus demo`, the main job: both reference agents and a
+// caller in one process, on the embedded bus and memory unless --amqp-url /
+// --redis-url point at real servers.
+func newDemoCmd(c *cli) *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "Run SampleAgent and ResearchAgent in this process, invoke them and show every step",
+		Long: "Starts SampleAgent and ResearchAgent and a caller in one process, invokes them, and shows the\n" +
+			"status stream, the memory key each result is stored under, the notification turn injected into\n" +
+			"the conversation and the result fetched back, as an LLM would with get_from_working_memory.\n" +
+			"Runs on the embedded bus and memory (no servers needed); with --amqp-url and --redis-url the\n" +
+			"same demo runs on RabbitMQ and Redis.",
+		Args: cobra.NoArgs,
+		RunE: c.withConfig(runDemo),
+	}
+}
+
+func runDemo(ctx context.Context, e *env, _ []string) error {
+	cfg := e.Config
+	log := e.Log
+	b, err := backends.Bus(ctx, cfg.Bus, "a2abus-demo", log)
+	if err != nil {
+		return err
+	}
+	m, err := backends.Memory(ctx, cfg.Redis, log)
+	if err != nil {
+		_ = b.Close()
+		return err
+	}
+	d := &demo{out: e.Out, mem: m}
+	where := "embedded in-process bus and memory (no servers)"
+	if !cfg.Bus.Embedded() || !cfg.Redis.Embedded() {
+		where = fmt.Sprintf("bus %s, memory %s", describe(cfg.Bus.Embedded(), "RabbitMQ"), describe(cfg.Redis.Embedded(), "Redis"))
+	}
+	d.printf("a2abus demo on the %s\n\n", where)
+
+	runCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		stop()
+		wg.Wait()
+		_ = backends.CloseAll(b, m)
+	}()
+	demoCaller, err := caller.New(caller.Options{Name: "DemoCaller", Bus: b, Memory: m, ResultTTL: cfg.Memory.ResultTTL,
+		SweepInterval: cfg.Caller.SweepInterval, Logger: log})
+	if err != nil {
+		return err
+	}
+	start := func(name string, f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(runCtx); err != nil && runCtx.Err() == nil {
+				log.Error("demo component stopped", zap.String("component", name), zap.Error(err))
+			}
+		}()
+	}
+	start("caller", demoCaller.Run)
+	sampleAgent, err := newDemoAgent(b, sample.Card("SampleAgent"), log, func(a *agent.Agent) error { return sample.Register(a, demoCaller) })
+	if err != nil {
+		return err
+	}
+	researchAgent, err := newDemoAgent(b, research.Card(), log, func(a *agent.Agent) error { return research.Register(a, cfg.Research.DocsDir) })
+	if err != nil {
+		return err
+	}
+	start("SampleAgent", sampleAgent.Run)
+	start("ResearchAgent", researchAgent.Run)
+
+	session := "demo-" + uuid.NewString()[:8]
+	steps := []struct {
+		title string
+		req   caller.Request
+	}{
+		{"SampleAgent.echo", caller.Request{Target: "SampleAgent", Skill: "echo", Text: "Hello from a2abus"}},
+		{"SampleAgent.npv", caller.Request{Target: "SampleAgent", Skill: "npv", Text: "NPV of a small project",
+			Input: json.RawMessage(`{"cash_flows":[-100000,25000,35000,45000,55000],"discount_rate":0.12}`)}},
+		{"ResearchAgent.research", caller.Request{Target: "ResearchAgent", Skill: "research", Text: "how is a task result stored in working memory"}},
+		{"SampleAgent.sleep past its deadline", caller.Request{Target: "SampleAgent", Skill: "sleep", Text: "2000", Timeout: 500 * time.Millisecond}},
+	}
+	for i, st := range steps {
+		st.req.SessionID = session
+		if err := d.step(runCtx, demoCaller, i+1, st.title, st.req); err != nil {
+			return err
+		}
+	}
+	turns, err := m.Turns(runCtx, session, 0, 0)
+	if err != nil {
+		return err
+	}
+	d.printf("The conversation of session %s now holds %d notification turns:\n", session, len(turns))
+	for _, t := range turns {
+		d.printf("  #%d [%s] %s\n", t.Seq, t.Role, t.Content)
+	}
+	return d.err
+}
+
+func describe(embedded bool, real string) string {
+	if embedded {
+		return "embedded"
+	}
+	return real
+}
+
+func newDemoAgent(b bus.Bus, card a2a.AgentCard, log *zap.Logger, register func(*agent.Agent) error) (*agent.Agent, error) {
+	a, err := agent.New(agent.Options{Card: card, Bus: b, StopTimeout: 5 * time.Second, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if err := register(a); err != nil {
+		return nil, fmt.Errorf("register %s: %w", card.Name, err)
+	}
+	return a, nil
+}
+
+// demo prints the steps; the first write error is kept and returned.
+type demo struct {
+	out io.Writer
+	mem memory.Memory
+	err error
+}
+
+func (d *demo) printf(format string, args ...any) {
+	if d.err == nil {
+		_, d.err = fmt.Fprintf(d.out, format, args...)
+	}
+}
+
+// step invokes one skill and shows its statuses, key, notification and fetched result.
+func (d *demo) step(ctx context.Context, c *caller.Caller, n int, title string, req caller.Request) error {
+	d.printf("%d. invoke %s %q\n", n, title, req.Text)
+	out, err := c.Call(ctx, req, func(st *a2a.TaskStatus) {
+		line := "working"
+		if st.Progress != nil {
+			line += fmt.Sprintf(" %3.0f%%", *st.Progress*100)
+		}
+		if t := a2a.MessageText(st.Message); t != "" {
+			line += ": " + t
+		}
+		d.printf("   status  %s\n", line)
+	})
+	if err != nil {
+		return fmt.Errorf("demo step %d (%s): %w", n, title, err)
+	}
+	state := strings.ToLower(strings.TrimPrefix(string(out.Result.State), "TASK_STATE_"))
+	d.printf("   task    %s -> %s\n", out.TaskID, state)
+	d.printf("   stored  %s\n", out.MemoryKey)
+	turns, err := d.mem.Turns(ctx, out.SessionID, 0, 0)
+	if err != nil {
+		return err
+	}
+	for _, t := range turns {
+		if t.Meta[caller.MetaTaskID] == out.TaskID {
+			d.printf("   notify  %s\n", t.Content)
+		}
+	}
+	raw, err := d.mem.Get(ctx, out.MemoryKey)
+	if errors.Is(err, memory.ErrNotFound) {
+		return fmt.Errorf("demo step %d: result missing at %s", n, out.MemoryKey)
+	}
+	if err != nil {
+		return err
+	}
+	d.printf("   fetched get_from_working_memory(%q): %d bytes; %s\n\n", out.MemoryKey, len(raw), summary(out.Result))
+	return nil
+}
+
+// summary is a one-line view of a stored result.
+func summary(r *caller.StoredResult) string {
+	if r.Error != nil {
+		return fmt.Sprintf("error %s: %s", r.Error.Code, r.Error.Message)
+	}
+	s := fmt.Sprintf("message %q", truncate(r.Text(), 120))
+	for _, a := range r.Artifacts {
+		if a == nil {
+			continue
+		}
+		for _, p := range a.Parts {
+			if p == nil {
+				continue
+			}
+			if data := p.Data(); data != nil {
+				j, _ := json.Marshal(data)
+				s += fmt.Sprintf(", data %s", truncate(string(j), 120))
+			}
+		}
+	}
+	if len(r.Artifacts) > 0 {
+		s += fmt.Sprintf(", %d artifact(s)", len(r.Artifacts))
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

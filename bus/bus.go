@@ -6,6 +6,7 @@ package bus
 
 import (
 	"context"
+	"hash/fnv"
 	"time"
 )
 
@@ -62,6 +63,18 @@ type ConsumeOptions struct {
 	// MaxAttempts is how many times a message is delivered before a requeue
 	// dead-letters it instead. Zero means DefaultMaxAttempts.
 	MaxAttempts int
+	// Ordered handles the messages of one correlation id (one task) one at a
+	// time, in queue order, while different ids still run concurrently — so
+	// a task's status updates are handled before its result.
+	Ordered bool
+}
+
+// Lane picks the handler lane of a message with correlation id key among n
+// lanes, so that an Ordered consumer keeps one id on one lane.
+func Lane(key string, n int) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(key))
+	return int(h.Sum32() % uint32(n))
 }
 
 // DefaultMaxAttempts is the attempt limit when ConsumeOptions.MaxAttempts is zero.

@@ -41,6 +41,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"ClosedConnectionLosesNothing", testClosedConnectionLosesNothing},
 		{"CloseUnblocksConsumers", testCloseUnblocks},
 		{"ConcurrencyBound", testConcurrency},
+		{"OrderedPerCorrelation", testOrderedPerCorrelation},
 		{"DeclareIdempotent", testDeclareIdempotent},
 		{"DeclareKindMismatch", testDeclareMismatch},
 		{"DeclareInvalidSpec", testDeclareInvalid},

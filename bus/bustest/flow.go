@@ -2,6 +2,8 @@ package bustest
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -104,5 +106,72 @@ func testConcurrency(t *testing.T, env Env) {
 	within(t, "backlog handled", func() bool { return handled.Load() >= n })
 	if p := peak.Load(); p != limit {
 		t.Errorf("peak concurrency %d, want %d", p, limit)
+	}
+}
+
+// testOrderedPerCorrelation: with Ordered, the messages of one correlation
+// id are handled one at a time in queue order, while other ids go on.
+func testOrderedPerCorrelation(t *testing.T, env Env) {
+	b := connect(t, env)
+	spec := taskQueue(t, b)
+	// Three ids on three different lanes, so that they can run side by side.
+	var ids []string
+	lanes := map[int]bool{}
+	for len(ids) < 3 {
+		id := "task-" + unique()
+		if l := bus.Lane(id, 4); !lanes[l] {
+			lanes[l] = true
+			ids = append(ids, id)
+		}
+	}
+	const perID = 5
+	for i := range perID {
+		for _, id := range ids {
+			m := message(spec.Bindings[0])
+			m.CorrelationID = id
+			m.Headers = map[string]string{"seq": strconv.Itoa(i)}
+			publish(t, b, m)
+		}
+	}
+	var mu sync.Mutex
+	running := map[string]bool{}
+	order := map[string][]string{}
+	overlapOther := false
+	var total atomic.Int32
+	done := make(chan struct{})
+	consume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: 4, Ordered: true}, func(_ context.Context, d *bus.Delivery) error {
+		mu.Lock()
+		if running[d.CorrelationID] {
+			mu.Unlock()
+			t.Errorf("two messages of %s handled at once", d.CorrelationID)
+			return nil
+		}
+		running[d.CorrelationID] = true
+		for id, r := range running {
+			if r && id != d.CorrelationID {
+				overlapOther = true
+			}
+		}
+		order[d.CorrelationID] = append(order[d.CorrelationID], d.Headers["seq"])
+		mu.Unlock()
+		time.Sleep(5 * time.Millisecond) // let the other lanes run meanwhile
+		mu.Lock()
+		running[d.CorrelationID] = false
+		mu.Unlock()
+		if total.Add(1) == int32(perID*len(ids)) {
+			close(done)
+		}
+		return nil
+	})
+	wait(t, "every message handled", done)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, id := range ids {
+		if got := strings.Join(order[id], ","); got != "0,1,2,3,4" {
+			t.Errorf("%s handled in order %s, want 0,1,2,3,4", id, got)
+		}
+	}
+	if !overlapOther {
+		t.Error("different correlation ids never ran concurrently")
 	}
 }

@@ -162,18 +162,53 @@ func (c *conn) Consume(ctx context.Context, queue string, opts bus.ConsumeOption
 	defer stop()
 
 	var workers sync.WaitGroup
-	for range opts.Concurrency {
-		workers.Go(func() {
-			for p := c.next(cctx, q, opts.MaxAttempts); p != nil; p = c.next(cctx, q, opts.MaxAttempts) {
-				c.handle(cctx, p, h)
-			}
-		})
+	if opts.Ordered {
+		c.consumeOrdered(cctx, q, opts, h, &workers)
+	} else {
+		for range opts.Concurrency {
+			workers.Go(func() {
+				for p := c.next(cctx, q, opts.MaxAttempts); p != nil; p = c.next(cctx, q, opts.MaxAttempts) {
+					c.handle(cctx, p, h)
+				}
+			})
+		}
 	}
 	workers.Wait()
 	if c.ctx.Err() != nil {
 		return fmt.Errorf("consume %q: %w", queue, bus.ErrClosed)
 	}
 	return nil
+}
+
+// consumeOrdered takes messages in queue order on one goroutine and hands
+// each to the lane of its correlation id: one id is handled one at a time,
+// in order. At most Concurrency messages are taken ahead of their handlers.
+func (c *conn) consumeOrdered(ctx context.Context, q *queue, opts bus.ConsumeOptions, h bus.Handler, workers *sync.WaitGroup) {
+	lanes := make([]chan *pending, opts.Concurrency)
+	for i := range lanes {
+		lanes[i] = make(chan *pending)
+		lane := lanes[i]
+		workers.Go(func() {
+			for p := range lane {
+				c.handle(ctx, p, h) // releases p unhandled once ctx is done
+			}
+		})
+	}
+	workers.Go(func() {
+		defer func() {
+			for _, l := range lanes {
+				close(l)
+			}
+		}()
+		for p := c.next(ctx, q, opts.MaxAttempts); p != nil; p = c.next(ctx, q, opts.MaxAttempts) {
+			select {
+			case lanes[bus.Lane(p.e.msg.CorrelationID, len(lanes))] <- p:
+			case <-ctx.Done():
+				c.b.release(p, false)
+				return
+			}
+		}
+	})
 }
 
 // startConsumer finds queue and registers a consumer on the connection.

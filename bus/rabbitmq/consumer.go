@@ -125,12 +125,16 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	c.subscribed = true
 
 	var wg sync.WaitGroup
-	for range c.opts.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.work(ctx, deliveries)
-		}()
+	if c.opts.Ordered {
+		c.dispatchOrdered(ctx, deliveries, &wg)
+	} else {
+		for range c.opts.Concurrency {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c.work(ctx, deliveries)
+			}()
+		}
 	}
 	workersDone := make(chan struct{})
 	go func() {
@@ -145,13 +149,56 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	}
 	// Stop: the broker sends no more after cancel-ok; the deliveries it had
 	// already pushed are handed back unhandled.
-	if err := ch.Cancel(tag, false); err == nil {
+	if err := ch.Cancel(tag, false); err == nil && !c.opts.Ordered { // an ordered dispatcher drains them itself
 		for d := range deliveries {
 			c.handBack(&d)
 		}
 	}
 	<-workersDone
 	return nil
+}
+
+// dispatchOrdered reads deliveries on one goroutine and hands each to the
+// lane of its correlation id, so one id is handled one at a time, in queue
+// order. Once ctx is done it hands back whatever still arrives.
+func (c *consumer) dispatchOrdered(ctx context.Context, deliveries <-chan amqp.Delivery, wg *sync.WaitGroup) {
+	lanes := make([]chan amqp.Delivery, c.opts.Concurrency)
+	for i := range lanes {
+		lanes[i] = make(chan amqp.Delivery)
+		lane := lanes[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range lane {
+				if ctx.Err() != nil {
+					c.handBack(&d)
+					continue
+				}
+				c.delivered.Store(true)
+				c.handle(ctx, &d)
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer func() {
+			for _, l := range lanes {
+				close(l)
+			}
+		}()
+		for d := range deliveries {
+			if ctx.Err() != nil {
+				c.handBack(&d)
+				continue
+			}
+			select {
+			case lanes[bus.Lane(d.CorrelationId, len(lanes))] <- d:
+			case <-ctx.Done():
+				c.handBack(&d)
+			}
+		}
+	}()
 }
 
 // work handles deliveries until they end or ctx is done.

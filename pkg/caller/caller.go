@@ -194,7 +194,7 @@ func (c *Caller) Run(ctx context.Context) error {
 		}()
 	}
 	runPart("responses", func() error {
-		return c.opts.Bus.Consume(ctx, respSpec.Name, bus.ConsumeOptions{Concurrency: c.opts.Concurrency}, c.handleResponse)
+		return c.opts.Bus.Consume(ctx, respSpec.Name, bus.ConsumeOptions{Concurrency: c.opts.Concurrency, Ordered: true}, c.handleResponse)
 	})
 	runPart("events", func() error {
 		return c.opts.Bus.Consume(ctx, eventSpec.Name, bus.ConsumeOptions{Concurrency: 1}, c.handleEvent)

@@ -110,6 +110,9 @@ type Message struct {
 	Priority uint8
 	// Expiration drops the message when it has waited this long; zero means never.
 	Expiration time.Duration
+	// Transient asks the broker not to persist the message (it is lost if
+	// the broker restarts). For advisory messages only: status updates.
+	Transient bool
 	Timestamp  time.Time
 	Headers    map[string]string
 	Body       []byte

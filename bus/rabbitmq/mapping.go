@@ -49,12 +49,13 @@ func validateMessage(m bus.Message) error {
 	return nil
 }
 
-// toPublishing maps a bus message to a persistent AMQP publishing.
+// toPublishing maps a bus message to an AMQP publishing, persistent unless
+// the message is transient.
 func toPublishing(m bus.Message) amqp.Publishing {
 	return amqp.Publishing{
 		Headers:       headerTable(m.Headers),
 		ContentType:   m.ContentType,
-		DeliveryMode:  amqp.Persistent,
+		DeliveryMode:  deliveryMode(m.Transient),
 		Priority:      m.Priority,
 		CorrelationId: m.CorrelationID,
 		ReplyTo:       m.ReplyTo,
@@ -82,6 +83,7 @@ func fromDelivery(d *amqp.Delivery) bus.Message {
 		h = nil
 	}
 	return bus.Message{
+		Transient:     d.DeliveryMode == amqp.Transient,
 		RoutingKey:    key,
 		Type:          d.Type,
 		MessageID:     d.MessageId,
@@ -116,7 +118,7 @@ func republishing(d *amqp.Delivery, set map[string]string) amqp.Publishing {
 		Headers:         h,
 		ContentType:     d.ContentType,
 		ContentEncoding: d.ContentEncoding,
-		DeliveryMode:    amqp.Persistent,
+		DeliveryMode:    deliveryMode(d.DeliveryMode == amqp.Transient),
 		Priority:        d.Priority,
 		CorrelationId:   d.CorrelationId,
 		ReplyTo:         d.ReplyTo,
@@ -210,4 +212,12 @@ func attemptOf(t amqp.Table) int {
 		return 1
 	}
 	return int(n)
+}
+
+// deliveryMode is persistent unless the message is transient.
+func deliveryMode(transient bool) uint8 {
+	if transient {
+		return amqp.Transient
+	}
+	return amqp.Persistent
 }

@@ -35,7 +35,9 @@ func (a *Agent) publishStatus(ctx context.Context, req *a2a.TaskRequest, trace a
 	if err != nil {
 		return err
 	}
-	if err := a.opts.Bus.Publish(ctx, bus.FromEnvelope(key, env)); err != nil {
+	msg := bus.FromEnvelope(key, env)
+	msg.Transient = true // advisory: the broker need not write it to disk
+	if err := a.opts.Bus.Publish(ctx, msg); err != nil {
 		return fmt.Errorf("publish status of %q to %q: %w", req.TaskID, key, err)
 	}
 	return nil

@@ -13,11 +13,11 @@ FUZZTIME ?= 30s
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
-build: ## build bin/a2abus with the version and commit stamped in
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/a2abus ./cmd/a2abus
+build: ## build bin/a2abus, bin/sample-agent and bin/research-agent with the version stamped in
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
 
-run: ## run the main job on the embedded bus and memory (no servers needed)
-	$(GO) run ./cmd/a2abus topology apply
+run: ## the main job: a2abus demo on the embedded bus and memory (no servers needed)
+	$(GO) run ./cmd/a2abus demo --log-level warn
 
 test: ## everything CI runs, in order: services, lint, all tests, then the fault tests
 	@$(MAKE) --no-print-directory services

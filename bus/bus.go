@@ -113,9 +113,9 @@ type Message struct {
 	// Transient asks the broker not to persist the message (it is lost if
 	// the broker restarts). For advisory messages only: status updates.
 	Transient bool
-	Timestamp  time.Time
-	Headers    map[string]string
-	Body       []byte
+	Timestamp time.Time
+	Headers   map[string]string
+	Body      []byte
 }
 
 // Acknowledger settles a delivery on its transport.

@@ -159,18 +159,15 @@ func TestDelegateTimesOutWithItsDeadline(t *testing.T) {
 func TestDelegateCancelsTheSubTask(t *testing.T) {
 	d := newDelegation(t)
 	ctx := testCtx(t)
-	inv, err := d.tester.Invoke(ctx, caller.Request{Target: DefaultName, Skill: SkillDelegate, SessionID: "cancel-me", Timeout: time.Minute,
-		Input: mustJSON(t, map[string]any{"agent": "Helper", "skill": "sleep", "text": "60000"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	delegated := make(chan struct{})
+	// Call registers its waiter before it publishes, so no status is missed.
+	delegated := make(chan string, 1) // the parent task's id, once it delegated
 	var once sync.Once
 	done := make(chan *caller.Outcome, 1)
 	go func() {
-		out, err := d.tester.Wait(ctx, inv.TaskID, func(st *a2a.TaskStatus) {
+		out, err := d.tester.Call(ctx, caller.Request{Target: DefaultName, Skill: SkillDelegate, SessionID: "cancel-me", Timeout: time.Minute,
+			Input: mustJSON(t, map[string]any{"agent": "Helper", "skill": "sleep", "text": "60000"})}, func(st *a2a.TaskStatus) {
 			if strings.HasPrefix(a2a.MessageText(st.Message), "delegated to Helper") {
-				once.Do(func() { close(delegated) })
+				once.Do(func() { delegated <- st.TaskID })
 			}
 		})
 		if err != nil {
@@ -178,12 +175,13 @@ func TestDelegateCancelsTheSubTask(t *testing.T) {
 		}
 		done <- out
 	}()
+	var taskID string
 	select {
-	case <-delegated:
+	case taskID = <-delegated:
 	case <-ctx.Done():
 		t.Fatal("the sub-task was never started")
 	}
-	if err := d.tester.Cancel(ctx, inv.TaskID); err != nil {
+	if err := d.tester.Cancel(ctx, taskID); err != nil {
 		t.Fatal(err)
 	}
 	if out := <-done; out != nil {

@@ -44,10 +44,10 @@ func (a *Agent) publishStatus(ctx context.Context, req *a2a.TaskRequest, trace a
 }
 
 // announceWorking publishes the task's working status in the background —
-// status is advisory, so the handler starts without waiting for its confirm
-// (the result is still confirmed before the ack) — and returns a channel
-// closed once that publish has ended. Progress waits for it, so status
-// updates keep their order. Run waits for these publishes before returning.
+// the handler starts without waiting for its confirm — and returns a channel
+// closed once that publish has ended. Progress and the final reply wait for
+// it, so the caller sees the status updates in order, before the result.
+// Run waits for these publishes before returning.
 func (a *Agent) announceWorking(ctx context.Context, t *Task) <-chan struct{} {
 	done := make(chan struct{})
 	st := t.status("", nil)

@@ -49,24 +49,39 @@ func (h *harness) agentOn(b bus.Bus, skill string, fn Handler) *Agent {
 	return a
 }
 
-// The working status is advisory: the handler runs and the confirmed result
-// is published and acked while its confirm is still outstanding.
+// The handler runs while the working status's confirm is outstanding, but
+// the result is published only after it, so the caller sees them in order.
 func TestHandlerDoesNotWaitForTheWorkingStatus(t *testing.T) {
 	h := newHarness(t)
 	slow := newSlowStatusBus(h.broker.Connect())
-	h.start(h.agentOn(slow, "echo", echo))
+	ran := make(chan struct{})
+	h.start(h.agentOn(slow, "echo", func(ctx context.Context, task *Task) (*Result, error) {
+		close(ran)
+		return echo(ctx, task)
+	}))
 	req := h.send("Worker", "echo", "fast")
+	<-ran // the handler ran although the status is held
+	time.Sleep(50 * time.Millisecond)
+	if h.hasFinal(req.TaskID) {
+		t.Fatal("the result was published before the working status")
+	}
+	close(slow.release)
 	if res, ok := h.final(req.TaskID).(*a2a.TaskResult); !ok || a2a.MessageText(res.Message) != "fast" {
 		t.Fatalf("final reply = %#v", h.final(req.TaskID))
 	}
-	assertQueueEmpty(t, h, "agent.task.Worker")
-	if st := h.statuses(req.TaskID); len(st) != 0 {
-		t.Fatalf("statuses before the held one was released: %+v", st)
+	st := h.statuses(req.TaskID)
+	if len(st) != 1 || st[0].State != a2a.StateWorking {
+		t.Fatalf("statuses = %+v", st)
 	}
-	close(slow.release)
-	h.eventually("the working status", func() bool { return len(h.statuses(req.TaskID)) == 1 })
-	if st := h.statuses(req.TaskID); st[0].State != a2a.StateWorking {
-		t.Fatalf("status = %+v", st[0])
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, p := range h.replies {
+		if _, ok := p.(*a2a.TaskStatus); ok {
+			if i == len(h.replies)-1 {
+				t.Fatal("the working status arrived after the result")
+			}
+			break
+		}
 	}
 }
 

@@ -114,6 +114,7 @@ func (a *Agent) execute(workCtx context.Context, d *bus.Delivery, req *a2a.TaskR
 	start := time.Now()
 	res, err := runHandler(ctx, h, task)
 	elapsed := time.Since(start)
+	<-task.working // the working status goes out before the reply
 	switch {
 	case errors.Is(context.Cause(ctx), errShutdown):
 		a.log.Info("task interrupted by shutdown; requeued", zap.String("task", req.TaskID))

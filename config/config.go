@@ -86,6 +86,10 @@ type DirectoryConfig struct {
 	WellKnownFile string `mapstructure:"well_known_file" yaml:"well_known_file"`
 	// KnownAgentsFile persists announced cards across restarts; empty disables persistence.
 	KnownAgentsFile string `mapstructure:"known_agents_file" yaml:"known_agents_file"`
+	// StaleAfter marks an agent that stopped announcing offline; 0 means 3 × agent.announce_interval.
+	StaleAfter time.Duration `mapstructure:"stale_after" yaml:"stale_after"`
+	// ForgetAfter removes an offline agent (never a well-known one) from the directory.
+	ForgetAfter time.Duration `mapstructure:"forget_after" yaml:"forget_after"`
 }
 
 // AgentConfig configures the agent runtime (a2abus serve, the agent mains).
@@ -100,6 +104,8 @@ type AgentConfig struct {
 	MaxTasks int `mapstructure:"max_tasks" yaml:"max_tasks"`
 	// IdleTimeout is how long an ephemeral instance waits for a task before it exits.
 	IdleTimeout time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
+	// AnnounceInterval is how often a running agent announces its card on discovery.announce.
+	AnnounceInterval time.Duration `mapstructure:"announce_interval" yaml:"announce_interval"`
 }
 
 // CallerConfig configures the calling side (a2abus invoke, agents that delegate).
@@ -122,29 +128,31 @@ type ResearchConfig struct {
 
 // Default values; a2abus.example.yaml documents the same values.
 const (
-	DefaultLogLevel        = "info"
-	DefaultLogFormat       = "json"
-	DefaultExchange        = "a2a"
-	DefaultQueueType       = "classic"
-	DefaultPublishTimeout  = 10 * time.Second
-	DefaultReconnectMin    = 100 * time.Millisecond
-	DefaultReconnectMax    = 10 * time.Second
-	DefaultMaxMessageBytes = 4 << 20
-	DefaultMaxAttempts     = 5
-	DefaultKeyPrefix       = "a2abus:"
-	DefaultRedisTimeout    = 2 * time.Second
-	DefaultResultTTL       = 60 * time.Minute
-	DefaultWellKnownFile   = "well-known-agents.json"
-	DefaultKnownAgentsFile = "known-agents.json"
-	DefaultConcurrency     = 4
-	DefaultStopTimeout     = 30 * time.Second
-	DefaultMaxTasks        = 1
-	DefaultIdleTimeout     = 30 * time.Second
-	DefaultCallerName      = "Cli"
-	DefaultCallTimeout     = 30 * time.Second
-	DefaultMaxCallTimeout  = 5 * time.Minute
-	DefaultSweepInterval   = time.Second
-	DefaultDocsDir         = "docs"
+	DefaultLogLevel         = "info"
+	DefaultLogFormat        = "json"
+	DefaultExchange         = "a2a"
+	DefaultQueueType        = "classic"
+	DefaultPublishTimeout   = 10 * time.Second
+	DefaultReconnectMin     = 100 * time.Millisecond
+	DefaultReconnectMax     = 10 * time.Second
+	DefaultMaxMessageBytes  = 4 << 20
+	DefaultMaxAttempts      = 5
+	DefaultKeyPrefix        = "a2abus:"
+	DefaultRedisTimeout     = 2 * time.Second
+	DefaultResultTTL        = 60 * time.Minute
+	DefaultWellKnownFile    = "well-known-agents.json"
+	DefaultKnownAgentsFile  = "known-agents.json"
+	DefaultConcurrency      = 4
+	DefaultStopTimeout      = 30 * time.Second
+	DefaultMaxTasks         = 1
+	DefaultIdleTimeout      = 30 * time.Second
+	DefaultCallerName       = "Cli"
+	DefaultCallTimeout      = 30 * time.Second
+	DefaultMaxCallTimeout   = 5 * time.Minute
+	DefaultSweepInterval    = time.Second
+	DefaultDocsDir          = "docs"
+	DefaultAnnounceInterval = 2 * time.Minute
+	DefaultForgetAfter      = 24 * time.Hour
 )
 
 // Default returns the configuration used when nothing is set: the embedded
@@ -170,12 +178,14 @@ func Default() *Config {
 		Directory: DirectoryConfig{
 			WellKnownFile:   DefaultWellKnownFile,
 			KnownAgentsFile: DefaultKnownAgentsFile,
+			ForgetAfter:     DefaultForgetAfter,
 		},
 		Agent: AgentConfig{
-			Concurrency: DefaultConcurrency,
-			StopTimeout: DefaultStopTimeout,
-			MaxTasks:    DefaultMaxTasks,
-			IdleTimeout: DefaultIdleTimeout,
+			Concurrency:      DefaultConcurrency,
+			StopTimeout:      DefaultStopTimeout,
+			MaxTasks:         DefaultMaxTasks,
+			IdleTimeout:      DefaultIdleTimeout,
+			AnnounceInterval: DefaultAnnounceInterval,
 		},
 		Caller: CallerConfig{
 			Name:           DefaultCallerName,
@@ -185,6 +195,14 @@ func Default() *Config {
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 	}
+}
+
+// EffectiveStaleAfter is directory.stale_after, or 3 × agent.announce_interval when it is 0.
+func (c *Config) EffectiveStaleAfter() time.Duration {
+	if c.Directory.StaleAfter > 0 {
+		return c.Directory.StaleAfter
+	}
+	return 3 * c.Agent.AnnounceInterval
 }
 
 // Embedded reports whether the bus is the embedded in-process one (no bus.url).

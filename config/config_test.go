@@ -172,8 +172,8 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"redis.url", "redis.addrs", "redis.master_name", "redis.username", "redis.password",
 		"redis.db", "redis.key_prefix", "redis.timeout",
 		"memory.result_ttl",
-		"directory.well_known_file", "directory.known_agents_file",
-		"agent.concurrency", "agent.stop_timeout", "agent.ephemeral", "agent.max_tasks", "agent.idle_timeout",
+		"directory.well_known_file", "directory.known_agents_file", "directory.stale_after", "directory.forget_after",
+		"agent.concurrency", "agent.stop_timeout", "agent.ephemeral", "agent.max_tasks", "agent.idle_timeout", "agent.announce_interval",
 		"caller.name", "caller.default_timeout", "caller.max_timeout", "caller.sweep_interval",
 		"research.docs_dir",
 	}

@@ -56,6 +56,10 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.Redis.validate()...)
 	errs = append(errs, positive("memory.result_ttl", c.Memory.ResultTTL))
 	errs = append(errs, c.Agent.validate()...)
+	if c.Directory.StaleAfter < 0 {
+		errs = append(errs, invalid("directory.stale_after", "must be 0 (3 × agent.announce_interval) or a positive duration, got %s", c.Directory.StaleAfter))
+	}
+	errs = append(errs, positive("directory.forget_after", c.Directory.ForgetAfter))
 	errs = append(errs, c.Caller.validate()...)
 	if c.Research.DocsDir == "" {
 		errs = append(errs, invalid("research.docs_dir", "must name a folder, got \"\""))
@@ -70,6 +74,7 @@ func (c *AgentConfig) validate() []error {
 	errs := []error{
 		positive("agent.stop_timeout", c.StopTimeout),
 		positive("agent.idle_timeout", c.IdleTimeout),
+		positive("agent.announce_interval", c.AnnounceInterval),
 	}
 	if c.Concurrency < 1 || c.Concurrency > 1000 {
 		errs = append(errs, invalid("agent.concurrency", "must be within 1..1000, got %d", c.Concurrency))

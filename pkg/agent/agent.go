@@ -51,6 +51,9 @@ type Options struct {
 	Ephemeral   bool
 	MaxTasks    int
 	IdleTimeout time.Duration
+	// AnnounceInterval is how often the card is announced on discovery.announce
+	// (also at start, on discovery.query, and deregistered on stop); default 2m.
+	AnnounceInterval time.Duration
 	// InstanceID names this process; default a random UUID.
 	InstanceID string
 	// Codec encodes and decodes bus messages (body limit).
@@ -79,6 +82,9 @@ func (o *Options) normalize() error {
 	}
 	if o.PublishTimeout <= 0 {
 		o.PublishTimeout = DefaultPublishTimeout
+	}
+	if o.AnnounceInterval <= 0 {
+		o.AnnounceInterval = DefaultAnnounceInterval
 	}
 	if o.MaxTasks <= 0 {
 		o.MaxTasks = DefaultMaxTasks

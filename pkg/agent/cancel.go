@@ -76,19 +76,21 @@ func (r *runningTasks) wasCanceled(id, caller string) bool {
 	return ok && a2a.SameAgent(c.caller, caller)
 }
 
-// handleCancel consumes task.cancel messages from this instance's queue.
-func (a *Agent) handleCancel(_ context.Context, d *bus.Delivery) error {
+// handleInstance consumes this instance's queue: task.cancel messages and
+// directories' discovery queries (answered with an announcement at once).
+func (a *Agent) handleInstance(ctx context.Context, d *bus.Delivery) error {
 	p, err := a.opts.Codec.Decode(d.Envelope())
 	if err != nil {
-		a.log.Warn("undecodable cancel dropped", zap.String("message_id", d.MessageID), zap.Error(err))
+		a.log.Warn("undecodable instance message dropped", zap.String("type", d.Type), zap.String("message_id", d.MessageID), zap.Error(err))
 		return d.Ack() // an exclusive queue has no dead-letter use; the error is logged
 	}
-	c, ok := p.(*a2a.TaskCancel)
-	if !ok {
-		return d.Ack()
-	}
-	if a.running.cancel(c.TaskID, c.Caller, a.opts.Now()) {
-		a.log.Info("task cancel requested", zap.String("task", c.TaskID), zap.String("caller", c.Caller))
+	switch m := p.(type) {
+	case *a2a.TaskCancel:
+		if a.running.cancel(m.TaskID, m.Caller, a.opts.Now()) {
+			a.log.Info("task cancel requested", zap.String("task", m.TaskID), zap.String("caller", m.Caller))
+		}
+	case *a2a.DiscoveryQuery:
+		a.announce(ctx, false)
 	}
 	return d.Ack()
 }

@@ -25,7 +25,8 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 	if err != nil {
 		return err
 	}
-	instSpec, err := bus.InstanceQueue(name, a.opts.InstanceID, cancelKey)
+	// The instance queue receives cancels and directories' discovery queries.
+	instSpec, err := bus.InstanceQueue(name, a.opts.InstanceID, cancelKey, a2a.RoutingKeyDiscoveryQuery)
 	if err != nil {
 		return err
 	}
@@ -66,10 +67,16 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		cancelErr = a.opts.Bus.Consume(cancelCtx, instSpec.Name, bus.ConsumeOptions{Concurrency: 1}, a.handleCancel)
+		cancelErr = a.opts.Bus.Consume(cancelCtx, instSpec.Name, bus.ConsumeOptions{Concurrency: 1}, a.handleInstance)
 		if cancelErr != nil && cancelCtx.Err() == nil {
 			stop() // without cancels the agent cannot honour its contract
 		}
+	}()
+
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.announceLoop(ctx)
 	}()
 
 	budget := newBudget(a.opts, stop)
@@ -82,6 +89,7 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 		a.taskHandler(workCtx, budget))
 	close(tasksDone)
 	a.statuses.Wait() // bounded by PublishTimeout: the bus is the owner's to close after Run
+	a.announce(context.Background(), true)
 	stopCancels()
 	wg.Wait()
 	a.log.Info("agent stopped", zap.Int("tasks", budget.completed()))

@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// DefaultAnnounceInterval is how often a running agent announces its card.
+const DefaultAnnounceInterval = 2 * time.Minute
+
+// announceTimeout bounds one announcement publish.
+const announceTimeout = 5 * time.Second
+
+// announce publishes the agent's card on discovery.announce; deregistering
+// marks the instance as stopping. Nobody listening (no directory running) is
+// not an error: announcements are not kept.
+func (a *Agent) announce(ctx context.Context, deregistering bool) {
+	card := a.Card()
+	env, err := a.opts.Codec.Encode(&a2a.Announcement{Card: &card, InstanceID: a.opts.InstanceID, Time: a.opts.Now(), Deregistering: deregistering}, a2a.Trace{})
+	if err != nil {
+		a.log.Warn("announcement not encoded", zap.Error(err))
+		return
+	}
+	msg := bus.FromEnvelope(a2a.RoutingKeyAnnounce, env)
+	msg.Transient = true // a lost announcement is repeated at the next interval
+	ctx, cancel := context.WithTimeout(ctx, announceTimeout)
+	defer cancel()
+	switch err := a.opts.Bus.Publish(ctx, msg); {
+	case err == nil, errors.Is(err, bus.ErrUnroutable):
+	default:
+		a.log.Warn("announcement not published", zap.Bool("deregistering", deregistering), zap.Error(err))
+	}
+}
+
+// announceLoop announces at start and every AnnounceInterval until ctx ends.
+func (a *Agent) announceLoop(ctx context.Context) {
+	a.announce(ctx, false)
+	t := time.NewTicker(a.opts.AnnounceInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			a.announce(ctx, false)
+		}
+	}
+}

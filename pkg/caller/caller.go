@@ -47,6 +47,10 @@ type Options struct {
 	Bus bus.Bus
 	// Memory holds task records, results and conversations. Required.
 	Memory memory.Memory
+	// Resolver, when set (the agent directory), vets every target before it is
+	// invoked: an unknown agent or a skill it lacks is refused at once with a
+	// typed error, and the target's canonical spelling is used.
+	Resolver Resolver
 	// ResultTTL is how long results stay in working memory; default 60m.
 	ResultTTL time.Duration
 	// DefaultTimeout applies to requests without one (30s); MaxTimeout clamps all (5m).
@@ -101,6 +105,12 @@ func (o *Options) normalize() error {
 		o.Now = time.Now
 	}
 	return nil
+}
+
+// Resolver resolves an agent name and skill to the agent's canonical name,
+// or refuses them with an *a2a.Error (AGENT_NOT_FOUND, SKILL_NOT_SUPPORTED).
+type Resolver interface {
+	Resolve(agent, skill string) (string, error)
 }
 
 // Caller invokes agents on behalf of one caller name.

@@ -402,3 +402,41 @@ func TestInvalidRequests(t *testing.T) {
 		}
 	})
 }
+
+// resolverFunc adapts a function to Resolver.
+type resolverFunc func(agent, skill string) (string, error)
+
+func (f resolverFunc) Resolve(agent, skill string) (string, error) { return f(agent, skill) }
+
+func TestResolverVetsAndCanonicalisesTargets(t *testing.T) {
+	w := wrap(t, testworld.Embedded(t))
+	w.agent("Echo", map[string]agent.Handler{"echo": echo})
+	known := resolverFunc(func(name, skill string) (string, error) {
+		if !strings.EqualFold(name, "echo") {
+			return "", a2a.NewError(a2a.CodeAgentNotFound, "no agent %q; closest: Echo", name)
+		}
+		if skill != "echo" {
+			return "", a2a.NewError(a2a.CodeSkillNotSupported, "Echo has no skill %q; it has: echo", skill)
+		}
+		return "Echo", nil
+	})
+	c := w.caller("Primary", true, func(o *Options) { o.Resolver = known })
+	out, err := c.Call(ctxT(t), Request{Target: "ECHO", Skill: "echo", Text: "x"}, nil)
+	if err != nil || out.Target != "Echo" || out.Result.Text() != "echo: x" {
+		t.Fatalf("call = %+v, %v", out, err)
+	}
+	for _, tc := range []struct {
+		req  Request
+		code a2a.ErrorCode
+	}{
+		{Request{Target: "Ech", Skill: "echo", Text: "x"}, a2a.CodeAgentNotFound},
+		{Request{Target: "Echo", Skill: "npv", Text: "x"}, a2a.CodeSkillNotSupported},
+	} {
+		if _, err := c.Invoke(context.Background(), tc.req); a2a.CodeOf(err) != tc.code {
+			t.Errorf("invoke %+v: %v, want %s", tc.req, err, tc.code)
+		}
+		if _, err := c.Call(context.Background(), tc.req, nil); a2a.CodeOf(err) != tc.code {
+			t.Errorf("call %+v: %v, want %s", tc.req, err, tc.code)
+		}
+	}
+}

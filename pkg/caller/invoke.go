@@ -109,7 +109,15 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 }
 
 // buildRequest validates req and builds the wire request and the record.
+// With a Resolver the target is vetted and canonicalised first.
 func (c *Caller) buildRequest(req Request) (*a2a.TaskRequest, *Record, error) {
+	if c.opts.Resolver != nil {
+		name, err := c.opts.Resolver.Resolve(req.Target, req.Skill)
+		if err != nil {
+			return nil, nil, fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, req.Target, req.Skill, err)
+		}
+		req.Target = name
+	}
 	now := c.opts.Now()
 	if req.SessionID == "" {
 		req.SessionID = uuid.NewString()

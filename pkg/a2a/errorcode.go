@@ -3,7 +3,6 @@ package a2a
 import (
 	"errors"
 	"fmt"
-	"regexp"
 )
 
 // ErrorCode is a stable upper-case code carried by task.error messages.
@@ -28,10 +27,8 @@ const (
 	CodeInternal          ErrorCode = "INTERNAL"
 )
 
-var errorCodeRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]{1,63}$`)
-
 // Valid reports whether c is well formed (upper case, digits and '_').
-func (c ErrorCode) Valid() bool { return errorCodeRE.MatchString(string(c)) }
+func (c ErrorCode) Valid() bool { return errorCodePattern.match(string(c)) }
 
 // DefaultRetryable reports whether a failure with this code is worth retrying by default.
 func (c ErrorCode) DefaultRetryable() bool {

@@ -225,7 +225,7 @@ func (e *TaskError) Validate() error {
 		return fieldErr("code", ErrMissingField, "required")
 	}
 	if !e.Code.Valid() {
-		return fieldErr("code", ErrInvalidField, fmt.Sprintf("must match %s, got %q", errorCodeRE, string(e.Code)))
+		return fieldErr("code", ErrInvalidField, fmt.Sprintf("must match %s, got %q", errorCodePattern, string(e.Code)))
 	}
 	if e.Message == "" {
 		return fieldErr("message", ErrMissingField, "required")

@@ -2,7 +2,6 @@ package a2a
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -23,11 +22,6 @@ const (
 	prefixInstance = "a2a.instance."
 )
 
-var agentNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
-
-// instanceIDRE bounds instance ids to what is safe inside a queue name.
-var instanceIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-
 // DeadLetterExchange is the exchange that receives exchange's rejected or
 // exhausted messages: "<exchange>.dlx" (a2a.dlx for the default exchange).
 func DeadLetterExchange(exchange string) string { return exchange + ".dlx" }
@@ -42,21 +36,15 @@ func ValidateAgentName(name string) error {
 	if name == "" {
 		return fmt.Errorf("%w: agent name is empty", ErrInvalidName)
 	}
-	if !agentNameRE.MatchString(name) {
-		return fmt.Errorf("%w: agent name %q must match %s", ErrInvalidName, name, agentNameRE)
+	if !agentNamePattern.match(name) {
+		return fmt.Errorf("%w: agent name %q must match %s", ErrInvalidName, name, agentNamePattern)
 	}
 	return nil
 }
 
-var (
-	taskIDRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
-	sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
-	skillIDRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-)
-
 // ValidateTaskID reports whether id is a legal task id (letters, digits, '_' and
 // '-', at most 128): safe inside a memory key and a queue header.
-func ValidateTaskID(id string) error { return matchID("task id", id, taskIDRE) }
+func ValidateTaskID(id string) error { return matchID("task id", id, taskIDPattern) }
 
 // ValidateSessionID reports whether id is a legal session id (letters, digits,
 // '_', '.', ':' and '-', at most 128, no ".."), so memory keys cannot collide.
@@ -64,17 +52,17 @@ func ValidateSessionID(id string) error {
 	if strings.Contains(id, "..") {
 		return fmt.Errorf("%w: session id %q must not contain \"..\"", ErrInvalidName, id)
 	}
-	return matchID("session id", id, sessionIDRE)
+	return matchID("session id", id, sessionIDPattern)
 }
 
 // ValidateSkillID reports whether id is a legal skill id.
-func ValidateSkillID(id string) error { return matchID("skill id", id, skillIDRE) }
+func ValidateSkillID(id string) error { return matchID("skill id", id, skillIDPattern) }
 
-func matchID(what, id string, re *regexp.Regexp) error {
+func matchID(what, id string, re *idPattern) error {
 	if id == "" {
 		return fmt.Errorf("%w: %s is empty", ErrInvalidName, what)
 	}
-	if !re.MatchString(id) {
+	if !re.match(id) {
 		return fmt.Errorf("%w: %s %q must match %s", ErrInvalidName, what, id, re)
 	}
 	return nil
@@ -82,8 +70,8 @@ func matchID(what, id string, re *regexp.Regexp) error {
 
 // ValidateInstanceID reports whether id may name a per-instance queue.
 func ValidateInstanceID(id string) error {
-	if !instanceIDRE.MatchString(id) {
-		return fmt.Errorf("%w: instance id %q must match %s", ErrInvalidName, id, instanceIDRE)
+	if !instanceIDPattern.match(id) {
+		return fmt.Errorf("%w: instance id %q must match %s", ErrInvalidName, id, instanceIDPattern)
 	}
 	return nil
 }

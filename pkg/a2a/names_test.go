@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -89,5 +90,20 @@ func TestParseKind(t *testing.T) {
 	}
 	if _, err := ParseKind("TASK.REQUEST"); !errors.Is(err, ErrUnknownKind) {
 		t.Fatal("kinds are case-sensitive")
+	}
+}
+
+// TestIDPatternsAgreeWithTheirRegexps checks the hand-written matchers
+// against the regular expressions they stand for.
+func TestIDPatternsAgreeWithTheirRegexps(t *testing.T) {
+	inputs := []string{"", "a", "A", "0", "_", "-", "a-b_c", "a.b", "a:b", "a b", "é", "ab\x00", "ABC_1", "A1",
+		strings.Repeat("a", 63), strings.Repeat("a", 64), strings.Repeat("a", 65), strings.Repeat("a", 128), strings.Repeat("a", 129)}
+	for _, p := range []*idPattern{agentNamePattern, instanceIDPattern, taskIDPattern, sessionIDPattern, skillIDPattern, errorCodePattern} {
+		re := regexp.MustCompile(p.String())
+		for _, in := range inputs {
+			if got, want := p.match(in), re.MatchString(in); got != want {
+				t.Errorf("%s on %q: %v, regexp says %v", p, in, got, want)
+			}
+		}
 	}
 }

@@ -97,6 +97,10 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	s.StoredAt = c.opts.Now()
 
 	if err := c.retry(ctx, "store result", func(ctx context.Context) error {
+		if by == claimTimeout {
+			// Never over a real answer that arrived (late) meanwhile.
+			return putJSONIfAbsent(ctx, c.opts.Memory, rec.MemoryKey, s, c.opts.ResultTTL)
+		}
 		return putJSON(ctx, c.opts.Memory, rec.MemoryKey, s, c.opts.ResultTTL)
 	}); err != nil {
 		return nil, err

@@ -11,16 +11,17 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -95,17 +96,9 @@ func (o *Options) normalize() error {
 	if o.Ephemeral && o.Concurrency > o.MaxTasks {
 		o.Concurrency = o.MaxTasks
 	}
-	if o.InstanceID == "" {
-		o.InstanceID = uuid.NewString()
-	}
+	lifecycle.Defaults(&o.InstanceID, &o.Logger, &o.Now)
 	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
-	}
-	if o.Logger == nil {
-		o.Logger = zap.NewNop()
-	}
-	if o.Now == nil {
-		o.Now = time.Now
 	}
 	return nil
 }
@@ -119,11 +112,10 @@ type Agent struct {
 	running  *runningTasks
 	statuses sync.WaitGroup // working statuses being published in the background
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	stop    context.CancelFunc // stops Run; set while running
-	done    chan struct{}      // closed when Run returns
+	life *lifecycle.Runner
+
+	mu     sync.Mutex // guards handlers, mw and frozen
+	frozen bool       // Run has begun: no more skills or middleware
 }
 
 // New validates opts and returns an agent with no skills registered.
@@ -136,7 +128,7 @@ func New(opts Options) (*Agent, error) {
 		log:      opts.Logger.With(zap.String("agent", opts.Card.Name), zap.String("instance", opts.InstanceID)),
 		handlers: map[string]Handler{},
 		running:  newRunningTasks(),
-		done:     make(chan struct{}),
+		life:     lifecycle.New(),
 	}, nil
 }
 
@@ -162,7 +154,7 @@ func (a *Agent) Card() a2a.AgentCard {
 func (a *Agent) Use(mw ...Middleware) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.started {
+	if a.frozen {
 		return ErrRunning
 	}
 	a.mw = append(a.mw, mw...)
@@ -179,7 +171,7 @@ func (a *Agent) Handle(skill string, h Handler, mw ...Middleware) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.started {
+	if a.frozen {
 		return ErrRunning
 	}
 	if _, dup := a.handlers[skill]; dup {
@@ -211,49 +203,29 @@ func (a *Agent) skillList() string {
 // called, or (ephemeral) its task budget or idle time runs out; then it shuts
 // down in the documented order and returns nil. A bus failure is returned.
 func (a *Agent) Run(ctx context.Context) error {
-	a.mu.Lock()
-	if a.closed {
-		a.mu.Unlock()
+	runCtx, stop, finish, err := a.life.Start(ctx, func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.frozen = true
+		for skill, h := range a.handlers {
+			for i := len(a.mw) - 1; i >= 0; i-- {
+				h = a.mw[i](h)
+			}
+			a.handlers[skill] = h
+		}
+	})
+	switch {
+	case errors.Is(err, lifecycle.ErrClosed):
 		return ErrClosed
-	}
-	if a.started {
-		a.mu.Unlock()
+	case err != nil:
 		return ErrRunning
 	}
-	a.started = true
-	for skill, h := range a.handlers {
-		for i := len(a.mw) - 1; i >= 0; i-- {
-			h = a.mw[i](h)
-		}
-		a.handlers[skill] = h
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	a.stop = stop
-	a.mu.Unlock()
-	defer close(a.done)
-	defer stop()
+	defer finish()
 	return a.run(runCtx, stop)
 }
 
 // Close stops a running agent as Run's ctx would and waits for Run to return,
 // at most StopTimeout plus a few seconds. Idempotent.
 func (a *Agent) Close() error {
-	a.mu.Lock()
-	if a.closed {
-		a.mu.Unlock()
-		return nil
-	}
-	a.closed = true
-	stop, started := a.stop, a.started
-	a.mu.Unlock()
-	if !started || stop == nil {
-		return nil
-	}
-	stop()
-	select {
-	case <-a.done:
-		return nil
-	case <-time.After(a.opts.StopTimeout + 5*time.Second):
-		return fmt.Errorf("agent %q: close: run did not return within %s", a.Name(), a.opts.StopTimeout+5*time.Second)
-	}
+	return a.life.Close(fmt.Sprintf("agent %q", a.Name()), a.opts.StopTimeout+5*time.Second)
 }

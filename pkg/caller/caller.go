@@ -20,10 +20,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -92,17 +92,9 @@ func (o *Options) normalize() error {
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency
 	}
-	if o.InstanceID == "" {
-		o.InstanceID = uuid.NewString()
-	}
+	lifecycle.Defaults(&o.InstanceID, &o.Logger, &o.Now)
 	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
-	}
-	if o.Logger == nil {
-		o.Logger = zap.NewNop()
-	}
-	if o.Now == nil {
-		o.Now = time.Now
 	}
 	return nil
 }
@@ -123,12 +115,7 @@ type Caller struct {
 	declMu   sync.Mutex
 	declared map[string]bool // queues this process has declared
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	stop    context.CancelFunc
-	done    chan struct{}
-	closing chan struct{} // closed by Close: wakes waiters
+	life *lifecycle.Runner // Run once; Close wakes waiters through life.Closing()
 }
 
 // New validates opts and returns a caller. Call Run to handle responses.
@@ -142,8 +129,7 @@ func New(opts Options) (*Caller, error) {
 		waiters:  newWaiters(),
 		local:    newLocalTasks(),
 		declared: map[string]bool{},
-		done:     make(chan struct{}),
-		closing:  make(chan struct{}),
+		life:     lifecycle.New(),
 	}, nil
 }
 
@@ -153,21 +139,14 @@ func (c *Caller) Name() string { return c.opts.Name }
 // Run consumes the caller's responses, runs the deadline sweeper and listens
 // for the events of the other replicas until ctx is done or Close is called.
 func (c *Caller) Run(ctx context.Context) error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	ctx, stop, finish, err := c.life.Start(ctx, nil)
+	switch {
+	case errors.Is(err, lifecycle.ErrClosed):
 		return ErrClosed
+	case err != nil:
+		return ErrRunning
 	}
-	if c.started {
-		c.mu.Unlock()
-		return errors.New("caller: already running")
-	}
-	c.started = true
-	ctx, stop := context.WithCancel(ctx)
-	c.stop = stop
-	c.mu.Unlock()
-	defer close(c.done)
-	defer stop()
+	defer finish()
 
 	respSpec, err := bus.ResponseQueue(c.opts.Name)
 	if err != nil {
@@ -224,26 +203,11 @@ func (c *Caller) Run(ctx context.Context) error {
 // Close stops Run, waits for it (bounded) and wakes every waiting Call with
 // ErrClosed. Idempotent.
 func (c *Caller) Close() error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil
-	}
-	c.closed = true
-	close(c.closing)
-	stop, started := c.stop, c.started
-	c.mu.Unlock()
-	if !started || stop == nil {
-		return nil
-	}
-	stop()
-	select {
-	case <-c.done:
-		return nil
-	case <-time.After(30 * time.Second):
-		return fmt.Errorf("caller %q: close: run did not return within 30s", c.opts.Name)
-	}
+	return c.life.Close(fmt.Sprintf("caller %q", c.opts.Name), closeTimeout)
 }
+
+// closeTimeout bounds Close: in-flight responses finish or are requeued.
+const closeTimeout = 30 * time.Second
 
 // declare declares spec once per process.
 func (c *Caller) declare(ctx context.Context, spec bus.QueueSpec) error {

@@ -6,6 +6,8 @@ import "errors"
 var (
 	// ErrClosed: the caller was closed.
 	ErrClosed = errors.New("caller: closed")
+	// ErrRunning: Run was called twice.
+	ErrRunning = errors.New("caller: already running")
 	// ErrInvalidOptions: the options are incomplete or out of range.
 	ErrInvalidOptions = errors.New("caller: invalid options")
 	// ErrInvalidRequest: an invoke request is missing or has a bad field.

@@ -157,11 +157,7 @@ func (c *Caller) buildRequest(req Request) (*a2a.TaskRequest, *Record, error) {
 	return tr, rec, nil
 }
 
-func (c *Caller) isClosed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
-}
+func (c *Caller) isClosed() bool { return c.life.Closed() }
 
 // Cancel asks every running instance of the task's target to cancel it.
 // The task still ends with the agent's CANCELED error (or its result, if it

@@ -43,7 +43,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	defer cancel()
 	go func() {
 		select {
-		case <-c.closing:
+		case <-c.life.Closing():
 			cancel()
 		case <-work.Done():
 		}

@@ -82,7 +82,7 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 			select {
 			case <-ctx.Done():
 				return nil, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ctx.Err())
-			case <-c.closing:
+			case <-c.life.Closing():
 				return nil, ErrClosed
 			case <-poll.C:
 			case ev := <-events:

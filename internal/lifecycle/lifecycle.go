@@ -1,0 +1,116 @@
+// Package lifecycle is the run-once, close-idempotently machinery shared by
+// the long-running components (agent, caller): Run blocks under a context
+// that Close cancels, and Close waits for Run to return within a bound.
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+)
+
+// Errors returned by Start; components wrap or replace them with their own.
+var (
+	// ErrClosed: Close was called before Run.
+	ErrClosed = errors.New("lifecycle: closed")
+	// ErrRunning: Run was called twice.
+	ErrRunning = errors.New("lifecycle: already running")
+)
+
+// Runner tracks one component's Run and Close. The zero value is not usable: use New.
+type Runner struct {
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	stop    context.CancelFunc
+	done    chan struct{}
+	closing chan struct{}
+}
+
+// New returns a runner that has neither started nor closed.
+func New() *Runner {
+	return &Runner{done: make(chan struct{}), closing: make(chan struct{})}
+}
+
+// Start marks the component running and returns the context its Run works
+// under (cancelled by Close), its cancel function, and finish, which Run
+// must call (deferred) when it returns. onStart runs under the lock, for
+// work that must not race with a second Start.
+func (r *Runner) Start(ctx context.Context, onStart func()) (runCtx context.Context, stop context.CancelFunc, finish func(), err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, nil, nil, ErrClosed
+	}
+	if r.started {
+		return nil, nil, nil, ErrRunning
+	}
+	r.started = true
+	if onStart != nil {
+		onStart()
+	}
+	runCtx, stop = context.WithCancel(ctx)
+	r.stop = stop
+	return runCtx, stop, func() { stop(); close(r.done) }, nil
+}
+
+// Started reports whether Start succeeded; it is how components refuse
+// changes after Run began.
+func (r *Runner) Started() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.started
+}
+
+// Closed reports whether Close was called.
+func (r *Runner) Closed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}
+
+// Closing is closed when Close is called.
+func (r *Runner) Closing() <-chan struct{} { return r.closing }
+
+// Close cancels Run and waits for it to return, at most bound; what is named
+// what timed out. Idempotent.
+func (r *Runner) Close(what string, bound time.Duration) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	close(r.closing)
+	stop, started := r.stop, r.started
+	r.mu.Unlock()
+	if !started || stop == nil {
+		return nil
+	}
+	stop()
+	select {
+	case <-r.done:
+		return nil
+	case <-time.After(bound):
+		return fmt.Errorf("%s: close: run did not return within %s", what, bound)
+	}
+}
+
+// Defaults fills the options every component shares: a random instance id,
+// a no-op logger and the wall clock.
+func Defaults(instanceID *string, logger **zap.Logger, now *func() time.Time) {
+	if *instanceID == "" {
+		*instanceID = uuid.NewString()
+	}
+	if *logger == nil {
+		*logger = zap.NewNop()
+	}
+	if *now == nil {
+		*now = time.Now
+	}
+}

@@ -1,0 +1,66 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+func TestRunOnceCloseIdempotent(t *testing.T) {
+	r := New()
+	ran := false
+	ctx, _, finish, err := r.Start(context.Background(), func() { ran = true })
+	if err != nil || !ran || !r.Started() {
+		t.Fatalf("start: %v ran=%v", err, ran)
+	}
+	if _, _, _, err := r.Start(context.Background(), nil); !errors.Is(err, ErrRunning) {
+		t.Fatalf("second start: %v", err)
+	}
+	go func() { <-ctx.Done(); finish() }()
+	if err := r.Close("x", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-r.Closing():
+	default:
+		t.Fatal("Closing not closed")
+	}
+	if err := r.Close("x", time.Second); err != nil || !r.Closed() {
+		t.Fatalf("second close: %v", err)
+	}
+}
+
+func TestCloseBeforeStartAndBound(t *testing.T) {
+	r := New()
+	if err := r.Close("x", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := r.Start(context.Background(), nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("start after close: %v", err)
+	}
+	stuck := New()
+	if _, _, _, err := stuck.Start(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := stuck.Close("stuck thing", 20*time.Millisecond); err == nil || err.Error() != "stuck thing: close: run did not return within 20ms" {
+		t.Fatalf("bounded close: %v", err)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	var id string
+	var log *zap.Logger
+	var now func() time.Time
+	Defaults(&id, &log, &now)
+	if id == "" || log == nil || now == nil {
+		t.Fatal("defaults not filled")
+	}
+	keep := "mine"
+	Defaults(&keep, &log, &now)
+	if keep != "mine" {
+		t.Fatal("an id given was replaced")
+	}
+}

@@ -47,11 +47,17 @@ const (
 	digits = "0123456789"
 )
 
+// The name rules as regular expressions, for JSON Schemas and messages.
+const (
+	AgentNameRegexp = `^[A-Za-z][A-Za-z0-9_-]{0,63}$`
+	SkillIDRegexp   = `^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`
+)
+
 var (
-	agentNamePattern  = newIDPattern(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`, upper+lower, upper+lower+digits+"_-", 1, 64)
+	agentNamePattern  = newIDPattern(AgentNameRegexp, upper+lower, upper+lower+digits+"_-", 1, 64)
 	instanceIDPattern = newIDPattern(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`, upper+lower+digits, upper+lower+digits+"_-", 1, 64)
 	taskIDPattern     = newIDPattern(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`, upper+lower+digits, upper+lower+digits+"_-", 1, 128)
 	sessionIDPattern  = newIDPattern(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`, upper+lower+digits, upper+lower+digits+"_.:-", 1, 128)
-	skillIDPattern    = newIDPattern(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`, upper+lower+digits, upper+lower+digits+"_.-", 1, 64)
+	skillIDPattern    = newIDPattern(SkillIDRegexp, upper+lower+digits, upper+lower+digits+"_.-", 1, 64)
 	errorCodePattern  = newIDPattern(`^[A-Z][A-Z0-9_]{1,63}$`, upper, upper+digits+"_", 2, 64)
 )

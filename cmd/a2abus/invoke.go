@@ -22,7 +22,7 @@ const exitTaskFailed = 2
 
 type invokeFlags struct {
 	input, session, callerName, priority string
-	timeout                              time.Duration
+	timeout, directoryWait               time.Duration
 	wait, asJSON                         bool
 }
 
@@ -48,6 +48,8 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	fl.DurationVar(&f.timeout, "timeout", 0, "time allowed for the result (default caller.default_timeout, clamped to caller.max_timeout)")
 	fl.BoolVar(&f.wait, "wait", false, "wait for the result, showing status updates on stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fl.DurationVar(&f.directoryWait, "directory-wait", time.Second,
+		"how long an agent the directory does not know yet may take to announce itself before the call is refused (0: do not check the directory)")
 	return cmd
 }
 
@@ -70,7 +72,7 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 	if cfg.Bus.Embedded() && !f.wait {
 		fmt.Fprintln(e.Err, "a2abus: note: on the embedded bus the task lives only in this process; set bus.url (--amqp-url) to reach running agents")
 	}
-	cl, closeAll, err := openCaller(ctx, e)
+	cl, closeAll, err := openCaller(ctx, e, f.directoryWait)
 	if err != nil {
 		return err
 	}
@@ -108,8 +110,10 @@ func awaitOutcome(e *env, asJSON bool, wait func(caller.StatusFunc) (*caller.Out
 }
 
 // openCaller opens the configured backends and a caller on them; closeAll
-// closes the caller, then the bus and memory.
-func openCaller(ctx context.Context, e *env) (*caller.Caller, func(), error) {
+// closes the caller, then the bus and memory. With directoryWait > 0 a
+// directory runs beside the caller and vets every target, giving agents not
+// known yet that long to answer its discovery query.
+func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*caller.Caller, func(), error) {
 	cfg := e.Config
 	b, err := backends.Bus(ctx, cfg.Bus, "a2abus-"+cfg.Caller.Name, e.Log)
 	if err != nil {
@@ -120,16 +124,31 @@ func openCaller(ctx context.Context, e *env) (*caller.Caller, func(), error) {
 		_ = b.Close()
 		return nil, nil, err
 	}
+	var resolver caller.Resolver
+	stopDirectory := func() {}
+	if directoryWait > 0 {
+		d, err := backends.Directory(cfg, b, false, e.Log)
+		if err != nil {
+			_ = backends.CloseAll(b, m)
+			return nil, nil, err
+		}
+		dctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); _ = d.Run(dctx) }()
+		stopDirectory = func() { cancel(); <-done }
+		resolver = patientResolver{ctx: ctx, dir: d, wait: directoryWait}
+	}
 	cl, err := caller.New(caller.Options{
-		Name: cfg.Caller.Name, Bus: b, Memory: m, ResultTTL: cfg.Memory.ResultTTL,
+		Name: cfg.Caller.Name, Bus: b, Memory: m, Resolver: resolver, ResultTTL: cfg.Memory.ResultTTL,
 		DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout, SweepInterval: cfg.Caller.SweepInterval,
 		Codec: a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}, Logger: e.Log,
 	})
 	if err != nil {
+		stopDirectory()
 		_ = backends.CloseAll(b, m)
 		return nil, nil, err
 	}
-	return cl, func() { _ = backends.CloseAll(cl, b, m) }, nil
+	return cl, func() { _ = backends.CloseAll(cl); stopDirectory(); _ = backends.CloseAll(b, m) }, nil
 }
 
 func printInvocation(w io.Writer, inv caller.Invocation, asJSON bool) error {
@@ -247,7 +266,7 @@ func newWaitCmd(c *cli) *cobra.Command {
 			if callerName != "" {
 				e.Config.Caller.Name = callerName
 			}
-			cl, closeAll, err := openCaller(ctx, e)
+			cl, closeAll, err := openCaller(ctx, e, 0)
 			if err != nil {
 				return err
 			}

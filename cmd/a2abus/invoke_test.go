@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +21,28 @@ import (
 
 func TestInvokeWaitTimesOutOnEmbeddedBus(t *testing.T) {
 	isolate(t, "")
-	code, out, errOut := runCLI(t, "invoke", "Nobody", "echo", "hi", "--wait", "--timeout", "300ms")
+	// Not checked against the directory: the task waits for an agent that never comes.
+	code, out, errOut := runCLI(t, "invoke", "Nobody", "echo", "hi", "--wait", "--timeout", "300ms", "--directory-wait", "0")
 	if code != exitTaskFailed || !strings.Contains(errOut, "TIMEOUT") || !strings.Contains(out, "state=failed") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}
+
+func TestInvokeRefusesWhatTheDirectoryDoesNotKnow(t *testing.T) {
+	isolate(t, "")
+	t.Setenv("A2ABUS_DIRECTORY_WELL_KNOWN_FILE", filepath.Join("..", "..", "well-known-agents.json"))
+	code, _, errOut := runCLI(t, "invoke", "SampleAgnet", "echo", "hi", "--directory-wait", "100ms")
+	if code != 1 || !strings.Contains(errOut, "AGENT_NOT_FOUND") || !strings.Contains(errOut, "SampleAgent") {
+		t.Fatalf("unknown agent: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "invoke", "sampleagent", "translate", "hi", "--directory-wait", "100ms")
+	if code != 1 || !strings.Contains(errOut, "SKILL_NOT_SUPPORTED") || !strings.Contains(errOut, "echo") {
+		t.Fatalf("unknown skill: exit %d: %s", code, errOut)
+	}
+	// A well-known agent that is not running is accepted: its task waits for it.
+	code, out, errOut := runCLI(t, "invoke", "researchagent", "research", "what is KEDA", "--directory-wait", "100ms")
+	if code != 0 || !strings.Contains(out, "/a2a/ResearchAgent/") {
+		t.Fatalf("well-known agent: exit %d: %s %s", code, out, errOut)
 	}
 }
 

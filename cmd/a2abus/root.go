@@ -63,6 +63,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newWaitCmd(c),
 		newDemoCmd(c),
 		newServeCmd(c),
+		newAgentsCmd(c),
+		newDirectoryCmd(c),
 		newMemoryCmd(c),
 		newConversationCmd(c),
 	)

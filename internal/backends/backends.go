@@ -6,7 +6,9 @@ package backends
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"go.uber.org/zap"
@@ -15,9 +17,11 @@ import (
 	"github.com/a2abus/a2abus/bus/inproc"
 	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/inmem"
 	memredis "github.com/a2abus/a2abus/memory/redis"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // Bus opens the configured bus: RabbitMQ for bus.url, else a new embedded broker.
@@ -75,4 +79,39 @@ func CloseAll(closers ...interface{ Close() error }) error {
 	case <-time.After(closeTimeout):
 		return fmt.Errorf("backends: close did not finish within %s", closeTimeout)
 	}
+}
+
+// WellKnown loads the configured well-known agents. A missing file at the
+// default path means none (a warning is logged); any other problem — an
+// explicitly configured file that is missing, or a bad file — is an error.
+func WellKnown(cfg *config.Config, log *zap.Logger) ([]directory.WellKnownAgent, error) {
+	path := cfg.Directory.WellKnownFile
+	if path == "" {
+		return nil, nil
+	}
+	agents, err := directory.LoadWellKnown(path)
+	if errors.Is(err, fs.ErrNotExist) && path == config.DefaultWellKnownFile {
+		log.Warn("no well-known agents file; only announced agents are known", zap.String("file", path))
+		return nil, nil
+	}
+	return agents, err
+}
+
+// Directory builds the agent directory on b from the configuration; persist
+// selects whether it reads and writes directory.known_agents_file (a
+// long-running directory) or only listens (a one-off command).
+func Directory(cfg *config.Config, b bus.Bus, persist bool, log *zap.Logger) (*directory.Directory, error) {
+	wk, err := WellKnown(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	known := ""
+	if persist {
+		known = cfg.Directory.KnownAgentsFile
+	}
+	return directory.New(directory.Options{
+		Bus: b, Exchange: cfg.Bus.Exchange, WellKnown: wk, KnownAgentsFile: known,
+		StaleAfter: cfg.EffectiveStaleAfter(), ForgetAfter: cfg.Directory.ForgetAfter,
+		Codec: a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}, Logger: log,
+	})
 }

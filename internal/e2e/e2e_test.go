@@ -81,6 +81,7 @@ func TestCrossProcessFlow(t *testing.T) {
 func TestOneShotAgentLikeKEDA(t *testing.T) {
 	e := newEnv(t)
 	agent := e.w.N("Research")
+	e.known(agent) // a KEDA-scaled agent is listed in the well-known file
 	docs := t.TempDir()
 	if err := os.WriteFile(filepath.Join(docs, "keda.md"), []byte("# KEDA\n\nKEDA scales jobs from queue length: a ScaledJob starts one pod per waiting task.\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -175,6 +176,7 @@ func TestPoisonTaskEndsInTheDeadQueue(t *testing.T) {
 func TestCallerRestartedBetweenInvokeAndResult(t *testing.T) {
 	e := newEnv(t)
 	agent := e.w.N("Sample")
+	e.known(agent)
 	s := session("restart")
 	code, out, errOut := e.run("a2abus", "invoke", agent, "echo", "while you were away", "--json", "--session", s)
 	if code != 0 {

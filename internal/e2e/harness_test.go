@@ -63,13 +63,14 @@ func TestMain(m *testing.M) {
 // env is one test's private installation on the real servers: its own
 // exchange, key prefix and agent names, and the processes it started.
 type env struct {
-	t      *testing.T
-	w      *testworld.World
-	bin    string
-	caller string
-	dir    string   // working directory of run, "" for the test's
-	extra  []string // more environment for every process
-	procs  []*proc
+	t         *testing.T
+	w         *testworld.World
+	bin       string
+	caller    string
+	wellKnown string   // the test's well-known agents file (see known)
+	dir       string   // working directory of run, "" for the test's
+	extra     []string // more environment for every process
+	procs     []*proc
 }
 
 func newEnv(t *testing.T) *env {
@@ -77,8 +78,26 @@ func newEnv(t *testing.T) *env {
 	w := testworld.Real(t)
 	e := &env{t: t, w: w, bin: build(t)}
 	e.caller = w.N("Cli")
+	e.wellKnown = filepath.Join(t.TempDir(), "well-known-agents.json")
+	e.known() // none yet
 	t.Cleanup(e.stopAll)
 	return e
+}
+
+// known adds agents to the test's well-known file, so that the CLI accepts
+// tasks for them before they run (as for a KEDA-scaled agent); skills are
+// those of the reference agents.
+func (e *env) known(names ...string) {
+	e.t.Helper()
+	var entries []string
+	for _, n := range names {
+		entries = append(entries, fmt.Sprintf(`{"agentName":%q,"description":"test agent","version":"1.0","skills":[`+
+			`{"id":"echo","name":"Echo","description":"d"},{"id":"sleep","name":"Sleep","description":"d"},`+
+			`{"id":"research","name":"Research","description":"d"}]}`, n))
+	}
+	if err := os.WriteFile(e.wellKnown, []byte("["+strings.Join(entries, ",")+"]"), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // environ is the process environment: this one without any A2ABUS_*
@@ -94,6 +113,7 @@ func (e *env) environ(extra ...string) []string {
 		"A2ABUS_BUS_URL="+e.w.AMQPURL, "A2ABUS_REDIS_URL="+e.w.RedisURL,
 		"A2ABUS_BUS_EXCHANGE="+e.w.Exchange, "A2ABUS_REDIS_KEY_PREFIX="+e.w.KeyPrefix,
 		"A2ABUS_CALLER_NAME="+e.caller, "A2ABUS_LOG_LEVEL=warn", "A2ABUS_LOG_FORMAT=console",
+		"A2ABUS_DIRECTORY_WELL_KNOWN_FILE="+e.wellKnown, "A2ABUS_DIRECTORY_KNOWN_AGENTS_FILE=",
 	)
 	out = append(out, e.extra...)
 	return append(out, extra...)

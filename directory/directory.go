@@ -1,0 +1,330 @@
+package directory
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// Defaults of Options.
+const (
+	DefaultStaleAfter      = 6 * time.Minute // 3 × the agents' default announce interval
+	DefaultForgetAfter     = 24 * time.Hour
+	DefaultPersistDebounce = time.Second
+	maxSweepInterval       = 30 * time.Second
+)
+
+// QueueOwner is the owner part of a directory's instance queue name: a2a.instance.directory.<instance id>.
+const QueueOwner = "directory"
+
+// closeTimeout bounds how long Close waits for Run to return.
+const closeTimeout = 10 * time.Second
+
+// Options configures a Directory.
+type Options struct {
+	// Bus carries announcements and discovery queries. Required.
+	Bus bus.Bus
+	// Exchange names the bus exchange, for logs only.
+	Exchange string
+	// WellKnown agents are listed at every start, whether or not they run.
+	WellKnown []WellKnownAgent
+	// KnownAgentsFile persists the directory across restarts; "" disables persistence.
+	KnownAgentsFile string
+	// StaleAfter drops an instance not heard of for this long (default 6m);
+	// ForgetAfter removes an offline agent, never a well-known one (default 24h).
+	StaleAfter, ForgetAfter time.Duration
+	// PersistDebounce is the longest a change waits to be written; default 1s.
+	PersistDebounce time.Duration
+	// SweepInterval is how often stale instances and forgotten agents are
+	// looked for; default min(StaleAfter/4, 30s).
+	SweepInterval time.Duration
+	// InstanceID names this process's queue; default a random UUID.
+	InstanceID string
+	// Logger receives start, stop, status changes and dropped messages; nil means no logging.
+	Logger *zap.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Codec decodes announcements and encodes discovery queries.
+	Codec a2a.Codec
+}
+
+func (o *Options) normalize() error {
+	if o.Bus == nil {
+		return fmt.Errorf("%w: Bus is required", ErrInvalidOptions)
+	}
+	for _, d := range []struct {
+		name string
+		val  time.Duration
+	}{{"StaleAfter", o.StaleAfter}, {"ForgetAfter", o.ForgetAfter}, {"PersistDebounce", o.PersistDebounce}, {"SweepInterval", o.SweepInterval}} {
+		if d.val < 0 {
+			return fmt.Errorf("%w: %s must not be negative, got %s", ErrInvalidOptions, d.name, d.val)
+		}
+	}
+	o.StaleAfter = cmp.Or(o.StaleAfter, DefaultStaleAfter)
+	o.ForgetAfter = cmp.Or(o.ForgetAfter, DefaultForgetAfter)
+	o.PersistDebounce = cmp.Or(o.PersistDebounce, DefaultPersistDebounce)
+	o.SweepInterval = cmp.Or(o.SweepInterval, max(min(o.StaleAfter/4, maxSweepInterval), time.Millisecond))
+	if o.InstanceID == "" {
+		o.InstanceID = uuid.NewString()
+	}
+	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	if err := checkWellKnown(o.WellKnown); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}
+
+// checkWellKnown validates agents built in code (LoadWellKnown already checks files).
+func checkWellKnown(agents []WellKnownAgent) error {
+	byName := map[string]int{}
+	for i, w := range agents {
+		if err := a2a.ValidateAgentName(w.AgentName); err != nil {
+			return fmt.Errorf("well-known agent %d: %w", i, err)
+		}
+		if first, dup := byName[strings.ToLower(w.AgentName)]; dup {
+			return fmt.Errorf("well-known agent %d %q: duplicate of agent %d %q (names are case-insensitive)", i, w.AgentName, first, agents[first].AgentName)
+		}
+		byName[strings.ToLower(w.AgentName)] = i
+		if reason := checkSkills(w.Card().Skills); reason != "" {
+			return fmt.Errorf("well-known agent %d %q: %s", i, w.AgentName, reason)
+		}
+	}
+	return nil
+}
+
+// Directory tracks the agents on the bus. Look-ups are safe for concurrent
+// use and work before Run, after Close and without Run.
+type Directory struct {
+	opts    Options
+	log     *zap.Logger
+	reg     *registry
+	store   *persister
+	queue   bus.QueueSpec
+	changes chan struct{}
+
+	mu       sync.Mutex
+	started  bool
+	closed   bool
+	stop     context.CancelFunc // stops Run; set while running
+	done     chan struct{}      // closed when Run returns
+	flushErr error              // the final flush's error, set before done closes
+}
+
+// New loads KnownAgentsFile (a missing file is a first boot; a bad one is a
+// *KnownAgentsError naming the file, the entry and the reason), seeds the
+// well-known agents and forgets what went stale while the directory was down.
+func New(opts Options) (*Directory, error) {
+	if err := opts.normalize(); err != nil {
+		return nil, err
+	}
+	stored, err := loadKnownAgents(opts.KnownAgentsFile)
+	if err != nil {
+		return nil, err
+	}
+	queue, err := bus.InstanceQueue(QueueOwner, opts.InstanceID, a2a.RoutingKeyAnnounce)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	d := &Directory{
+		opts:    opts,
+		log:     opts.Logger.With(zap.String("exchange", opts.Exchange), zap.String("instance", opts.InstanceID)),
+		reg:     newRegistry(opts.StaleAfter, opts.ForgetAfter),
+		queue:   queue,
+		changes: make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	d.store = newPersister(opts.KnownAgentsFile, opts.PersistDebounce, d.reg.snapshot, d.log)
+	d.reg.restore(stored)
+	d.reg.seed(opts.WellKnown)
+	if offline, forgotten := d.reg.sweep(opts.Now()); len(offline)+len(forgotten) > 0 {
+		d.store.changed()
+	}
+	return d, nil
+}
+
+// Run declares the directory's instance queue bound to discovery.announce,
+// publishes discovery.query, then consumes announcements, sweeps stale
+// instances and forgotten agents and persists changes until ctx is done or
+// Close is called; it then flushes the file and returns. A bus failure or a
+// failed final flush is returned.
+func (d *Directory) Run(ctx context.Context) error {
+	d.mu.Lock()
+	switch {
+	case d.closed:
+		d.mu.Unlock()
+		return ErrClosed
+	case d.started:
+		d.mu.Unlock()
+		return ErrRunning
+	}
+	d.started = true
+	runCtx, stop := context.WithCancel(ctx)
+	d.stop = stop
+	d.mu.Unlock()
+	defer close(d.done)
+	defer stop()
+
+	err := d.run(runCtx, stop)
+	flushErr := d.store.flush()
+	d.mu.Lock()
+	d.flushErr = flushErr
+	d.mu.Unlock()
+	return errors.Join(err, flushErr)
+}
+
+func (d *Directory) run(ctx context.Context, stop context.CancelFunc) error {
+	if err := d.opts.Bus.Declare(ctx, d.queue); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting
+		}
+		return fmt.Errorf("directory: declare %q: %w", d.queue.Name, err)
+	}
+	var wg sync.WaitGroup
+	var consumeErr error
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		consumeErr = d.opts.Bus.Consume(ctx, d.queue.Name, bus.ConsumeOptions{Concurrency: 1}, d.handle)
+		stop() // without announcements the directory cannot do its job
+	}()
+	go func() {
+		defer wg.Done()
+		d.store.run(ctx)
+	}()
+	d.log.Info("directory started", zap.String("queue", d.queue.Name), zap.Int("agents", d.reg.len()))
+	if err := d.Query(ctx); err != nil && ctx.Err() == nil {
+		d.log.Warn("discovery query not published", zap.Error(err))
+	}
+	d.sweepLoop(ctx)
+	wg.Wait()
+	d.log.Info("directory stopped")
+	if consumeErr != nil {
+		return fmt.Errorf("directory: consume %q: %w", d.queue.Name, consumeErr)
+	}
+	return nil
+}
+
+// sweepLoop sweeps every SweepInterval until ctx ends.
+func (d *Directory) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(d.opts.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			offline, forgotten := d.reg.sweep(d.opts.Now())
+			for _, n := range offline {
+				d.log.Info("agent offline: stopped announcing", zap.String("agent", n))
+			}
+			for _, n := range forgotten {
+				d.log.Info("agent forgotten", zap.String("agent", n))
+			}
+			if len(offline)+len(forgotten) > 0 {
+				d.changed()
+			}
+		}
+	}
+}
+
+// handle applies one delivery of the instance queue. Nothing is requeued:
+// the queue is exclusive, so a bad message is logged and dropped.
+func (d *Directory) handle(_ context.Context, dl *bus.Delivery) error {
+	p, err := d.opts.Codec.Decode(dl.Envelope())
+	if err != nil {
+		d.log.Warn("undecodable announcement dropped", zap.String("type", dl.Type), zap.String("message_id", dl.MessageID), zap.Error(err))
+		return nil
+	}
+	a, ok := p.(*a2a.Announcement)
+	if !ok {
+		d.log.Warn("unexpected message dropped", zap.String("type", dl.Type), zap.String("message_id", dl.MessageID))
+		return nil
+	}
+	before, after, ok := d.reg.apply(a, d.opts.Now())
+	if !ok {
+		d.log.Debug("out-of-order announcement ignored", zap.String("agent", a.Card.Name), zap.String("agent_instance", a.InstanceID))
+		return nil
+	}
+	if before != after {
+		d.log.Info("agent "+string(after), zap.String("agent", a.Card.Name), zap.String("agent_instance", a.InstanceID), zap.Bool("deregistering", a.Deregistering))
+	}
+	d.changed()
+	return nil
+}
+
+// changed schedules a write and signals Changes.
+func (d *Directory) changed() {
+	d.store.changed()
+	select {
+	case d.changes <- struct{}{}:
+	default:
+	}
+}
+
+// Changes signals after changes (coalesced: one pending signal at most),
+// for tests and CLI waits. Meant for one listener.
+func (d *Directory) Changes() <-chan struct{} { return d.changes }
+
+// Query publishes discovery.query now: every running agent answers with an
+// announcement at once. No agent listening is not an error.
+func (d *Directory) Query(ctx context.Context) error {
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	env, err := d.opts.Codec.Encode(&a2a.DiscoveryQuery{Time: d.opts.Now()}, a2a.Trace{})
+	if err != nil {
+		return fmt.Errorf("directory: encode discovery query: %w", err)
+	}
+	msg := bus.FromEnvelope(a2a.RoutingKeyDiscoveryQuery, env)
+	msg.Transient = true // a query is only useful now
+	if err := d.opts.Bus.Publish(ctx, msg); err != nil && !errors.Is(err, bus.ErrUnroutable) {
+		return fmt.Errorf("directory: publish discovery query: %w", err)
+	}
+	return nil
+}
+
+// Close stops Run and waits for it (at most 10s), then flushes the file;
+// without Run it only flushes. It returns the flush's error. Idempotent.
+func (d *Directory) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	stop, started := d.stop, d.started
+	d.mu.Unlock()
+	if !started {
+		return d.store.flush()
+	}
+	stop()
+	select {
+	case <-d.done:
+	case <-time.After(closeTimeout):
+		return fmt.Errorf("directory: close: run did not return within %s", closeTimeout)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.flushErr
+}

@@ -1,0 +1,92 @@
+package directory
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// maxSuggestions is how many closest names an AGENT_NOT_FOUND error names.
+const maxSuggestions = 3
+
+// maxCompared bounds the runes of a name compared by Closest, so a huge
+// input costs no more than a long agent name.
+const maxCompared = 128
+
+// Lookup returns the agent called name, ignoring case; Entry.Name is its canonical spelling.
+func (d *Directory) Lookup(name string) (Entry, bool) { return d.reg.get(name) }
+
+// List returns the agents f selects, sorted by name (ignoring case).
+func (d *Directory) List(f Filter) []Entry { return d.reg.list(f) }
+
+// Closest returns up to n known names nearest to name by edit distance,
+// ignoring case, nearest first (ties in name order); for AGENT_NOT_FOUND.
+func (d *Directory) Closest(name string, n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	target := []rune(strings.ToLower(name))
+	target = target[:min(len(target), maxCompared)]
+	type scored struct {
+		name string
+		dist int
+	}
+	names := d.reg.names()
+	all := make([]scored, len(names))
+	for i, k := range names {
+		all[i] = scored{k, editDistance(target, []rune(strings.ToLower(k)))}
+	}
+	slices.SortStableFunc(all, func(a, b scored) int { return cmp.Compare(a.dist, b.dist) }) // names are in order already
+	out := make([]string, 0, min(n, len(all)))
+	for _, s := range all[:min(n, len(all))] {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// Resolve returns the canonical name of agent if it is known and its card
+// lists skill. An unknown agent is an *a2a.Error AGENT_NOT_FOUND naming the
+// closest known names; a known one without the skill is SKILL_NOT_SUPPORTED
+// listing its skills. Any listed agent resolves, running or not: its task
+// waits in its durable queue.
+func (d *Directory) Resolve(agent, skill string) (string, error) {
+	e, ok := d.Lookup(agent)
+	if !ok {
+		known := "no agents are known"
+		if c := d.Closest(agent, maxSuggestions); len(c) > 0 {
+			known = "closest known agents: " + strings.Join(c, ", ")
+		}
+		return "", a2a.NewError(a2a.CodeAgentNotFound, "agent %q is not in the directory; %s", agent, known)
+	}
+	if !e.HasSkill(skill) {
+		skills := "it has none"
+		if ids := e.SkillIDs(); len(ids) > 0 {
+			skills = "its skills: " + strings.Join(ids, ", ")
+		}
+		return "", a2a.NewError(a2a.CodeSkillNotSupported, "agent %q has no skill %q; %s", e.Name, skill, skills)
+	}
+	return e.Name, nil
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,129 @@
+package directory
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// lookupDirectory is a directory (not running) that knows a well-known
+// ResearchAgent and three announced agents.
+func lookupDirectory(t *testing.T) *Directory {
+	t.Helper()
+	d := newDirectory(t, Options{Bus: embeddedBus(t), WellKnown: []WellKnownAgent{wellKnown("ResearchAgent", "research")}})
+	now := time.Now()
+	for _, a := range []*a2a.Announcement{
+		announcement("billing", "b1", now, false, "invoice", "refund"),
+		announcement("Calendar", "c1", now, false, "schedule"),
+		announcement("BillingAudit", "a1", now, false, "invoice"),
+	} {
+		if _, _, ok := d.reg.apply(a, now); !ok {
+			t.Fatalf("apply %s", a.Card.Name)
+		}
+	}
+	return d
+}
+
+func names(entries []Entry) []string {
+	out := []string{}
+	for _, e := range entries {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+func TestLookupIgnoresCase(t *testing.T) {
+	d := lookupDirectory(t)
+	for _, q := range []string{"calendar", "CALENDAR", "Calendar", "cAlEnDaR"} {
+		if e, ok := d.Lookup(q); !ok || e.Name != "Calendar" || e.Status != StatusOnline || !e.HasSkill("schedule") {
+			t.Errorf("Lookup(%q) = %+v, %v; want Calendar online with skill schedule", q, e, ok)
+		}
+	}
+	for _, q := range []string{"Calendars", "", "calendar ", "agent.task.Calendar"} {
+		if e, ok := d.Lookup(q); ok {
+			t.Errorf("Lookup(%q) = %s, want not found", q, e.Name)
+		}
+	}
+}
+
+func TestListFilters(t *testing.T) {
+	d := lookupDirectory(t)
+	for _, tt := range []struct {
+		f    Filter
+		want []string
+	}{
+		{Filter{}, []string{"billing", "BillingAudit", "Calendar", "ResearchAgent"}},
+		{Filter{Skill: "invoice"}, []string{"billing", "BillingAudit"}},
+		{Filter{Skill: "Invoice"}, []string{}}, // skill ids are exact
+		{Filter{Skill: "research"}, []string{"ResearchAgent"}},
+		{Filter{Query: "BILL"}, []string{"billing", "BillingAudit"}},
+		{Filter{Query: "skill refund"}, []string{"billing"}},     // a skill's description
+		{Filter{Query: "SCHEDULE"}, []string{"Calendar"}},        // a skill's name
+		{Filter{Query: "well-known"}, []string{"ResearchAgent"}}, // the description
+		{Filter{Skill: "invoice", Query: "audit"}, []string{"BillingAudit"}},
+		{Filter{Query: "nothing like it"}, []string{}},
+	} {
+		if got := names(d.List(tt.f)); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("List(%+v) = %v, want %v", tt.f, got, tt.want)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	d := lookupDirectory(t)
+	for _, tt := range []struct {
+		name string
+		n    int
+		want []string
+	}{
+		{"Biling", 2, []string{"billing", "BillingAudit"}},
+		{"calender", 1, []string{"Calendar"}},
+		{"researchagnt", 3, []string{"ResearchAgent", "Calendar", "billing"}},
+		{"x", 10, []string{"billing", "Calendar", "BillingAudit", "ResearchAgent"}},
+		{"x", 0, nil},
+		{strings.Repeat("y", 1<<20), 1, []string{"billing"}},
+	} {
+		if got := d.Closest(tt.name, tt.n); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Closest(%.20q, %d) = %v, want %v", tt.name, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	d := lookupDirectory(t)
+	if got, err := d.Resolve("BILLING", "refund"); err != nil || got != "billing" {
+		t.Errorf("Resolve(BILLING, refund) = %q, %v; want the canonical billing", got, err)
+	}
+	// A well-known agent that is not running resolves: its task waits in its queue.
+	if got, err := d.Resolve("researchagent", "research"); err != nil || got != "ResearchAgent" {
+		t.Errorf("Resolve(researchagent, research) = %q, %v", got, err)
+	}
+	for _, tt := range []struct {
+		agent, skill string
+		code         a2a.ErrorCode
+		msg          string
+	}{
+		{"Calender", "schedule", a2a.CodeAgentNotFound, `AGENT_NOT_FOUND: agent "Calender" is not in the directory; closest known agents: Calendar, billing, BillingAudit`},
+		{"Calendar", "invoice", a2a.CodeSkillNotSupported, `SKILL_NOT_SUPPORTED: agent "Calendar" has no skill "invoice"; its skills: schedule`},
+		{"billing", "", a2a.CodeSkillNotSupported, `SKILL_NOT_SUPPORTED: agent "billing" has no skill ""; its skills: invoice, refund`},
+	} {
+		got, err := d.Resolve(tt.agent, tt.skill)
+		var ae *a2a.Error
+		if !errors.As(err, &ae) || ae.Code != tt.code || err.Error() != tt.msg || got != "" {
+			t.Errorf("Resolve(%q, %q) = %q, %v;\nwant %s", tt.agent, tt.skill, got, err, tt.msg)
+		}
+	}
+	empty := newDirectory(t, Options{Bus: embeddedBus(t)})
+	if _, err := empty.Resolve("Any", "x"); err == nil || err.Error() != `AGENT_NOT_FOUND: agent "Any" is not in the directory; no agents are known` {
+		t.Errorf("Resolve on an empty directory = %v", err)
+	}
+	agent := newDirectory(t, Options{Bus: embeddedBus(t)})
+	agent.reg.apply(announcement("Bare", "i", time.Now(), false), time.Now())
+	if _, err := agent.Resolve("Bare", "x"); err == nil || !strings.HasSuffix(err.Error(), `has no skill "x"; it has none`) {
+		t.Errorf("Resolve of an agent without skills = %v", err)
+	}
+}

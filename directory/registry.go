@@ -1,0 +1,305 @@
+package directory
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// registry is the directory's state: the agents keyed by lower-case name,
+// an index from skill id to agents, and the keys in order. Every record
+// keeps a ready Entry, rebuilt on change, so look-ups only copy it. It does
+// no I/O and takes the time from its callers. Safe for concurrent use.
+type registry struct {
+	staleAfter  time.Duration
+	forgetAfter time.Duration
+
+	mu     sync.RWMutex
+	agents map[string]*record
+	skills map[string]map[string]struct{} // skill id → keys of the agents listing it
+	sorted []string                       // every key, in order
+}
+
+// record is one agent. Its card is replaced, never modified, so entries may share it.
+type record struct {
+	key       string
+	wellKnown bool
+	seen      bool          // announced since the directory started
+	card      a2a.AgentCard // the newest card; Name is the canonical spelling
+	cardTime  time.Time     // announcement time of card; zero when seeded or restored
+	lastSeen  time.Time     // when the directory last received an announcement of it
+	instances map[string]instance
+	gone      map[string]tombstone // deregistered instances, to ignore late announcements
+	view      Entry
+	search    string // lower-case name, description and skills, for Filter.Query
+}
+
+// instance is a live instance: when it was last heard of (local clock) and
+// the time of its newest announcement (its clock), for ordering.
+type instance struct {
+	lastSeen  time.Time
+	announced time.Time
+}
+
+// tombstone remembers a deregistration for StaleAfter.
+type tombstone struct {
+	announced time.Time
+	at        time.Time
+}
+
+func newRegistry(staleAfter, forgetAfter time.Duration) *registry {
+	return &registry{
+		staleAfter:  staleAfter,
+		forgetAfter: forgetAfter,
+		agents:      map[string]*record{},
+		skills:      map[string]map[string]struct{}{},
+	}
+}
+
+// restore adds the agents of a known-agents file (already validated).
+func (r *registry) restore(stored []storedAgent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range stored {
+		rec := r.add(strings.ToLower(s.Name))
+		card := s.Card
+		card.Name = s.Name
+		r.setCard(rec, card)
+		rec.lastSeen = s.LastSeen
+		for _, in := range s.Instances {
+			rec.instances[in.ID] = instance{lastSeen: in.LastSeen}
+		}
+		r.refresh(rec)
+	}
+}
+
+// seed lists the well-known agents with the file's card and spelling, as
+// not yet seen this session (whatever was restored for them is replaced).
+func (r *registry) seed(agents []WellKnownAgent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, w := range agents {
+		key := strings.ToLower(w.AgentName)
+		rec := r.agents[key]
+		if rec == nil {
+			rec = r.add(key)
+		}
+		rec.wellKnown, rec.seen = true, false
+		rec.cardTime, rec.lastSeen = time.Time{}, time.Time{}
+		clear(rec.instances)
+		clear(rec.gone)
+		r.setCard(rec, *w.Card())
+		r.refresh(rec)
+	}
+}
+
+// apply records an announcement received at now and returns the agent's
+// status before ("" for a new agent) and after; ok is false when it was
+// ignored as out of order.
+func (r *registry) apply(a *a2a.Announcement, now time.Time) (before, after Status, ok bool) {
+	key := strings.ToLower(a.Card.Name)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec := r.agents[key]
+	if rec == nil {
+		rec = r.add(key)
+	} else {
+		before = rec.view.Status
+	}
+	if in, live := rec.instances[a.InstanceID]; live && a.Time.Before(in.announced) {
+		return before, before, false
+	}
+	if t, dead := rec.gone[a.InstanceID]; dead && !a.Time.After(t.announced) {
+		return before, before, false
+	}
+	if !a.Time.Before(rec.cardTime) {
+		card := *a.Card
+		if rec.wellKnown {
+			card.Name = rec.card.Name // the well-known file's spelling wins
+		}
+		r.setCard(rec, card)
+		rec.cardTime = a.Time
+	}
+	rec.seen = true
+	if now.After(rec.lastSeen) {
+		rec.lastSeen = now
+	}
+	if a.Deregistering {
+		delete(rec.instances, a.InstanceID)
+		rec.gone[a.InstanceID] = tombstone{announced: a.Time, at: now}
+	} else {
+		rec.instances[a.InstanceID] = instance{lastSeen: now, announced: a.Time}
+		delete(rec.gone, a.InstanceID)
+	}
+	r.refresh(rec)
+	return before, rec.view.Status, true
+}
+
+// sweep drops the instances not heard of for StaleAfter and removes the
+// agents (never well-known ones) offline and unseen for ForgetAfter. It
+// returns the canonical names of the agents that went offline and of those forgotten.
+func (r *registry) sweep(now time.Time) (offline, forgotten []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for key, rec := range r.agents {
+		dropped := false
+		for id, in := range rec.instances {
+			if now.Sub(in.lastSeen) >= r.staleAfter {
+				delete(rec.instances, id)
+				dropped = true
+			}
+		}
+		for id, t := range rec.gone {
+			if now.Sub(t.at) >= r.staleAfter {
+				delete(rec.gone, id)
+			}
+		}
+		switch {
+		case !rec.wellKnown && len(rec.instances) == 0 && now.Sub(rec.lastSeen) >= r.forgetAfter:
+			forgotten = append(forgotten, rec.card.Name)
+			r.remove(key)
+		case dropped:
+			r.refresh(rec)
+			if len(rec.instances) == 0 {
+				offline = append(offline, rec.card.Name)
+			}
+		}
+	}
+	slices.Sort(offline)
+	slices.Sort(forgotten)
+	return offline, forgotten
+}
+
+// get returns the entry of name, ignoring case.
+func (r *registry) get(name string) (Entry, bool) {
+	key := strings.ToLower(name)
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	rec, ok := r.agents[key]
+	if !ok {
+		return Entry{}, false
+	}
+	return rec.view, true
+}
+
+// list returns the entries f selects, in key order.
+func (r *registry) list(f Filter) []Entry {
+	q := strings.ToLower(f.Query)
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	keys := r.sorted
+	if f.Skill != "" {
+		keys = slices.Sorted(maps.Keys(r.skills[f.Skill]))
+	}
+	out := make([]Entry, 0) // never nil: an empty list encodes as []
+	if q == "" {
+		out = make([]Entry, 0, len(keys))
+	}
+	for _, k := range keys {
+		rec := r.agents[k]
+		if q == "" || strings.Contains(rec.search, q) {
+			out = append(out, rec.view)
+		}
+	}
+	return out
+}
+
+// len returns how many agents are known.
+func (r *registry) len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.agents)
+}
+
+// names returns every canonical name, in key order.
+func (r *registry) names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, len(r.sorted))
+	for i, k := range r.sorted {
+		out[i] = r.agents[k].card.Name
+	}
+	return out
+}
+
+// snapshot returns the state to persist, in key order.
+func (r *registry) snapshot() []storedAgent {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]storedAgent, len(r.sorted))
+	for i, k := range r.sorted {
+		v := r.agents[k].view
+		out[i] = storedAgent{Name: v.Name, Card: v.Card, LastSeen: v.LastSeen, Instances: v.Instances}
+	}
+	return out
+}
+
+// add creates the record of key; r.mu is held.
+func (r *registry) add(key string) *record {
+	rec := &record{key: key, instances: map[string]instance{}, gone: map[string]tombstone{}}
+	r.agents[key] = rec
+	i, _ := slices.BinarySearch(r.sorted, key)
+	r.sorted = slices.Insert(r.sorted, i, key)
+	return rec
+}
+
+// remove deletes the record of key and its index entries; r.mu is held.
+func (r *registry) remove(key string) {
+	rec := r.agents[key]
+	r.unindex(rec)
+	delete(r.agents, key)
+	if i, found := slices.BinarySearch(r.sorted, key); found {
+		r.sorted = slices.Delete(r.sorted, i, i+1)
+	}
+}
+
+// setCard replaces the record's card and re-indexes its skills; r.mu is held.
+func (r *registry) setCard(rec *record, card a2a.AgentCard) {
+	r.unindex(rec)
+	rec.card = card
+	var b strings.Builder
+	b.WriteString(card.Name + "\n" + card.Description)
+	for _, s := range card.Skills {
+		set := r.skills[s.ID]
+		if set == nil {
+			set = map[string]struct{}{}
+			r.skills[s.ID] = set
+		}
+		set[rec.key] = struct{}{}
+		b.WriteString("\n" + s.ID + "\n" + s.Name + "\n" + s.Description)
+	}
+	rec.search = strings.ToLower(b.String())
+}
+
+func (r *registry) unindex(rec *record) {
+	for _, s := range rec.card.Skills {
+		if set := r.skills[s.ID]; set != nil {
+			delete(set, rec.key)
+			if len(set) == 0 {
+				delete(r.skills, s.ID)
+			}
+		}
+	}
+}
+
+// refresh rebuilds the record's entry; r.mu is held.
+func (r *registry) refresh(rec *record) {
+	v := Entry{Name: rec.card.Name, Card: rec.card, WellKnown: rec.wellKnown, LastSeen: rec.lastSeen, Instances: make([]Instance, 0, len(rec.instances))}
+	for id, in := range rec.instances {
+		v.Instances = append(v.Instances, Instance{ID: id, LastSeen: in.lastSeen})
+	}
+	slices.SortFunc(v.Instances, func(a, b Instance) int { return strings.Compare(a.ID, b.ID) })
+	switch {
+	case rec.wellKnown && !rec.seen:
+		v.Status = StatusWellKnown
+	case len(rec.instances) > 0:
+		v.Status = StatusOnline
+	default:
+		v.Status = StatusOffline
+	}
+	rec.view = v
+}

@@ -252,3 +252,65 @@ func TestDemoRunsWithoutServers(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentsListsRunningAndWellKnownAgents: `a2abus agents` asks running
+// agents to announce and lists them online beside the well-known ones; once
+// an agent has stopped gracefully, nothing answers for it any more.
+func TestAgentsListsRunningAndWellKnownAgents(t *testing.T) {
+	e := newEnv(t)
+	wellKnown, running := e.w.N("Keda"), e.w.N("Sample")
+	e.known(wellKnown)
+	agent := e.start("sample-agent", "--name", running)
+	var entries []struct {
+		Name      string `json:"name"`
+		Status    string `json:"status"`
+		Instances []struct {
+			ID string `json:"id"`
+		} `json:"instances"`
+		Card struct {
+			Skills []struct {
+				ID string `json:"id"`
+			} `json:"skills"`
+		} `json:"card"`
+	}
+	byName := func() map[string]int {
+		m := map[string]int{}
+		for i, en := range entries {
+			m[en.Name] = i
+		}
+		return m
+	}
+	eventually(t, "the running agent listed online", func() bool {
+		code, out, _ := e.run("a2abus", "agents", "--json", "--wait", "1s")
+		if code != 0 || json.Unmarshal([]byte(out), &entries) != nil {
+			return false
+		}
+		i, ok := byName()[running]
+		return ok && entries[i].Status == "online"
+	})
+	idx := byName()
+	if i, ok := idx[wellKnown]; !ok || entries[i].Status != "well-known" {
+		t.Fatalf("well-known agent: %+v", entries)
+	}
+	if r := entries[idx[running]]; len(r.Instances) != 1 || len(r.Card.Skills) != 5 {
+		t.Fatalf("running agent: %+v", r)
+	}
+	code, out, _ := e.run("a2abus", "agents", "--skill", "npv", "--wait", "1s")
+	if code != 0 || !strings.Contains(out, running) || strings.Contains(out, wellKnown) {
+		t.Fatalf("agents --skill npv: exit %d\n%s", code, out)
+	}
+	// A graceful stop deregisters: the next listing shows the agent offline.
+	if err := agent.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := agent.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("sample-agent exit %d: %s", code, agent.stderr)
+	}
+	code, out, _ = e.run("a2abus", "agents", "--json", "--wait", "500ms")
+	if code != 0 || json.Unmarshal([]byte(out), &entries) != nil {
+		t.Fatalf("agents: exit %d: %s", code, out)
+	}
+	if _, listed := byName()[running]; listed {
+		t.Fatalf("a stopped agent is listed by a fresh directory: %s", out)
+	}
+}

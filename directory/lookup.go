@@ -2,8 +2,10 @@ package directory
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -89,4 +91,33 @@ func editDistance(a, b []rune) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// PatientResolver resolves through a directory that may have just started:
+// an agent it does not know yet gets up to Wait to answer the directory's
+// discovery query before it is refused as AGENT_NOT_FOUND. It satisfies
+// caller.Resolver.
+type PatientResolver struct {
+	Ctx       context.Context
+	Directory *Directory
+	Wait      time.Duration
+}
+
+// Resolve is Directory.Resolve, retried on every change until Wait passes.
+func (r PatientResolver) Resolve(agent, skill string) (string, error) {
+	deadline := time.NewTimer(r.Wait)
+	defer deadline.Stop()
+	for {
+		name, err := r.Directory.Resolve(agent, skill)
+		if a2a.CodeOf(err) != a2a.CodeAgentNotFound {
+			return name, err
+		}
+		select {
+		case <-r.Directory.Changes():
+		case <-deadline.C:
+			return name, err
+		case <-r.Ctx.Done():
+			return name, err
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/backends"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -136,7 +137,7 @@ func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*call
 		done := make(chan struct{})
 		go func() { defer close(done); _ = d.Run(dctx) }()
 		stopDirectory = func() { cancel(); <-done }
-		resolver = patientResolver{ctx: ctx, dir: d, wait: directoryWait}
+		resolver = directory.PatientResolver{Ctx: ctx, Directory: d, Wait: directoryWait}
 	}
 	cl, err := caller.New(caller.Options{
 		Name: cfg.Caller.Name, Bus: b, Memory: m, Resolver: resolver, ResultTTL: cfg.Memory.ResultTTL,

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/agents/research"
 	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/internal/backends"
@@ -99,6 +101,10 @@ func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.
 	return serve(ctx, cfg, kind, name, b, m, log)
 }
 
+// delegateDirectoryWait is how long a delegation to an agent the directory
+// does not know yet waits for it to announce itself.
+const delegateDirectoryWait = 2 * time.Second
+
 // serve builds the agent of kind on b (and m) and runs it; it closes b and m
 // when it returns, whatever happened.
 func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus, m memory.Memory, log *zap.Logger) (err error) {
@@ -120,8 +126,18 @@ func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus
 	var c *caller.Caller
 	switch kind {
 	case KindSample:
+		// Delegation vets its targets through a directory running beside the agent.
+		d, derr := backends.Directory(cfg, b, false, log)
+		if derr != nil {
+			return derr
+		}
+		dirCtx, stopDir := context.WithCancel(context.WithoutCancel(ctx))
+		dirDone := make(chan struct{})
+		go func() { defer close(dirDone); _ = d.Run(dirCtx) }()
+		defer func() { stopDir(); <-dirDone }() // before the bus closes
 		c, err = caller.New(caller.Options{
 			Name: name, Bus: b, Memory: m, ResultTTL: cfg.Memory.ResultTTL,
+			Resolver:       directory.PatientResolver{Ctx: dirCtx, Directory: d, Wait: delegateDirectoryWait},
 			DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout,
 			SweepInterval: cfg.Caller.SweepInterval, Codec: codec, Logger: log,
 		})

@@ -91,6 +91,9 @@ func WellKnown(cfg *config.Config, log *zap.Logger) ([]directory.WellKnownAgent,
 	}
 	agents, err := directory.LoadWellKnown(path)
 	if errors.Is(err, fs.ErrNotExist) && path == config.DefaultWellKnownFile {
+		if log == nil {
+			log = zap.NewNop()
+		}
 		log.Warn("no well-known agents file; only announced agents are known", zap.String("file", path))
 		return nil, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/agents/research"
 	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/internal/backends"
@@ -22,6 +23,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/tools"
 )
 
 // newDemoCmd builds `a2abus demo`, the main job: both reference agents and a
@@ -90,10 +92,23 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 	if err != nil {
 		return err
 	}
+	dir, err := backends.Directory(cfg, b, false, log)
+	if err != nil {
+		return err
+	}
+	start("directory", dir.Run)
 	start("SampleAgent", sampleAgent.Run)
 	start("ResearchAgent", researchAgent.Run)
 
 	session := "demo-" + uuid.NewString()[:8]
+	toolSet, err := tools.New(tools.Deps{Caller: demoCaller, Agents: tools.DirectoryLister{Directory: dir}, Resolver: dir, Memory: m, SessionID: session})
+	if err != nil {
+		return err
+	}
+	d.tools = toolSet
+	if err := d.listAgents(runCtx, dir); err != nil {
+		return err
+	}
 	steps := []struct {
 		title string
 		req   caller.Request
@@ -141,9 +156,52 @@ func newDemoAgent(b bus.Bus, card a2a.AgentCard, log *zap.Logger, register func(
 
 // demo prints the steps; the first write error is kept and returned.
 type demo struct {
-	out io.Writer
-	mem memory.Memory
-	err error
+	out   io.Writer
+	mem   memory.Memory
+	tools *tools.Set
+	err   error
+}
+
+// listAgents waits for both agents to announce themselves, then shows what
+// the list_known_agents tool gives an LLM.
+func (d *demo) listAgents(ctx context.Context, dir *directory.Directory) error {
+	deadline := time.After(5 * time.Second)
+	for {
+		online := 0
+		for _, e := range dir.List(directory.Filter{}) {
+			if e.Status == directory.StatusOnline {
+				online++
+			}
+		}
+		if online >= 2 {
+			break
+		}
+		select {
+		case <-dir.Changes():
+		case <-deadline:
+			return errors.New("demo: the agents did not announce themselves within 5s")
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	raw, err := d.tools.Dispatch(ctx, "list_known_agents", json.RawMessage(`{}`))
+	if err != nil {
+		return err
+	}
+	var agents []tools.AgentInfo
+	if err := json.Unmarshal(raw, &agents); err != nil {
+		return err
+	}
+	d.printf("0. list_known_agents() — what the directory tells an LLM:\n")
+	for _, a := range agents {
+		var skills []string
+		for _, s := range a.Skills {
+			skills = append(skills, s.ID)
+		}
+		d.printf("   %-14s %-10s instances=%d skills=%s\n", a.Name, a.Status, a.Instances, strings.Join(skills, ","))
+	}
+	d.printf("\n")
+	return nil
 }
 
 func (d *demo) printf(format string, args ...any) {
@@ -180,12 +238,10 @@ func (d *demo) step(ctx context.Context, c *caller.Caller, n int, title string, 
 			d.printf("   notify  %s\n", t.Content)
 		}
 	}
-	raw, err := d.mem.Get(ctx, out.MemoryKey)
-	if errors.Is(err, memory.ErrNotFound) {
-		return fmt.Errorf("demo step %d: result missing at %s", n, out.MemoryKey)
-	}
+	args, _ := json.Marshal(map[string]string{"key": out.MemoryKey})
+	raw, err := d.tools.Dispatch(ctx, "get_from_working_memory", args)
 	if err != nil {
-		return err
+		return fmt.Errorf("demo step %d: %w", n, err)
 	}
 	d.printf("   fetched get_from_working_memory(%q): %d bytes; %s\n\n", out.MemoryKey, len(raw), summary(out.Result))
 	return nil

@@ -90,6 +90,9 @@ type DirectoryConfig struct {
 	StaleAfter time.Duration `mapstructure:"stale_after" yaml:"stale_after"`
 	// ForgetAfter removes an offline agent (never a well-known one) from the directory.
 	ForgetAfter time.Duration `mapstructure:"forget_after" yaml:"forget_after"`
+	// AnnounceSecret signs agents' announcements and makes directories reject
+	// unsigned or forged ones; empty means unauthenticated discovery.
+	AnnounceSecret string `mapstructure:"announce_secret" yaml:"announce_secret"`
 }
 
 // AgentConfig configures the agent runtime (a2abus serve, the agent mains).

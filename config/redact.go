@@ -9,7 +9,8 @@ import (
 const Secret = "xxxxx"
 
 // Redacted returns a copy of c that is safe to print: the passwords in
-// bus.url and redis.url and redis.password are replaced by Secret.
+// bus.url and redis.url, redis.password and directory.announce_secret are
+// replaced by Secret.
 func (c *Config) Redacted() *Config {
 	r := *c
 	r.Redis.Addrs = slices.Clone(c.Redis.Addrs)
@@ -17,6 +18,9 @@ func (c *Config) Redacted() *Config {
 	r.Redis.URL = redactURL(c.Redis.URL)
 	if r.Redis.Password != "" {
 		r.Redis.Password = Secret
+	}
+	if r.Directory.AnnounceSecret != "" {
+		r.Directory.AnnounceSecret = Secret
 	}
 	return &r
 }

@@ -21,6 +21,8 @@ const (
 	MaxMessageBytes = 128 << 20
 	MaxMaxAttempts  = 100
 	maxKeyPrefixLen = 64
+	// minAnnounceSecret is the shortest announcement signing secret accepted.
+	minAnnounceSecret = 16
 )
 
 // FieldError is one bad configuration value: the key and what is wrong with
@@ -60,6 +62,9 @@ func (c *Config) validate() []error {
 		errs = append(errs, invalid("directory.stale_after", "must be 0 (3 × agent.announce_interval) or a positive duration, got %s", c.Directory.StaleAfter))
 	}
 	errs = append(errs, positive("directory.forget_after", c.Directory.ForgetAfter))
+	if n := len(c.Directory.AnnounceSecret); n > 0 && n < minAnnounceSecret {
+		errs = append(errs, invalid("directory.announce_secret", "must be at least %d bytes, got %d", minAnnounceSecret, n))
+	}
 	errs = append(errs, c.Caller.validate()...)
 	if c.Research.DocsDir == "" {
 		errs = append(errs, invalid("research.docs_dir", "must name a folder, got \"\""))

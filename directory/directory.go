@@ -56,6 +56,9 @@ type Options struct {
 	Now func() time.Time
 	// Codec decodes announcements and encodes discovery queries.
 	Codec a2a.Codec
+	// AnnounceSecret, when set, makes the directory accept only announcements
+	// signed with it (a2a.Sign) and recent: forged or replayed cards are dropped.
+	AnnounceSecret []byte
 }
 
 func (o *Options) normalize() error {
@@ -248,7 +251,14 @@ func (d *Directory) sweepLoop(ctx context.Context) {
 // handle applies one delivery of the instance queue. Nothing is requeued:
 // the queue is exclusive, so a bad message is logged and dropped.
 func (d *Directory) handle(_ context.Context, dl *bus.Delivery) error {
-	p, err := d.opts.Codec.Decode(dl.Envelope())
+	env := dl.Envelope()
+	if len(d.opts.AnnounceSecret) > 0 {
+		if err := a2a.Verify(env, d.opts.AnnounceSecret, d.opts.Now()); err != nil {
+			d.log.Warn("unauthenticated announcement dropped", zap.String("message_id", dl.MessageID), zap.Error(err))
+			return nil
+		}
+	}
+	p, err := d.opts.Codec.Decode(env)
 	if err != nil {
 		d.log.Warn("undecodable announcement dropped", zap.String("type", dl.Type), zap.String("message_id", dl.MessageID), zap.Error(err))
 		return nil

@@ -128,9 +128,10 @@ func hasStatus(d *Directory, name string, status Status) func() bool {
 // fakeAgent stands in for a running agent: it announces its card and, once
 // answerQueries is called, answers discovery.query with an announcement.
 type fakeAgent struct {
-	bus  bus.Bus
-	card *a2a.AgentCard
-	id   string
+	bus    bus.Bus
+	card   *a2a.AgentCard
+	id     string
+	secret []byte // signs announcements when set
 }
 
 func newFakeAgent(b bus.Bus, name string, skills ...string) *fakeAgent {
@@ -142,6 +143,9 @@ func (f *fakeAgent) announce(ctx context.Context, deregistering bool) error {
 	env, err := a2a.Codec{}.Encode(&a2a.Announcement{Card: f.card, InstanceID: f.id, Time: time.Now(), Deregistering: deregistering}, a2a.Trace{})
 	if err != nil {
 		return err
+	}
+	if f.secret != nil {
+		a2a.Sign(&env, f.secret)
 	}
 	return f.bus.Publish(ctx, bus.FromEnvelope(a2a.RoutingKeyAnnounce, env))
 }

@@ -217,3 +217,27 @@ func TestBadAnnouncementsAreDropped(t *testing.T) {
 		}
 	})
 }
+
+// TestForgedAnnouncementsAreRejected: with an announce secret, only cards
+// signed with it are listed; unsigned and wrongly signed ones are dropped.
+func TestForgedAnnouncementsAreRejected(t *testing.T) {
+	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+		secret := []byte("the-shared-announce-secret")
+		d := newDirectory(t, Options{Bus: w.Connect(t), AnnounceSecret: secret})
+		start(t, d)
+		unsigned := newFakeAgent(w.Connect(t), w.N("Unsigned"), "echo")
+		forged := newFakeAgent(w.Connect(t), w.N("Forged"), "echo")
+		forged.secret = []byte("a-guessed-wrong-secret")
+		genuine := newFakeAgent(w.Connect(t), w.N("Genuine"), "echo")
+		genuine.secret = secret
+		unsigned.mustAnnounce(t, false)
+		forged.mustAnnounce(t, false)
+		genuine.mustAnnounce(t, false)
+		waitFor(t, d, "the signed agent listed", hasStatus(d, genuine.card.Name, StatusOnline))
+		for _, name := range []string{unsigned.card.Name, forged.card.Name} {
+			if _, ok := d.Lookup(name); ok {
+				t.Errorf("%s was listed without a valid signature", name)
+			}
+		}
+	})
+}

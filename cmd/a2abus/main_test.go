@@ -79,16 +79,17 @@ func TestConfigCheckPrintsResolvedConfig(t *testing.T) {
 func TestConfigCheckHidesSecrets(t *testing.T) {
 	p := isolate(t, "redis:\n  password: from-file-secret\n")
 	t.Setenv("A2ABUS_REDIS_URL", "redis://agent:env-secret@cache:6379/0")
+	t.Setenv("A2ABUS_DIRECTORY_ANNOUNCE_SECRET", "announce-env-secret")
 	code, out, errOut := runCLI(t, "config", "check", "--config", p, "--amqp-url", "amqps://u:flag-secret@rabbit/")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	for _, secret := range []string{"from-file-secret", "env-secret", "flag-secret"} {
+	for _, secret := range []string{"from-file-secret", "env-secret", "flag-secret", "announce-env-secret"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("output shows %q:\n%s", secret, out)
 		}
 	}
-	for _, want := range []string{"url: amqps://u:xxxxx@rabbit/", "url: redis://agent:xxxxx@cache:6379/0", "password: xxxxx"} {
+	for _, want := range []string{"url: amqps://u:xxxxx@rabbit/", "url: redis://agent:xxxxx@cache:6379/0", "password: xxxxx", "announce_secret: xxxxx"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -118,7 +118,8 @@ func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus
 	a, err := agent.New(agent.Options{
 		Card: card, Bus: b, Concurrency: cfg.Agent.Concurrency, MaxAttempts: cfg.Bus.MaxAttempts,
 		StopTimeout: cfg.Agent.StopTimeout, Ephemeral: cfg.Agent.Ephemeral, MaxTasks: cfg.Agent.MaxTasks,
-		IdleTimeout: cfg.Agent.IdleTimeout, AnnounceInterval: cfg.Agent.AnnounceInterval, Codec: codec, Logger: log,
+		IdleTimeout: cfg.Agent.IdleTimeout, AnnounceInterval: cfg.Agent.AnnounceInterval,
+		AnnounceSecret: []byte(cfg.Directory.AnnounceSecret), Codec: codec, Logger: log,
 	})
 	if err != nil {
 		return fmt.Errorf("agents: build %s %q: %w", kind, name, err)

@@ -112,8 +112,11 @@ func Directory(cfg *config.Config, b bus.Bus, persist bool, log *zap.Logger) (*d
 	if persist {
 		known = cfg.Directory.KnownAgentsFile
 	}
+	if cfg.Directory.AnnounceSecret == "" && !cfg.Bus.Embedded() && log != nil {
+		log.Warn("directory.announce_secret is not set: any process on the bus can announce a card")
+	}
 	return directory.New(directory.Options{
-		Bus: b, Exchange: cfg.Bus.Exchange, WellKnown: wk, KnownAgentsFile: known,
+		Bus: b, Exchange: cfg.Bus.Exchange, WellKnown: wk, KnownAgentsFile: known, AnnounceSecret: []byte(cfg.Directory.AnnounceSecret),
 		StaleAfter: cfg.EffectiveStaleAfter(), ForgetAfter: cfg.Directory.ForgetAfter,
 		Codec: a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}, Logger: log,
 	})

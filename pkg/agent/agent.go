@@ -55,6 +55,9 @@ type Options struct {
 	// AnnounceInterval is how often the card is announced on discovery.announce
 	// (also at start, on discovery.query, and deregistered on stop); default 2m.
 	AnnounceInterval time.Duration
+	// AnnounceSecret signs announcements (HMAC-SHA256) so that directories
+	// sharing it reject forged cards; empty sends them unsigned.
+	AnnounceSecret []byte
 	// InstanceID names this process; default a random UUID.
 	InstanceID string
 	// Codec encodes and decodes bus messages (body limit).

@@ -104,3 +104,34 @@ func TestAnnouncingWithoutADirectoryIsFine(t *testing.T) {
 		t.Fatalf("reply = %+v", h.final(req.TaskID))
 	}
 }
+
+func TestAnnouncementsAreSignedWithTheSecret(t *testing.T) {
+	h := newHarness(t)
+	secret := []byte("0123456789abcdef-secret")
+	b := h.broker.Connect()
+	spec, _ := bus.InstanceQueue("Directory", "signed", a2a.RoutingKeyAnnounce)
+	if err := b.Declare(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	h.start(h.agent(Options{AnnounceSecret: secret}, map[string]Handler{"echo": echo}))
+	got := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		_ = b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
+			select {
+			case got <- a2a.Verify(d.Envelope(), secret, time.Now()):
+			default:
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("announcement does not verify: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no announcement")
+	}
+}

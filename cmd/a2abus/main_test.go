@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,17 +16,7 @@ import (
 
 // isolate clears every A2ABUS_* configuration variable (empty counts as
 // unset) and returns a config file path holding content.
-func isolate(t *testing.T, content string) string {
-	t.Helper()
-	for _, k := range config.Keys() {
-		t.Setenv(config.EnvName(k), "")
-	}
-	p := filepath.Join(t.TempDir(), "a2abus.yaml")
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+func isolate(t *testing.T, content string) string { return testenv.IsolateConfig(t, content) }
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

@@ -2,19 +2,14 @@ package main
 
 import (
 	"bytes"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/a2abus/a2abus/config"
 )
 
-func isolate(t *testing.T) {
-	for _, k := range config.Keys() {
-		t.Setenv(config.EnvName(k), "") // empty counts as unset
-	}
-}
+func isolate(t *testing.T) { testenv.IsolateConfig(t, "") }
 
 func TestOneShotExitsCleanlyWhenIdle(t *testing.T) {
 	isolate(t)

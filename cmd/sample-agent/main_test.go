@@ -2,14 +2,13 @@ package main
 
 import (
 	"bytes"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"os"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/a2abus/a2abus/config"
 )
 
 // syncBuffer is a bytes.Buffer safe for the logger and the test at once.
@@ -30,11 +29,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func isolate(t *testing.T) {
-	for _, k := range config.Keys() {
-		t.Setenv(config.EnvName(k), "") // empty counts as unset
-	}
-}
+func isolate(t *testing.T) { testenv.IsolateConfig(t, "") }
 
 func TestSIGTERMStopsGracefully(t *testing.T) {
 	isolate(t)

@@ -4,30 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 
-	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/cliutil"
 )
 
 // isolate clears every A2ABUS_* variable (empty counts as unset) and
 // returns a configuration file holding content.
-func isolate(t *testing.T, content string) string {
-	t.Helper()
-	for _, k := range config.Keys() {
-		t.Setenv(config.EnvName(k), "")
-	}
-	p := filepath.Join(t.TempDir(), "a2abus.yaml")
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+func isolate(t *testing.T, content string) string { return testenv.IsolateConfig(t, content) }
 
 func execute(cmd *cobra.Command, args ...string) (int, string) {
 	var stderr bytes.Buffer

@@ -3,6 +3,7 @@ package cliutil
 import (
 	"bytes"
 	"errors"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +14,7 @@ import (
 	"github.com/a2abus/a2abus/config"
 )
 
-func isolate(t *testing.T) {
-	for _, k := range config.Keys() {
-		t.Setenv(config.EnvName(k), "") // empty counts as unset
-	}
-}
+func isolate(t *testing.T) { testenv.IsolateConfig(t, "") }
 
 func TestExecutePrintsEachJoinedErrorWithTheCommandName(t *testing.T) {
 	root := &cobra.Command{Use: "tool", RunE: func(*cobra.Command, []string) error {

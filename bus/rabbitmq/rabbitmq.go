@@ -2,15 +2,18 @@
 //
 // A Bus holds two connections, one for publishing and one for consuming
 // (which also owns the declared topology, so exclusive queues live on the
-// connection that consumes them). Publishes are persistent, mandatory and
-// confirmed; consumers ack manually with prefetch = concurrency. Classic
-// queues do not count deliveries, so the bus counts attempts itself in
-// bus.HeaderAttempt: a requeue republishes a copy with the next attempt
-// number, and a delivery redelivered by the broker (its consumer died or its
-// connection dropped) is republished as its next attempt before it is
-// handled. Past MaxAttempts a message goes to the dead-letter exchange with
-// bus.HeaderDeathReason. Lost connections are re-dialled with backoff, the
-// topology re-declared and consumers resumed.
+// connection that consumes them). Publishes are persistent (unless the
+// message is Transient), mandatory and confirmed; consumers ack manually with
+// prefetch = concurrency, and an Ordered consumer keeps one correlation id on
+// one handler lane. Classic queues do not count deliveries, so the bus counts
+// attempts itself in bus.HeaderAttempt: a requeue republishes a copy with the
+// next attempt number, and a delivery redelivered by the broker (its consumer
+// died or its connection dropped) is republished as its next attempt before
+// it is handled — once past MaxAttempts, so the consumer can report it. A
+// requeue at MaxAttempts, or a crash of that extra delivery, sends the
+// message to the dead-letter exchange with bus.HeaderDeathReason. Lost
+// connections are re-dialled with backoff, the topology re-declared and
+// consumers resumed.
 package rabbitmq
 
 import (

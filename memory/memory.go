@@ -78,10 +78,11 @@ type Conversations interface {
 	SubscribeTurns(ctx context.Context, session string, afterSeq int64) (<-chan Turn, error)
 }
 
-// Memory is a Store and Conversations with a lifecycle.
+// Memory is a Store and Conversations, with batched writes, and a lifecycle.
 type Memory interface {
 	Store
 	Conversations
+	Batcher
 	// Ping checks that the backend answers.
 	Ping(ctx context.Context) error
 	// Close releases the backend and ends all subscriptions; it is idempotent.

@@ -53,6 +53,9 @@ func Run(t *testing.T, newMemory func(t *testing.T) memory.Memory) {
 		{"SubscribeAfterSeq", testSubscribeAfterSeq},
 		{"SubscribeConcurrentWriters", testSubscribeConcurrentWriters},
 		{"SubscribeClosesOnCancel", testSubscribeClosesOnCancel},
+		{"BatchResults", testBatchResults},
+		{"BatchOrder", testBatchOrder},
+		{"BatchInvalid", testBatchInvalid},
 		{"Closed", testClosed},
 	}
 	for _, tc := range tests {

@@ -74,45 +74,62 @@ func (m *Memory) appendTurn(ctx context.Context, session, id string, t memory.Tu
 		return memory.Turn{}, false, fmt.Errorf("append turn: %w", err)
 	}
 	op := fmt.Sprintf("append turn to %q", session)
-	t, err := memory.PrepareTurn(t, time.Now())
+	keys, args, err := m.appendArgs(session, id, t)
 	if err != nil {
 		return memory.Turn{}, false, fmt.Errorf("%s: %w", op, err)
-	}
-	body, err := json.Marshal(unsequenced{Role: t.Role, Content: t.Content, Time: t.Time, Meta: t.Meta})
-	if err != nil {
-		return memory.Turn{}, false, fmt.Errorf("%s: encode: %w", op, err)
-	}
-	var ttlMs int64
-	if m.opts.ConversationTTL > 0 {
-		ttlMs = max(m.opts.ConversationTTL.Milliseconds(), 1)
 	}
 	var (
 		stored   memory.Turn
 		appended bool
 	)
 	err = m.call(ctx, op, func(ctx context.Context) error {
-		keys := []string{m.turnsKey(session), m.onceKey(session)}
-		reply, err := appendScript.Run(ctx, m.client, keys, body, m.eventsChannel(session), ttlMs, id).Slice()
-		if err != nil {
-			return err
-		}
-		if len(reply) != 2 {
-			return fmt.Errorf("append script replied %d values, want 2", len(reply))
-		}
-		raw, ok := reply[1].(string)
-		if !ok {
-			return fmt.Errorf("turn recorded for once id %q is missing from the list: it was changed outside this package", id)
-		}
-		appended = reply[0] == int64(1)
-		if err := json.Unmarshal([]byte(raw), &stored); err != nil {
-			return fmt.Errorf("decode stored turn: %w", err)
-		}
-		return nil
+		var err error
+		stored, appended, err = decodeAppend(id, appendScript.Run(ctx, m.client, keys, args...))
+		return err
 	})
 	if err != nil {
 		return memory.Turn{}, false, err
 	}
 	return stored, appended, nil
+}
+
+// appendArgs validates and encodes t and returns the keys and arguments of
+// appendScript appending it to session (once per id when id is not empty).
+func (m *Memory) appendArgs(session, id string, t memory.Turn) ([]string, []any, error) {
+	t, err := memory.PrepareTurn(t, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := json.Marshal(unsequenced{Role: t.Role, Content: t.Content, Time: t.Time, Meta: t.Meta})
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode: %w", err)
+	}
+	var ttlMs int64
+	if m.opts.ConversationTTL > 0 {
+		ttlMs = max(m.opts.ConversationTTL.Milliseconds(), 1)
+	}
+	keys := []string{m.turnsKey(session), m.onceKey(session)}
+	return keys, []any{body, m.eventsChannel(session), ttlMs, id}, nil
+}
+
+// decodeAppend reads appendScript's reply: the stored turn and whether it was appended now.
+func decodeAppend(id string, cmd *goredis.Cmd) (memory.Turn, bool, error) {
+	reply, err := cmd.Slice()
+	if err != nil {
+		return memory.Turn{}, false, err
+	}
+	if len(reply) != 2 {
+		return memory.Turn{}, false, fmt.Errorf("append script replied %d values, want 2", len(reply))
+	}
+	raw, ok := reply[1].(string)
+	if !ok {
+		return memory.Turn{}, false, fmt.Errorf("turn recorded for once id %q is missing from the list: it was changed outside this package", id)
+	}
+	var stored memory.Turn
+	if err := json.Unmarshal([]byte(raw), &stored); err != nil {
+		return memory.Turn{}, false, fmt.Errorf("decode stored turn: %w", err)
+	}
+	return stored, reply[0] == int64(1), nil
 }
 
 // Turns returns the turns of session with Seq > afterSeq (LRANGE from index

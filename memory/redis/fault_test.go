@@ -50,6 +50,10 @@ func TestFaultRedisPaused(t *testing.T) {
 	if !errors.Is(err, memory.ErrUnavailable) {
 		t.Fatalf("get while redis is paused = %v, want ErrUnavailable", err)
 	}
+	_, err = m.Batch(ctx, memory.SetOp(key, []byte("during"), time.Minute), memory.DeleteOp(key+"/other"))
+	if !errors.Is(err, memory.ErrUnavailable) {
+		t.Fatalf("batch while redis is paused = %v, want ErrUnavailable", err)
+	}
 
 	deadline := time.Now().Add(pause + 10*time.Second)
 	for err = m.Set(ctx, key, []byte("after"), time.Minute); err != nil; err = m.Set(ctx, key, []byte("after"), time.Minute) {

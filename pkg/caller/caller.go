@@ -246,16 +246,3 @@ func (c *Caller) retry(ctx context.Context, what string, op func(context.Context
 		backoff = min(2*backoff, DefaultMemoryRetryMax)
 	}
 }
-
-// concurrently runs ops at once (independent working-memory writes, so
-// their round trips overlap) and joins their errors.
-func concurrently(ctx context.Context, ops ...func(context.Context) error) error {
-	errs := make([]error, len(ops))
-	var wg sync.WaitGroup
-	for i, op := range ops[1:] {
-		wg.Go(func() { errs[i+1] = op(ctx) })
-	}
-	errs[0] = ops[0](ctx)
-	wg.Wait()
-	return errors.Join(errs...)
-}

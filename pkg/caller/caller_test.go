@@ -344,16 +344,31 @@ type flakyMemory struct {
 }
 
 func (f *flakyMemory) Set(ctx context.Context, key string, v []byte, ttl time.Duration) error {
-	f.mu.Lock()
-	failing := strings.HasPrefix(key, "session/") && f.fail > 0
-	if failing {
-		f.fail--
-	}
-	f.mu.Unlock()
-	if failing {
+	if f.failing(key) {
 		return fmt.Errorf("set %q: %w", key, memory.ErrUnavailable)
 	}
 	return f.Memory.Set(ctx, key, v, ttl)
+}
+
+// Batch fails a batch that stores a result, like Set.
+func (f *flakyMemory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
+	for _, o := range ops {
+		if o.Kind == memory.OpSet && f.failing(o.Key) {
+			return nil, fmt.Errorf("batch: %s: %w", o, memory.ErrUnavailable)
+		}
+	}
+	return f.Memory.Batch(ctx, ops...)
+}
+
+// failing reports whether a write of key fails now, counting the failure.
+func (f *flakyMemory) failing(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !strings.HasPrefix(key, "session/") || f.fail == 0 {
+		return false
+	}
+	f.fail--
+	return true
 }
 
 func TestMemoryOutageDelaysButLosesNothing(t *testing.T) {

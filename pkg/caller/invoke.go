@@ -61,7 +61,7 @@ func (c *Caller) Invoke(ctx context.Context, req Request) (Invocation, error) {
 	return c.send(ctx, tr, rec, req.Trace)
 }
 
-// send records the task (record and pending marker, written at once) and
+// send records the task (record and pending marker, in one batch) and
 // publishes its request.
 func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, trace a2a.Trace) (Invocation, error) {
 	respSpec, err := bus.ResponseQueue(c.opts.Name)
@@ -80,13 +80,13 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 		}
 	}
 	recTTL := time.Until(rec.Deadline) + c.opts.ResultTTL
-	err = concurrently(ctx,
-		func(ctx context.Context) error {
-			return putJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, rec.TaskID), rec, recTTL)
-		},
-		func(ctx context.Context) error {
-			return c.opts.Memory.Set(ctx, pendingKey(c.opts.Name, rec.TaskID), []byte(rec.Deadline.Format(time.RFC3339Nano)), recTTL)
-		})
+	recJSON, err := json.Marshal(rec)
+	if err != nil {
+		return Invocation{}, fmt.Errorf("caller %q: encode record of task %s: %w", c.opts.Name, rec.TaskID, err)
+	}
+	_, err = c.opts.Memory.Batch(ctx,
+		memory.SetOp(recordKey(c.opts.Name, rec.TaskID), recJSON, recTTL),
+		memory.SetOp(pendingKey(c.opts.Name, rec.TaskID), []byte(rec.Deadline.Format(time.RFC3339Nano)), recTTL))
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
@@ -100,8 +100,7 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 		c.local.drop(rec.TaskID)
 		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = c.opts.Memory.Delete(cleanup, pendingKey(c.opts.Name, rec.TaskID))
-		_ = c.opts.Memory.Delete(cleanup, recordKey(c.opts.Name, rec.TaskID))
+		_, _ = c.opts.Memory.Batch(cleanup, memory.DeleteOp(pendingKey(c.opts.Name, rec.TaskID)), memory.DeleteOp(recordKey(c.opts.Name, rec.TaskID)))
 		return Invocation{}, fmt.Errorf("caller %q: publish task %s to %q: %w", c.opts.Name, rec.TaskID, taskSpec.Name, err)
 	}
 	c.log.Debug("task invoked", zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.String("skill", rec.Skill))

@@ -88,30 +88,6 @@ const (
 	claimTimeout = "timeout"
 )
 
-func putJSON(ctx context.Context, m memory.Store, key string, v any, ttl time.Duration) error {
-	return encodeAndStore(key, v, func(b []byte) error { return m.Set(ctx, key, b, ttl) })
-}
-
-// putJSONIfAbsent stores v under key unless the key holds a value already.
-func putJSONIfAbsent(ctx context.Context, m memory.Store, key string, v any, ttl time.Duration) error {
-	return encodeAndStore(key, v, func(b []byte) error {
-		_, err := m.SetIfAbsent(ctx, key, b, ttl)
-		return err
-	})
-}
-
-// encodeAndStore marshals v and hands the bytes to store, wrapping errors with key.
-func encodeAndStore(key string, v any, store func([]byte) error) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %q: %w", key, err)
-	}
-	if err := store(b); err != nil {
-		return fmt.Errorf("store %q: %w", key, err)
-	}
-	return nil
-}
-
 // getJSON loads key into v; found is false (and err nil) when it is missing.
 func getJSON(ctx context.Context, m memory.Store, key string, v any) (found bool, err error) {
 	b, err := m.Get(ctx, key)

@@ -2,6 +2,7 @@ package caller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -96,38 +98,27 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	s.Late = by == claimResult && claim == claimTimeout
 	s.StoredAt = c.opts.Now()
 
-	if err := c.retry(ctx, "store result", func(ctx context.Context) error {
-		if by == claimTimeout {
-			// Never over a real answer that arrived (late) meanwhile.
-			return putJSONIfAbsent(ctx, c.opts.Memory, rec.MemoryKey, s, c.opts.ResultTTL)
-		}
-		return putJSON(ctx, c.opts.Memory, rec.MemoryKey, s, c.opts.ResultTTL)
-	}); err != nil {
-		return nil, err
+	result, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode result of task %s: %w", s.TaskID, err)
 	}
-	once := "a2a-notify/" + s.TaskID + "/" + by
-	turn := notificationTurn(s, rec.MemoryKey, by == claimTimeout)
-	notify := func(ctx context.Context) error {
-		return c.retry(ctx, "append notification", func(ctx context.Context) error {
-			_, _, err := c.opts.Memory.AppendTurnOnce(ctx, rec.SessionID, once, turn)
-			return err
-		})
-	}
-	unmark := func(ctx context.Context) error {
-		return c.retry(ctx, "clear pending", func(ctx context.Context) error {
-			return c.opts.Memory.Delete(ctx, pendingKey(c.opts.Name, s.TaskID))
-		})
-	}
-	// The pending marker is what makes the sweeper retry a TIMEOUT, so it is
-	// cleared last; an answer is retried by its redelivery (it is acked only
-	// after this), so its marker is cleared together with the notification.
+	notify := memory.AppendTurnOnceOp(rec.SessionID, "a2a-notify/"+s.TaskID+"/"+by,
+		notificationTurn(s, rec.MemoryKey, by == claimTimeout))
+	pending := pendingKey(c.opts.Name, s.TaskID)
+	// An answer is retried by its redelivery (it is acked only after this), so
+	// one batch stores it, notifies it and clears its pending marker. A TIMEOUT
+	// is retried by the sweeper only while its pending marker stands, so the
+	// marker is cleared last, after the batch that stores it — never over a
+	// real answer that arrived (late) meanwhile — and notifies it.
 	if by == claimTimeout {
-		err = notify(ctx)
+		err = c.batch(ctx, "store and notify timeout", memory.SetIfAbsentOp(rec.MemoryKey, result, c.opts.ResultTTL), notify)
 		if err == nil {
-			err = unmark(ctx)
+			err = c.retry(ctx, "clear pending", func(ctx context.Context) error {
+				return c.opts.Memory.Delete(ctx, pending)
+			})
 		}
 	} else {
-		err = concurrently(ctx, notify, unmark)
+		err = c.batch(ctx, "store and notify result", memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, memory.DeleteOp(pending))
 	}
 	if err != nil {
 		return nil, err
@@ -140,6 +131,15 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	c.log.Info("task finished", zap.String("task", s.TaskID), zap.String("target", s.Agent), zap.String("skill", s.Skill),
 		zap.String("state", string(s.State)), zap.String("code", code), zap.Bool("late", s.Late))
 	return &Outcome{Invocation: rec.invocation(), Result: s}, nil
+}
+
+// batch runs ops in one working-memory round trip, retried while memory is
+// unavailable (every op is idempotent).
+func (c *Caller) batch(ctx context.Context, what string, ops ...memory.Op) error {
+	return c.retry(ctx, what, func(ctx context.Context) error {
+		_, err := c.opts.Memory.Batch(ctx, ops...)
+		return err
+	})
 }
 
 // claim records who finalized the task first and returns the winner.

@@ -1,0 +1,120 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Batcher runs several writes in one round trip: a pipeline, not a
+// transaction. Every op kind is idempotent, so a batch that failed with
+// ErrUnavailable (its outcome unknown, some ops maybe applied) may simply be
+// run again.
+type Batcher interface {
+	// Batch validates every op, then runs them in order and returns their
+	// results in op order. An invalid op fails the whole batch before any op
+	// runs, with an error naming its index; a failure while running names the
+	// first op that failed (earlier ones may have been applied).
+	Batch(ctx context.Context, ops ...Op) ([]OpResult, error)
+}
+
+// OpKind is what an Op does.
+type OpKind int
+
+// The kinds of Op, each the batch form of the Store or Conversations method of the same name.
+const (
+	OpSet OpKind = iota + 1
+	OpSetIfAbsent
+	OpDelete
+	OpAppendTurnOnce
+)
+
+// Op is one write of a batch; build it with SetOp, SetIfAbsentOp, DeleteOp or AppendTurnOnceOp.
+type Op struct {
+	Kind OpKind
+	// Key, Value and TTL are the arguments of OpSet, OpSetIfAbsent and OpDelete (Key only).
+	Key   string
+	Value []byte
+	TTL   time.Duration
+	// Session, OnceID and Turn are the arguments of OpAppendTurnOnce.
+	Session string
+	OnceID  string
+	Turn    Turn
+}
+
+// OpResult is the outcome of one Op.
+type OpResult struct {
+	// Applied is whether the op changed memory: false for an OpSetIfAbsent
+	// that found its key, or an OpAppendTurnOnce whose id was used before;
+	// always true for OpSet and OpDelete.
+	Applied bool
+	// Turn is, for OpAppendTurnOnce, the turn stored under its id (now or before).
+	Turn Turn
+}
+
+// SetOp is Store.Set as a batch op.
+func SetOp(key string, value []byte, ttl time.Duration) Op {
+	return Op{Kind: OpSet, Key: key, Value: value, TTL: ttl}
+}
+
+// SetIfAbsentOp is Store.SetIfAbsent as a batch op; OpResult.Applied reports whether it stored.
+func SetIfAbsentOp(key string, value []byte, ttl time.Duration) Op {
+	return Op{Kind: OpSetIfAbsent, Key: key, Value: value, TTL: ttl}
+}
+
+// DeleteOp is Store.Delete as a batch op.
+func DeleteOp(key string) Op { return Op{Kind: OpDelete, Key: key} }
+
+// AppendTurnOnceOp is Conversations.AppendTurnOnce as a batch op.
+func AppendTurnOnceOp(session, id string, t Turn) Op {
+	return Op{Kind: OpAppendTurnOnce, Session: session, OnceID: id, Turn: t}
+}
+
+// String names the op and its key (or session and once id), for errors.
+func (o Op) String() string {
+	switch o.Kind {
+	case OpSet:
+		return fmt.Sprintf("set %q", o.Key)
+	case OpSetIfAbsent:
+		return fmt.Sprintf("set if absent %q", o.Key)
+	case OpDelete:
+		return fmt.Sprintf("delete %q", o.Key)
+	case OpAppendTurnOnce:
+		return fmt.Sprintf("append turn once %q to %q", o.OnceID, o.Session)
+	}
+	return fmt.Sprintf("op of unknown kind %d", int(o.Kind))
+}
+
+// Validate reports whether o may run: a known kind with valid arguments (key
+// and TTL; or session, once id and turn, see PrepareTurn).
+func (o Op) Validate() error {
+	switch o.Kind {
+	case OpSet, OpSetIfAbsent:
+		if err := ValidateKey(o.Key); err != nil {
+			return err
+		}
+		return ValidateTTL(o.TTL)
+	case OpDelete:
+		return ValidateKey(o.Key)
+	case OpAppendTurnOnce:
+		if err := ValidateSessionID(o.Session); err != nil {
+			return err
+		}
+		if err := ValidateOnceID(o.OnceID); err != nil {
+			return err
+		}
+		_, err := PrepareTurn(o.Turn, time.Time{})
+		return err
+	}
+	return fmt.Errorf("%w: unknown op kind %d (build ops with SetOp, SetIfAbsentOp, DeleteOp, AppendTurnOnceOp)", ErrInvalidArgument, int(o.Kind))
+}
+
+// ValidateOps validates every op of a batch; the error names the first bad one by index.
+func ValidateOps(ops []Op) error {
+	for i, o := range ops {
+		if err := o.Validate(); err != nil {
+			return fmt.Errorf("batch op %d (%s): %w", i, o, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package inmem
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/a2abus/a2abus/memory"
+)
+
+// Batch validates ops, then runs them one after the other (there is no round
+// trip to save in process) and returns their results in op order.
+func (m *Memory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
+	if err := memory.ValidateOps(ops); err != nil {
+		return nil, fmt.Errorf("batch: %w", err)
+	}
+	if err := m.Ping(ctx); err != nil {
+		return nil, fmt.Errorf("batch: %w", err)
+	}
+	results := make([]memory.OpResult, len(ops))
+	for i, o := range ops {
+		r, err := m.run(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("batch op %d: %w", i, err)
+		}
+		results[i] = r
+	}
+	return results, nil
+}
+
+// run applies one validated op.
+func (m *Memory) run(ctx context.Context, o memory.Op) (memory.OpResult, error) {
+	switch o.Kind {
+	case memory.OpSet:
+		return memory.OpResult{Applied: true}, m.Set(ctx, o.Key, o.Value, o.TTL)
+	case memory.OpSetIfAbsent:
+		set, err := m.SetIfAbsent(ctx, o.Key, o.Value, o.TTL)
+		return memory.OpResult{Applied: set}, err
+	case memory.OpDelete:
+		return memory.OpResult{Applied: true}, m.Delete(ctx, o.Key)
+	case memory.OpAppendTurnOnce:
+		turn, appended, err := m.AppendTurnOnce(ctx, o.Session, o.OnceID, o.Turn)
+		return memory.OpResult{Applied: appended, Turn: turn}, err
+	}
+	return memory.OpResult{}, o.Validate() // unreachable after ValidateOps: an unknown kind
+}

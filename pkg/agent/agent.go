@@ -55,6 +55,10 @@ type Options struct {
 	// AnnounceInterval is how often the card is announced on discovery.announce
 	// (also at start, on discovery.query, and deregistered on stop); default 2m.
 	AnnounceInterval time.Duration
+	// MaxDepth is the longest call chain (origin included) a task may come
+	// with; longer or cyclic ones are refused before running. Default
+	// a2a.DefaultMaxDepth.
+	MaxDepth int
 	// AnnounceSecret signs announcements (HMAC-SHA256) so that directories
 	// sharing it reject forged cards; empty sends them unsigned.
 	AnnounceSecret []byte
@@ -86,6 +90,9 @@ func (o *Options) normalize() error {
 	}
 	if o.PublishTimeout <= 0 {
 		o.PublishTimeout = DefaultPublishTimeout
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = a2a.DefaultMaxDepth
 	}
 	if o.AnnounceInterval <= 0 {
 		o.AnnounceInterval = DefaultAnnounceInterval

@@ -559,3 +559,41 @@ func TestMiddlewareOrder(t *testing.T) {
 		t.Fatalf("Use after Run: %v", err)
 	}
 }
+
+func TestCyclicOrTooLongChainsAreRefusedBeforeRunning(t *testing.T) {
+	h := newHarness(t)
+	ran := make(chan struct{}, 4)
+	h.start(h.agent(Options{MaxDepth: 3}, map[string]Handler{"echo": func(ctx context.Context, task *Task) (*Result, error) {
+		ran <- struct{}{}
+		return echo(ctx, task)
+	}}))
+	cycle := h.send("Worker", "echo", "x", func(r *a2a.TaskRequest) { r.CallChain = []string{"Worker", "Middle", testCaller} })
+	deep := h.send("Worker", "echo", "x", func(r *a2a.TaskRequest) { r.CallChain = []string{"A", "B", testCaller} })
+	ok := h.send("Worker", "echo", "x", func(r *a2a.TaskRequest) { r.CallChain = []string{"A", testCaller} })
+	if code := h.errorCode(cycle.TaskID); code != a2a.CodeCycleDetected {
+		t.Fatalf("cycle: %s", code)
+	}
+	if code := h.errorCode(deep.TaskID); code != a2a.CodeDepthExceeded {
+		t.Fatalf("depth: %s", code)
+	}
+	if _, isResult := h.final(ok.TaskID).(*a2a.TaskResult); !isResult {
+		t.Fatalf("a short chain was refused: %+v", h.final(ok.TaskID))
+	}
+	if len(ran) != 1 {
+		t.Fatalf("the handler ran %d times, want once (only for the valid chain)", len(ran))
+	}
+}
+
+func TestHandlersSeeTheirTaskInTheContext(t *testing.T) {
+	h := newHarness(t)
+	got := make(chan *a2a.TaskRequest, 1)
+	h.start(h.agent(Options{}, map[string]Handler{"echo": func(ctx context.Context, task *Task) (*Result, error) {
+		req, _, _ := a2a.TaskFromContext(ctx)
+		got <- req
+		return echo(ctx, task)
+	}}))
+	req := h.send("Worker", "echo", "x")
+	if r := <-got; r == nil || r.TaskID != req.TaskID {
+		t.Fatalf("task in context = %+v", r)
+	}
+}

@@ -88,6 +88,12 @@ func (a *Agent) process(workCtx context.Context, d *bus.Delivery) (reply *outgoi
 	case a.running.wasCanceled(req.TaskID, req.Caller):
 		return fail(a2a.CodeCanceled, "task was canceled before it started"), false
 	}
+	// The chain ends with the caller; this agent must not be in it already.
+	if n := len(req.CallChain); n > 0 {
+		if err := a2a.CheckChain(req.CallChain, req.CallChain[n-1], a.Name(), a.opts.MaxDepth); err != nil {
+			return a.errorReply(req, trace, err), false
+		}
+	}
 	a.mu.Lock()
 	h, ok := a.handlers[req.Skill]
 	a.mu.Unlock()
@@ -112,7 +118,7 @@ func (a *Agent) execute(workCtx context.Context, d *bus.Delivery, req *a2a.TaskR
 	task.working = a.announceWorking(ctx, task)
 
 	start := time.Now()
-	res, err := runHandler(ctx, h, task)
+	res, err := runHandler(a2a.WithTask(ctx, req, trace), h, task)
 	elapsed := time.Since(start)
 	<-task.working // the working status goes out before the reply
 	switch {

@@ -58,6 +58,9 @@ type Options struct {
 	MaxTimeout     time.Duration
 	// SweepInterval is how often overdue tasks are looked for; default 1s.
 	SweepInterval time.Duration
+	// MaxDepth is the longest call chain (origin included) a call may
+	// extend; default a2a.DefaultMaxDepth.
+	MaxDepth int
 	// Concurrency is how many responses are handled at once; default 8.
 	Concurrency int
 	// InstanceID names this process; default a random UUID.
@@ -91,6 +94,9 @@ func (o *Options) normalize() error {
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = a2a.DefaultMaxDepth
 	}
 	lifecycle.Defaults(&o.InstanceID, &o.Logger, &o.Now)
 	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {

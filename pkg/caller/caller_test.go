@@ -455,3 +455,82 @@ func TestResolverVetsAndCanonicalisesTargets(t *testing.T) {
 		}
 	}
 }
+
+func TestCallChainRefusals(t *testing.T) {
+	w := wrap(t, testworld.Embedded(t))
+	c := w.caller("Primary", false, func(o *Options) { o.MaxDepth = 3 })
+	cases := []struct {
+		req  Request
+		code a2a.ErrorCode
+	}{
+		{Request{Target: "primary", Skill: "echo", Text: "x"}, a2a.CodeCycleDetected},
+		{Request{Target: "A", Skill: "echo", Text: "x", CallChain: []string{"A", "B"}}, a2a.CodeCycleDetected},
+		{Request{Target: "C", Skill: "echo", Text: "x", CallChain: []string{"A", "B"}}, a2a.CodeDepthExceeded},
+	}
+	for _, tc := range cases {
+		if _, err := c.Invoke(context.Background(), tc.req); a2a.CodeOf(err) != tc.code {
+			t.Errorf("%+v: %v, want %s", tc.req, err, tc.code)
+		}
+	}
+}
+
+// A handler that calls another agent passes nothing by hand: the sub-call
+// inherits the session, correlation id, chain and deadline of its task.
+func TestNestedCallsInheritTheirTask(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		mid, leaf := w.N("Mid"), w.N("Leaf")
+		seen := make(chan *a2a.TaskRequest, 1)
+		w.agent(leaf, map[string]agent.Handler{"echo": func(_ context.Context, task *agent.Task) (*agent.Result, error) {
+			seen <- task.Request
+			return agent.TextResult("leaf"), nil
+		}})
+		midCaller := w.caller(mid, true)
+		w.agent(mid, map[string]agent.Handler{"fwd": func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
+			out, err := midCaller.Call(ctx, Request{Target: leaf, Skill: "echo", Text: "down", Timeout: time.Hour}, nil)
+			if err != nil {
+				return nil, err
+			}
+			return agent.TextResult("mid+" + out.Result.Text()), out.Err()
+		}})
+		c := w.caller(w.N("Primary"), true)
+		out, err := c.Call(ctxT(t), Request{Target: mid, Skill: "fwd", Text: "go", SessionID: "nest", CorrelationID: "wf-1", Timeout: 20 * time.Second}, nil)
+		if err != nil || out.Result.Text() != "mid+leaf" {
+			t.Fatalf("call = %+v, %v", out, err)
+		}
+		sub := <-seen
+		if sub.SessionID != "nest" || sub.CorrelationID != "wf-1" || strings.Join(sub.CallChain, ",") != w.N("Primary")+","+mid {
+			t.Fatalf("sub-call = session %q correlation %q chain %v", sub.SessionID, sub.CorrelationID, sub.CallChain)
+		}
+		if sub.Deadline.After(out.Deadline) {
+			t.Fatalf("sub-call deadline %s is after its task's %s", sub.Deadline, out.Deadline)
+		}
+	})
+}
+
+// A -> B -> A fails fast with CYCLE_DETECTED: nobody waits for a timeout.
+func TestCycleFailsFast(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		a, b := w.N("A"), w.N("B")
+		forward := func(self, to string) agent.Handler {
+			c := w.caller(self, true)
+			return func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
+				out, err := c.Call(ctx, Request{Target: to, Skill: "fwd", Text: task.Text()}, nil)
+				if err != nil {
+					return nil, err
+				}
+				return agent.TextResult(out.Result.Text()), out.Err()
+			}
+		}
+		w.agent(a, map[string]agent.Handler{"fwd": forward(a, b)})
+		w.agent(b, map[string]agent.Handler{"fwd": forward(b, a)})
+		c := w.caller(w.N("Primary"), true)
+		// The deadline is far: only the cycle check can end the call before ctxT's bound.
+		out, err := c.Call(ctxT(t), Request{Target: a, Skill: "fwd", Text: "loop", Timeout: time.Minute}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a2a.CodeOf(out.Err()) != a2a.CodeCycleDetected || !strings.Contains(out.Result.Text(), a+" -> "+b+" -> "+a) {
+			t.Fatalf("outcome = %+v", out.Result)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package caller
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,7 +55,7 @@ func (c *Caller) Invoke(ctx context.Context, req Request) (Invocation, error) {
 	if c.isClosed() {
 		return Invocation{}, ErrClosed
 	}
-	tr, rec, err := c.buildRequest(req)
+	tr, rec, err := c.buildRequest(ctx, req)
 	if err != nil {
 		return Invocation{}, err
 	}
@@ -108,8 +109,31 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 }
 
 // buildRequest validates req and builds the wire request and the record.
-// With a Resolver the target is vetted and canonicalised first.
-func (c *Caller) buildRequest(req Request) (*a2a.TaskRequest, *Record, error) {
+// With a Resolver the target is vetted and canonicalised first. Called from a
+// handler (ctx carries its task), the request inherits the task's session,
+// correlation id, call chain and trace, and its deadline is the earlier of
+// its own and the task's. A call that would close a cycle or exceed
+// MaxDepth is refused with CYCLE_DETECTED or DEPTH_EXCEEDED.
+func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskRequest, *Record, error) {
+	parent, parentTrace, nested := a2a.TaskFromContext(ctx)
+	if nested {
+		if req.SessionID == "" {
+			req.SessionID = parent.SessionID
+		}
+		if req.CorrelationID == "" {
+			req.CorrelationID = cmp.Or(parent.CorrelationID, parent.TaskID)
+		}
+		if req.CallChain == nil {
+			req.CallChain = parent.CallChain
+		}
+		if !req.Trace.Valid() {
+			req.Trace = parentTrace
+		}
+	}
+	chain := append(append([]string(nil), req.CallChain...), c.opts.Name)
+	if err := a2a.CheckChain(chain, c.opts.Name, req.Target, c.opts.MaxDepth); err != nil {
+		return nil, nil, fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, req.Target, req.Skill, err)
+	}
 	if c.opts.Resolver != nil {
 		name, err := c.opts.Resolver.Resolve(req.Target, req.Skill)
 		if err != nil {
@@ -137,12 +161,16 @@ func (c *Caller) buildRequest(req Request) (*a2a.TaskRequest, *Record, error) {
 	if text == "" {
 		text = string(req.Input)
 	}
+	deadline := now.Add(timeout)
+	if nested && parent.Deadline.Before(deadline) {
+		deadline = parent.Deadline // a sub-call never outlives its task
+	}
 	tr := &a2a.TaskRequest{
 		TaskID: uuid.NewString(), ContextID: req.ContextID, SessionID: req.SessionID,
 		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
 		Message: a2a.NewTextMessage(a2a.RoleUser, text), Input: req.Input, Priority: req.Priority,
-		Deadline: now.Add(timeout), CorrelationID: req.CorrelationID, Handoff: req.Handoff,
-		CallChain: append(append([]string(nil), req.CallChain...), c.opts.Name), CreatedAt: now,
+		Deadline: deadline, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
+		CallChain: chain, CreatedAt: now,
 	}
 	if err := tr.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -110,22 +109,11 @@ func (in *delegateInput) validate() error {
 	return nil
 }
 
-// checkChain refuses a nested call the task forbids, a call back to an
-// agent already in the chain (or to this agent), and a chain that is full.
-func (d *delegator) checkChain(req *a2a.TaskRequest, target string) error {
+// checkChain refuses a nested call the task forbids. Cycles and the depth
+// limit are the caller's to refuse (CYCLE_DETECTED, DEPTH_EXCEEDED).
+func (d *delegator) checkChain(req *a2a.TaskRequest, _ string) error {
 	if req.AllowNestedCalls != nil && !*req.AllowNestedCalls {
 		return a2a.NewError(a2a.CodeForbidden, "delegate: task %s does not allow nested calls", req.TaskID)
-	}
-	chain := append(append([]string(nil), req.CallChain...), d.self)
-	for _, name := range append(chain, d.caller.Name()) {
-		if a2a.SameAgent(name, target) {
-			return a2a.NewError(a2a.CodeCycleDetected, "delegate: calling %s would close a cycle: %s -> %s",
-				target, strings.Join(chain, " -> "), target)
-		}
-	}
-	if len(req.CallChain)+1 > a2a.MaxCallChain {
-		return a2a.NewError(a2a.CodeDepthExceeded, "delegate: the call chain already has %d agents, the limit is %d",
-			len(req.CallChain), a2a.MaxCallChain)
 	}
 	return nil
 }

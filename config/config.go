@@ -121,6 +121,9 @@ type CallerConfig struct {
 	MaxTimeout time.Duration `mapstructure:"max_timeout" yaml:"max_timeout"`
 	// SweepInterval is how often overdue tasks are looked for and timed out.
 	SweepInterval time.Duration `mapstructure:"sweep_interval" yaml:"sweep_interval"`
+	// MaxDepth is the longest call chain (origin included) a call may extend;
+	// agents refuse longer chains too.
+	MaxDepth int `mapstructure:"max_depth" yaml:"max_depth"`
 }
 
 // ResearchConfig configures ResearchAgent.
@@ -153,6 +156,7 @@ const (
 	DefaultCallTimeout      = 30 * time.Second
 	DefaultMaxCallTimeout   = 5 * time.Minute
 	DefaultSweepInterval    = time.Second
+	DefaultMaxDepth         = 5
 	DefaultDocsDir          = "docs"
 	DefaultAnnounceInterval = 2 * time.Minute
 	DefaultForgetAfter      = 24 * time.Hour
@@ -195,6 +199,7 @@ func Default() *Config {
 			DefaultTimeout: DefaultCallTimeout,
 			MaxTimeout:     DefaultMaxCallTimeout,
 			SweepInterval:  DefaultSweepInterval,
+			MaxDepth:       DefaultMaxDepth,
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 	}

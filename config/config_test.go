@@ -30,6 +30,7 @@ func TestValidate(t *testing.T) {
 		{"caller name", func(c *Config) { c.Caller.Name = "a.b" }, `config: caller.name: must be an agent name (a letter, then letters, digits, '_' or '-'; at most 64), got "a.b"`},
 		{"caller timeouts", func(c *Config) { c.Caller.DefaultTimeout = time.Hour }, "config: caller.default_timeout: must not exceed caller.max_timeout (5m0s), got 1h0m0s"},
 		{"research docs", func(c *Config) { c.Research.DocsDir = "" }, `config: research.docs_dir: must name a folder, got ""`},
+		{"max depth", func(c *Config) { c.Caller.MaxDepth = 0 }, "config: caller.max_depth: must be within 1..64, got 0"},
 		{"announce secret", func(c *Config) { c.Directory.AnnounceSecret = "short" }, "config: directory.announce_secret: must be at least 16 bytes, got 5"},
 		{"http scheme", func(c *Config) { c.Bus.URL = "http://x" }, `config: bus.url: scheme must be amqp or amqps, got "http"`},
 		{"no scheme", func(c *Config) { c.Bus.URL = "rabbit" }, `config: bus.url: scheme must be amqp or amqps, got none in "rabbit"`},
@@ -175,7 +176,7 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"memory.result_ttl",
 		"directory.well_known_file", "directory.known_agents_file", "directory.stale_after", "directory.forget_after", "directory.announce_secret",
 		"agent.concurrency", "agent.stop_timeout", "agent.ephemeral", "agent.max_tasks", "agent.idle_timeout", "agent.announce_interval",
-		"caller.name", "caller.default_timeout", "caller.max_timeout", "caller.sweep_interval",
+		"caller.name", "caller.default_timeout", "caller.max_timeout", "caller.sweep_interval", "caller.max_depth",
 		"research.docs_dir",
 	}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {

@@ -118,6 +118,7 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"caller.default_timeout":      "20s",
 		"caller.max_timeout":          "2m",
 		"caller.sweep_interval":       "250ms",
+		"caller.max_depth":            "7",
 		"research.docs_dir":           "/data/docs",
 	}
 	want := &Config{
@@ -134,7 +135,7 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		Memory:    MemoryConfig{ResultTTL: 2 * time.Hour},
 		Directory: DirectoryConfig{WellKnownFile: "/data/wk.json", KnownAgentsFile: "/data/known.json", StaleAfter: 90 * time.Second, ForgetAfter: time.Hour, AnnounceSecret: "0123456789abcdef"},
 		Agent:     AgentConfig{Concurrency: 16, StopTimeout: 5 * time.Second, Ephemeral: true, MaxTasks: 3, IdleTimeout: 45 * time.Second, AnnounceInterval: 30 * time.Second},
-		Caller:    CallerConfig{Name: "Primary", DefaultTimeout: 20 * time.Second, MaxTimeout: 2 * time.Minute, SweepInterval: 250 * time.Millisecond},
+		Caller:    CallerConfig{Name: "Primary", DefaultTimeout: 20 * time.Second, MaxTimeout: 2 * time.Minute, SweepInterval: 250 * time.Millisecond, MaxDepth: 7},
 		Research:  ResearchConfig{DocsDir: "/data/docs"},
 	}
 	for _, k := range Keys() {

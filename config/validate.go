@@ -99,6 +99,9 @@ func (c *CallerConfig) validate() []error {
 	if err := a2a.ValidateAgentName(c.Name); err != nil {
 		errs = append(errs, invalid("caller.name", "must be an agent name (a letter, then letters, digits, '_' or '-'; at most 64), got %q", c.Name))
 	}
+	if c.MaxDepth < 1 || c.MaxDepth > a2a.MaxCallChain {
+		errs = append(errs, invalid("caller.max_depth", "must be within 1..%d, got %d", a2a.MaxCallChain, c.MaxDepth))
+	}
 	if c.DefaultTimeout > c.MaxTimeout && c.MaxTimeout > 0 {
 		errs = append(errs, invalid("caller.default_timeout", "must not exceed caller.max_timeout (%s), got %s", c.MaxTimeout, c.DefaultTimeout))
 	}

@@ -70,7 +70,7 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 		_ = backends.CloseAll(b, m)
 	}()
 	demoCaller, err := caller.New(caller.Options{Name: "DemoCaller", Bus: b, Memory: m, ResultTTL: cfg.Memory.ResultTTL,
-		SweepInterval: cfg.Caller.SweepInterval, Logger: log})
+		SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth, Logger: log})
 	if err != nil {
 		return err
 	}

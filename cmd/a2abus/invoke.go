@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/backends"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -141,7 +143,7 @@ func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*call
 	}
 	cl, err := caller.New(caller.Options{
 		Name: cfg.Caller.Name, Bus: b, Memory: m, Resolver: resolver, ResultTTL: cfg.Memory.ResultTTL,
-		DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout, SweepInterval: cfg.Caller.SweepInterval,
+		DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout, SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth,
 		Codec: a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}, Logger: e.Log,
 	})
 	if err != nil {
@@ -286,5 +288,36 @@ func newWaitCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&callerName, "caller", "", "the caller name the task was invoked with (default caller.name)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (default: until the task's deadline passes)")
+	return cmd
+}
+
+// newCancelCmd builds `a2abus cancel TASK`: ask the instance running a task
+// invoked earlier (by this caller name) to cancel it.
+func newCancelCmd(c *cli) *cobra.Command {
+	var callerName string
+	cmd := &cobra.Command{
+		Use:   "cancel TASK",
+		Short: "Cancel a task invoked earlier: its handler's context is cancelled and it ends CANCELED",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
+			if callerName != "" {
+				e.Config.Caller.Name = callerName
+			}
+			cl, closeAll, err := openCaller(ctx, e, 0)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			if err := cl.Cancel(ctx, args[0]); err != nil {
+				if errors.Is(err, bus.ErrUnroutable) {
+					return fmt.Errorf("cancel %s: no instance of its agent is running to receive it: %w", args[0], err)
+				}
+				return err
+			}
+			_, err = fmt.Fprintf(e.Out, "cancel of task %s sent\n", args[0])
+			return err
+		}),
+	}
+	cmd.Flags().StringVar(&callerName, "caller", "", "the caller name the task was invoked with (default caller.name)")
 	return cmd
 }

@@ -61,6 +61,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newBenchCmd(c),
 		newInvokeCmd(c),
 		newWaitCmd(c),
+		newCancelCmd(c),
 		newDemoCmd(c),
 		newServeCmd(c),
 		newAgentsCmd(c),

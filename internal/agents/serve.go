@@ -118,7 +118,7 @@ func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus
 	a, err := agent.New(agent.Options{
 		Card: card, Bus: b, Concurrency: cfg.Agent.Concurrency, MaxAttempts: cfg.Bus.MaxAttempts,
 		StopTimeout: cfg.Agent.StopTimeout, Ephemeral: cfg.Agent.Ephemeral, MaxTasks: cfg.Agent.MaxTasks,
-		IdleTimeout: cfg.Agent.IdleTimeout, AnnounceInterval: cfg.Agent.AnnounceInterval,
+		IdleTimeout: cfg.Agent.IdleTimeout, AnnounceInterval: cfg.Agent.AnnounceInterval, MaxDepth: cfg.Caller.MaxDepth,
 		AnnounceSecret: []byte(cfg.Directory.AnnounceSecret), Codec: codec, Logger: log,
 	})
 	if err != nil {
@@ -140,7 +140,7 @@ func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus
 			Name: name, Bus: b, Memory: m, ResultTTL: cfg.Memory.ResultTTL,
 			Resolver:       directory.PatientResolver{Ctx: dirCtx, Directory: d, Wait: delegateDirectoryWait},
 			DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout,
-			SweepInterval: cfg.Caller.SweepInterval, Codec: codec, Logger: log,
+			SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth, Codec: codec, Logger: log,
 		})
 		if err != nil {
 			return fmt.Errorf("agents: build the caller of %q: %w", name, err)

@@ -314,3 +314,29 @@ func TestAgentsListsRunningAndWellKnownAgents(t *testing.T) {
 		t.Fatalf("a stopped agent is listed by a fresh directory: %s", out)
 	}
 }
+
+// TestCancelFromTheCLI: `a2abus cancel` stops a running task; the waiting
+// invoke ends with CANCELED (exit 2) long before the task's 60s sleep.
+func TestCancelFromTheCLI(t *testing.T) {
+	e := newEnv(t)
+	agent := e.w.N("Sample")
+	e.start("sample-agent", "--name", agent)
+	s := session("cancel")
+	call := e.start("a2abus", "invoke", agent, "sleep", "60000", "--wait", "--json", "--session", s, "--timeout", "2m")
+	eventually(t, "the task to start", func() bool { return strings.Contains(call.stderr.String(), "working") })
+	var taskID string
+	eventually(t, "the task's record in working memory", func() bool {
+		recs, err := e.w.Memory.List(context.Background(), "a2a/tasks/"+e.caller+"/")
+		if err == nil && len(recs) == 1 {
+			taskID = recs[0][strings.LastIndex(recs[0], "/")+1:]
+		}
+		return taskID != ""
+	})
+	code, out, errOut := e.run("a2abus", "cancel", taskID)
+	if code != 0 || !strings.Contains(out, "cancel of task "+taskID+" sent") {
+		t.Fatalf("cancel: exit %d: %s %s", code, out, errOut)
+	}
+	if code := call.wait(t, 30*time.Second); code != 2 || !strings.Contains(call.stderr.String(), "CANCELED") {
+		t.Fatalf("invoke after cancel: exit %d\n%s", code, call.stderr)
+	}
+}

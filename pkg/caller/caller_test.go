@@ -534,3 +534,45 @@ func TestCycleFailsFast(t *testing.T) {
 		}
 	})
 }
+
+// A high-priority task published behind a backlog of low ones is served first.
+func TestHighPriorityOvertakesABacklog(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		target := w.N("Busy")
+		c := w.caller(w.N("Primary"), true)
+		var ids []string
+		for i := range 10 {
+			inv, err := c.Invoke(ctxT(t), Request{Target: target, Skill: "echo", Text: fmt.Sprint("low ", i), Priority: a2a.PriorityLow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, inv.TaskID)
+		}
+		high, err := c.Invoke(ctxT(t), Request{Target: target, Skill: "echo", Text: "high", Priority: a2a.PriorityHigh})
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := make(chan string, 11)
+		a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: target}, Bus: w.Connect(t), Concurrency: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = a.Handle("echo", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
+			order <- task.Request.TaskID
+			return agent.TextResult(task.Text()), nil
+		})
+		go func() { _ = a.Run(context.Background()) }()
+		t.Cleanup(func() { _ = a.Close() })
+		select {
+		case first := <-order:
+			if first != high.TaskID {
+				t.Fatalf("first task served was %s, want the high-priority %s", first, high.TaskID)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no task served")
+		}
+		if _, err := c.Wait(ctxT(t), ids[len(ids)-1], nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -2,38 +2,23 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"strings"
 	"testing"
 
-	amqp "github.com/rabbitmq/amqp091-go"
-
 	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
 )
 
 // TestBenchJSON runs a very short bench on the real servers, under a
 // private exchange and key prefix, and checks stdout is exactly one JSON
 // object with the ratios and both chains' figures. It never looks at speed.
 func TestBenchJSON(t *testing.T) {
-	amqpURL, redisURL := testenv.AMQPURL(t), testenv.RedisURL(t)
 	isolate(t, "")
-	id := strings.ToLower(rand.Text()[:10])
-	exchange := "benchcli." + id
-	t.Setenv("A2ABUS_BUS_EXCHANGE", exchange)
-	t.Setenv("A2ABUS_REDIS_KEY_PREFIX", "a2abustest:"+id+":")
-	t.Cleanup(func() {
-		conn, err := amqp.Dial(amqpURL)
-		if err != nil {
-			return
-		}
-		defer conn.Close()
-		if ch, err := conn.Channel(); err == nil {
-			_, _ = ch.QueueDelete(exchange+".dead", false, false, false)
-			_ = ch.ExchangeDelete(exchange, false, false)
-			_ = ch.ExchangeDelete(exchange+".dlx", false, false)
-		}
-	})
+	w := testworld.Real(t) // a private exchange and key prefix, removed at the end
+	amqpURL, redisURL := w.AMQPURL, w.RedisURL
+	t.Setenv("A2ABUS_BUS_EXCHANGE", w.Exchange)
+	t.Setenv("A2ABUS_REDIS_KEY_PREFIX", w.KeyPrefix)
 	args := []string{"bench", "--json", "--requests", "3", "--warmup", "1", "--count", "8", "--rounds", "1", "--in-flight", "4", "--redis-url", redisURL}
 	// Without bus.url the bench says which server it uses; that is the test's one when it is the default.
 	if amqpURL != testenv.DefaultAMQPURL {

@@ -2,19 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	amqp "github.com/rabbitmq/amqp091-go"
-	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/a2abus/a2abus/bus/rabbitmq"
-	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 )
@@ -66,15 +61,14 @@ func TestInvokeBadArguments(t *testing.T) {
 // RabbitMQ and drives it with the CLI: invoke --wait, memory get/list,
 // conversation show, and a failing task's exit code.
 func TestInvokeAgainstRealServers(t *testing.T) {
-	amqpURL, redisURL := testenv.AMQPURL(t), testenv.RedisURL(t)
 	isolate(t, "")
-	id := strings.ToLower(rand.Text()[:10])
-	exchange, agentName, callerName, prefix := "clitest."+id, "CliAgent"+id, "CliCaller"+id, "a2abustest:"+id+":"
-	for k, v := range map[string]string{"BUS_URL": amqpURL, "BUS_EXCHANGE": exchange, "REDIS_URL": redisURL,
-		"REDIS_KEY_PREFIX": prefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn"} {
+	w := testworld.Real(t) // a private exchange, key prefix and names, removed at the end
+	amqpURL, exchange := w.AMQPURL, w.Exchange
+	agentName, callerName, id := w.N("CliAgent"), w.N("CliCaller"), strings.ToLower(w.N("s"))
+	for k, v := range map[string]string{"BUS_URL": amqpURL, "BUS_EXCHANGE": exchange, "REDIS_URL": w.RedisURL,
+		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn"} {
 		t.Setenv("A2ABUS_"+k, v)
 	}
-	t.Cleanup(func() { cleanupServers(t, amqpURL, redisURL, exchange, prefix, agentName, callerName) })
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -136,35 +130,5 @@ func TestInvokeAgainstRealServers(t *testing.T) {
 	code, out, _ = runCLI(t, "invoke", agentName, "echo", "fire and forget")
 	if code != 0 || !strings.Contains(out, "task_id:") || !strings.Contains(out, "memory_key: session/") {
 		t.Fatalf("invoke without --wait: exit %d: %s", code, out)
-	}
-}
-
-// cleanupServers removes what a test created on the real servers.
-func cleanupServers(t *testing.T, amqpURL, redisURL, exchange, prefix string, agents ...string) {
-	t.Helper()
-	if conn, err := amqp.Dial(amqpURL); err == nil {
-		if ch, err := conn.Channel(); err == nil {
-			for _, n := range agents {
-				for _, q := range []string{"agent.task." + n, "agent.response." + n} {
-					_, _ = ch.QueueDelete(q, false, false, false)
-				}
-			}
-			_, _ = ch.QueueDelete(exchange+".dead", false, false, false)
-			_ = ch.ExchangeDelete(exchange, false, false)
-			_ = ch.ExchangeDelete(exchange+".dlx", false, false)
-		}
-		_ = conn.Close()
-	}
-	opts, err := goredis.ParseURL(redisURL)
-	if err != nil {
-		return
-	}
-	rdb := goredis.NewClient(opts)
-	defer rdb.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	iter := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
-	for iter.Next(ctx) {
-		rdb.Del(ctx, iter.Val())
 	}
 }

@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -14,28 +13,15 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
 )
 
 // realOptions are a very short run on the real servers under a private
 // exchange and key prefix, removed when the test ends.
 func realOptions(t *testing.T) Options {
 	t.Helper()
-	amqpURL, redisURL := testenv.AMQPURL(t), testenv.RedisURL(t)
-	id := strings.ToLower(rand.Text()[:10])
-	exchange := "benchtest." + id
-	t.Cleanup(func() {
-		conn, err := amqp.Dial(amqpURL)
-		if err != nil {
-			return
-		}
-		defer conn.Close()
-		if ch, err := conn.Channel(); err == nil {
-			_, _ = ch.QueueDelete(exchange+".dead", false, false, false)
-			_ = ch.ExchangeDelete(exchange, false, false)
-			_ = ch.ExchangeDelete(exchange+".dlx", false, false)
-		}
-	})
-	return Options{AMQPURL: amqpURL, RedisURL: redisURL, Exchange: exchange, KeyPrefix: "a2abustest:" + id + ":",
+	w := testworld.Real(t) // a private exchange and key prefix, removed at the end
+	return Options{AMQPURL: w.AMQPURL, RedisURL: w.RedisURL, Exchange: w.Exchange, KeyPrefix: w.KeyPrefix,
 		Requests: 5, Warmup: 2, Count: 24, Rounds: 2, InFlight: 4}
 }
 

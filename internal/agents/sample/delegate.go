@@ -57,15 +57,11 @@ func (d *delegator) handle(ctx context.Context, t *agent.Task) (*agent.Result, e
 	// The sub-task is due a little before this task, so its answer can still
 	// be passed on in time.
 	left -= min(left/10, subTaskMargin)
-	correlation := t.Request.CorrelationID
-	if correlation == "" {
-		correlation = t.Request.TaskID // group the sub-task with the task that started it
-	}
+	// ctx carries the task: the caller gives the sub-task its session,
+	// correlation id (this task's id when it has none), call chain and trace.
 	inv, err := d.caller.Invoke(ctx, caller.Request{
 		Target: in.Agent, Skill: in.Skill, Text: in.Text, Input: in.Input,
-		SessionID: t.Request.SessionID, ContextID: t.Request.ContextID, Timeout: left,
-		Priority: t.Request.Priority, CorrelationID: correlation,
-		CallChain: t.Request.CallChain, Trace: t.Trace,
+		ContextID: t.Request.ContextID, Timeout: left, Priority: t.Request.Priority,
 	})
 	if err != nil {
 		return nil, invokeError(ctx, in, err)

@@ -22,6 +22,8 @@ type Config struct {
 	Directory DirectoryConfig `mapstructure:"directory" yaml:"directory"`
 	Agent     AgentConfig     `mapstructure:"agent" yaml:"agent"`
 	Caller    CallerConfig    `mapstructure:"caller" yaml:"caller"`
+	Policy    PolicyConfig    `mapstructure:"policy" yaml:"policy"`
+	Limits    LimitsConfig    `mapstructure:"limits" yaml:"limits"`
 	Research  ResearchConfig  `mapstructure:"research" yaml:"research"`
 }
 
@@ -126,6 +128,46 @@ type CallerConfig struct {
 	MaxDepth int `mapstructure:"max_depth" yaml:"max_depth"`
 }
 
+// PolicyConfig says which callers may call which agents. Callers check it
+// before they publish a call, agents again before they run a task.
+type PolicyConfig struct {
+	// Default is allow or deny: what happens to a caller no rule matches, and
+	// to a target a matching rule neither allows nor denies.
+	Default string `mapstructure:"default" yaml:"default"`
+	// Rules are per caller (a name, or a pattern with '*' and '?'). A rule
+	// naming the caller exactly wins over patterns; among patterns the first wins.
+	Rules []PolicyRule `mapstructure:"rules" yaml:"rules"`
+}
+
+// PolicyRule is the policy of the callers whose name matches Caller. Names
+// and patterns compare case-insensitively.
+type PolicyRule struct {
+	// Caller is a caller name or pattern.
+	Caller string `mapstructure:"caller" yaml:"caller"`
+	// MayCall false forbids these callers to call any agent; nil means true.
+	MayCall *bool `mapstructure:"may_call" yaml:"may_call,omitempty"`
+	// Allow lists the targets (names or patterns) they may call; empty leaves
+	// the targets Deny does not name to policy.default.
+	Allow []string `mapstructure:"allow" yaml:"allow,omitempty"`
+	// Deny lists the targets they may not call; deny wins over allow.
+	Deny []string `mapstructure:"deny" yaml:"deny,omitempty"`
+}
+
+// LimitsConfig bounds the calls of one caller process; 0 means unlimited.
+type LimitsConfig struct {
+	// MaxInFlight is how many calls of one caller may be unfinished at once (BUSY beyond).
+	MaxInFlight int `mapstructure:"max_in_flight" yaml:"max_in_flight"`
+	// Rate is how many calls per second one caller may make to one target (RATE_LIMITED beyond).
+	Rate float64 `mapstructure:"rate" yaml:"rate"`
+	// Burst is the token bucket of the rate limit: calls that may go at once.
+	Burst int `mapstructure:"burst" yaml:"burst"`
+	// BreakerFailures is how many consecutive failures or timeouts of a
+	// target open its circuit (CIRCUIT_OPEN); 0 disables the breaker.
+	BreakerFailures int `mapstructure:"breaker_failures" yaml:"breaker_failures"`
+	// BreakerCooldown is how long an open circuit refuses calls before one probe goes through.
+	BreakerCooldown time.Duration `mapstructure:"breaker_cooldown" yaml:"breaker_cooldown"`
+}
+
 // ResearchConfig configures ResearchAgent.
 type ResearchConfig struct {
 	// DocsDir is the folder of text and Markdown files the research skill searches.
@@ -160,6 +202,11 @@ const (
 	DefaultDocsDir          = "docs"
 	DefaultAnnounceInterval = 2 * time.Minute
 	DefaultForgetAfter      = 24 * time.Hour
+	DefaultPolicy           = "allow"
+	DefaultMaxInFlight      = 10
+	DefaultBurst            = 10
+	DefaultBreakerFailures  = 5
+	DefaultBreakerCooldown  = 30 * time.Second
 )
 
 // Default returns the configuration used when nothing is set: the embedded
@@ -200,6 +247,13 @@ func Default() *Config {
 			MaxTimeout:     DefaultMaxCallTimeout,
 			SweepInterval:  DefaultSweepInterval,
 			MaxDepth:       DefaultMaxDepth,
+		},
+		Policy: PolicyConfig{Default: DefaultPolicy, Rules: []PolicyRule{}},
+		Limits: LimitsConfig{
+			MaxInFlight:     DefaultMaxInFlight,
+			Burst:           DefaultBurst,
+			BreakerFailures: DefaultBreakerFailures,
+			BreakerCooldown: DefaultBreakerCooldown,
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 	}

@@ -76,6 +76,22 @@ func TestValidate(t *testing.T) {
 		{"result ttl", func(c *Config) { c.Memory.ResultTTL = 0 }, `config: memory.result_ttl: must be a positive duration such as "10s", got 0s`},
 		{"same directory files", func(c *Config) { c.Directory.KnownAgentsFile = c.Directory.WellKnownFile }, `config: directory.known_agents_file: must differ from directory.well_known_file, both are "well-known-agents.json"`},
 		{"no directory files", func(c *Config) { c.Directory.KnownAgentsFile = ""; c.Directory.WellKnownFile = "" }, ""},
+		{"policy deny", func(c *Config) { c.Policy.Default = "deny" }, ""},
+		{"policy default", func(c *Config) { c.Policy.Default = "Allow" }, `config: policy.default: must be one of allow|deny, got "Allow"`},
+		{"policy rules", func(c *Config) {
+			c.Policy.Rules = []PolicyRule{{Caller: "Cli", Allow: []string{"*"}, Deny: []string{"Admin*", "Sec?et"}}, {Caller: "research-*", MayCall: new(false)}}
+		}, ""},
+		{"policy rule caller", func(c *Config) { c.Policy.Rules = []PolicyRule{{Caller: ""}} }, `config: policy.rules[0].caller: must be an agent name or a pattern of letters, digits, '_', '-', '*' and '?' (at most 128), got ""`},
+		{"policy rule duplicate", func(c *Config) { c.Policy.Rules = []PolicyRule{{Caller: "Cli*"}, {Caller: "x"}, {Caller: "cli*"}} }, `config: policy.rules[2].caller: "cli*" is already the caller of policy.rules[0]`},
+		{"policy rule allow", func(c *Config) { c.Policy.Rules = []PolicyRule{{Caller: "Cli", Allow: []string{"ok", "a.b"}}} }, `config: policy.rules[0].allow[1]: must be an agent name or a pattern of letters, digits, '_', '-', '*' and '?' (at most 128), got "a.b"`},
+		{"policy rule deny", func(c *Config) { c.Policy.Rules = []PolicyRule{{Caller: "Cli", Deny: []string{"[a]"}}} }, `config: policy.rules[0].deny[0]: must be an agent name or a pattern of letters, digits, '_', '-', '*' and '?' (at most 128), got "[a]"`},
+		{"unlimited", func(c *Config) { c.Limits.MaxInFlight = 0; c.Limits.BreakerFailures = 0; c.Limits.Rate = 0 }, ""},
+		{"rate", func(c *Config) { c.Limits.Rate = 0.5; c.Limits.Burst = 1 }, ""},
+		{"max in flight", func(c *Config) { c.Limits.MaxInFlight = -1 }, `config: limits.max_in_flight: must be within 0..1000000 (0: unlimited), got -1`},
+		{"negative rate", func(c *Config) { c.Limits.Rate = -1 }, `config: limits.rate: must be within 0..1e+06 calls per second (0: unlimited), got -1`},
+		{"burst", func(c *Config) { c.Limits.Burst = 0 }, `config: limits.burst: must be between 1 and 1000000, got 0`},
+		{"breaker failures", func(c *Config) { c.Limits.BreakerFailures = 1001 }, `config: limits.breaker_failures: must be within 0..1000 (0: no circuit breaker), got 1001`},
+		{"breaker cooldown", func(c *Config) { c.Limits.BreakerCooldown = 0 }, `config: limits.breaker_cooldown: must be a positive duration such as "10s", got 0s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,6 +193,8 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"directory.well_known_file", "directory.known_agents_file", "directory.stale_after", "directory.forget_after", "directory.announce_secret",
 		"agent.concurrency", "agent.stop_timeout", "agent.ephemeral", "agent.max_tasks", "agent.idle_timeout", "agent.announce_interval",
 		"caller.name", "caller.default_timeout", "caller.max_timeout", "caller.sweep_interval", "caller.max_depth",
+		"policy.default", "policy.rules",
+		"limits.max_in_flight", "limits.rate", "limits.burst", "limits.breaker_failures", "limits.breaker_cooldown",
 		"research.docs_dir",
 	}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {

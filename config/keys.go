@@ -1,11 +1,17 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // EnvPrefix starts the environment variable of every key.
@@ -55,7 +61,10 @@ func walk(v reflect.Value, prefix string, out *[]field) {
 	}
 }
 
-var durationType = reflect.TypeFor[time.Duration]()
+var (
+	durationType    = reflect.TypeFor[time.Duration]()
+	policyRulesType = reflect.TypeFor[[]PolicyRule]()
+)
 
 // set stores raw (from a file, an environment variable, a flag or a default)
 // into f, converting it to the field's type.
@@ -76,10 +85,17 @@ func (f field) set(raw any) error {
 		v, err = toInt(raw)
 	case f.val.Kind() == reflect.Bool:
 		v, err = toBool(raw)
+	case f.val.Kind() == reflect.Float64:
+		v, err = toFloat(raw)
 	case f.val.Kind() == reflect.Slice && f.val.Type().Elem().Kind() == reflect.String:
 		v, err = toStrings(raw)
+	case f.val.Type() == policyRulesType:
+		v, err = toRules(f.key, raw)
 	default:
 		return fmt.Errorf("config: key %s has unsupported type %s", f.key, f.val.Type())
+	}
+	if errors.Is(err, ErrInvalid) {
+		return err // already names its key (an item of a list)
 	}
 	if err != nil {
 		return &FieldError{Key: f.key, Reason: err.Error()}
@@ -137,6 +153,27 @@ func toInt(raw any) (int, error) {
 	return 0, fmt.Errorf("must be an integer, got %s", describe(raw))
 }
 
+// toFloat accepts a YAML number or, as environment variables and flags give,
+// a string such as "2.5".
+func toFloat(raw any) (float64, error) {
+	switch x := raw.(type) {
+	case float64:
+		return x, nil
+	case int:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	case uint64:
+		return float64(x), nil
+	case string:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f, nil
+		}
+		return 0, fmt.Errorf("must be a number, got %q", x)
+	}
+	return 0, fmt.Errorf("must be a number, got %s", describe(raw))
+}
+
 // toBool accepts a YAML boolean or, as environment variables and flags give,
 // a string such as "true", "false", "1" or "0".
 func toBool(raw any) (bool, error) {
@@ -179,6 +216,97 @@ func toStrings(raw any) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// toRules accepts a list of rule mappings or, as an environment variable
+// gives, the same list written as JSON or YAML. An error names the item and
+// key (policy.rules[1].allow), and unknown keys are errors.
+func toRules(key string, raw any) ([]PolicyRule, error) {
+	switch x := raw.(type) {
+	case []PolicyRule: // the default
+		return slices.Clone(x), nil
+	case string:
+		var parsed any
+		if err := yaml.Unmarshal([]byte(x), &parsed); err != nil {
+			return nil, errors.New("must be a list of rules written as JSON or YAML, e.g. [{\"caller\": \"Cli\", \"deny\": [\"Admin*\"]}]")
+		}
+		if parsed == nil {
+			return []PolicyRule{}, nil
+		}
+		raw = parsed
+	}
+	items, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("must be a list of rules (mappings of caller, may_call, allow, deny), got %s", describe(raw))
+	}
+	rules := make([]PolicyRule, 0, len(items))
+	var errs []error
+	for i, item := range items {
+		r, err := toRule(fmt.Sprintf("%s[%d]", key, i), item)
+		errs = append(errs, err)
+		rules = append(rules, r)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return rules, nil
+}
+
+// ruleKeys are the keys of one policy rule.
+var ruleKeys = []string{"caller", "may_call", "allow", "deny"}
+
+func toRule(key string, raw any) (PolicyRule, error) {
+	m := map[string]any{}
+	switch x := raw.(type) {
+	case map[string]any:
+		m = x
+	case map[any]any:
+		for k, v := range x {
+			m[fmt.Sprint(k)] = v
+		}
+	default:
+		return PolicyRule{}, invalid(key, "must be a mapping of %s, got %s", strings.Join(ruleKeys, ", "), describe(raw))
+	}
+	var (
+		r    PolicyRule
+		errs []error
+	)
+	fail := func(k string, err error) {
+		if err != nil {
+			errs = append(errs, invalid(key+"."+k, "%v", err))
+		}
+	}
+	names := slices.Sorted(maps.Keys(m))
+	for _, k := range names {
+		v := m[k]
+		if v == nil {
+			continue // written but empty: the default
+		}
+		var err error
+		switch strings.ToLower(k) {
+		case "caller":
+			r.Caller, err = toString(v)
+		case "may_call":
+			var b bool
+			if b, err = toBool(v); err == nil {
+				r.MayCall = &b
+			}
+		case "allow":
+			r.Allow, err = toStrings(v)
+		case "deny":
+			r.Deny, err = toStrings(v)
+		default:
+			err = fmt.Errorf("unknown key (a rule has %s)", strings.Join(ruleKeys, ", "))
+		}
+		fail(k, err)
+	}
+	if len(r.Allow) == 0 {
+		r.Allow = nil // "allow: []" and no allow mean the same
+	}
+	if len(r.Deny) == 0 {
+		r.Deny = nil
+	}
+	return r, errors.Join(errs...)
 }
 
 // describe names the shape of a value without printing it (it may be a secret).

@@ -146,11 +146,18 @@ func unknownKeys(fileKeys []string, path string) error {
 	known := Keys()
 	var errs []error
 	slices.Sort(fileKeys)
+	mapped := map[string]bool{} // known keys written as a mapping, reported once
 	for _, k := range fileKeys {
+		i := slices.IndexFunc(known, func(s string) bool { return strings.HasPrefix(k, s+".") })
 		switch {
 		case slices.Contains(known, k):
 		case slices.ContainsFunc(known, func(s string) bool { return strings.HasPrefix(s, k+".") }):
 			errs = append(errs, invalid(k, "must be a mapping of keys in %q", path))
+		case i >= 0:
+			if !mapped[known[i]] {
+				mapped[known[i]] = true
+				errs = append(errs, invalid(known[i], "must be a value or a list, not a mapping, in %q", path))
+			}
 		default:
 			errs = append(errs, invalid(k, "unknown key in %q", path))
 		}

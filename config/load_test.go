@@ -119,6 +119,13 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"caller.max_timeout":          "2m",
 		"caller.sweep_interval":       "250ms",
 		"caller.max_depth":            "7",
+		"policy.default":              "deny",
+		"policy.rules":                `[{"caller": "Primary", "allow": ["Sample*"], "deny": ["SampleAdmin"]}, {"caller": "Bot-?", "may_call": false}]`,
+		"limits.max_in_flight":        "3",
+		"limits.rate":                 "2.5",
+		"limits.burst":                "4",
+		"limits.breaker_failures":     "2",
+		"limits.breaker_cooldown":     "10s",
 		"research.docs_dir":           "/data/docs",
 	}
 	want := &Config{
@@ -136,7 +143,12 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		Directory: DirectoryConfig{WellKnownFile: "/data/wk.json", KnownAgentsFile: "/data/known.json", StaleAfter: 90 * time.Second, ForgetAfter: time.Hour, AnnounceSecret: "0123456789abcdef"},
 		Agent:     AgentConfig{Concurrency: 16, StopTimeout: 5 * time.Second, Ephemeral: true, MaxTasks: 3, IdleTimeout: 45 * time.Second, AnnounceInterval: 30 * time.Second},
 		Caller:    CallerConfig{Name: "Primary", DefaultTimeout: 20 * time.Second, MaxTimeout: 2 * time.Minute, SweepInterval: 250 * time.Millisecond, MaxDepth: 7},
-		Research:  ResearchConfig{DocsDir: "/data/docs"},
+		Policy: PolicyConfig{Default: "deny", Rules: []PolicyRule{
+			{Caller: "Primary", Allow: []string{"Sample*"}, Deny: []string{"SampleAdmin"}},
+			{Caller: "Bot-?", MayCall: new(false)},
+		}},
+		Limits:   LimitsConfig{MaxInFlight: 3, Rate: 2.5, Burst: 4, BreakerFailures: 2, BreakerCooldown: 10 * time.Second},
+		Research: ResearchConfig{DocsDir: "/data/docs"},
 	}
 	for _, k := range Keys() {
 		v, ok := env[k]
@@ -176,6 +188,55 @@ memory:
 	}
 	if !reflect.DeepEqual(cfg.Redis.Addrs, []string{"n1:7000", "n2:7000"}) || cfg.Redis.Password != "12345" {
 		t.Errorf("redis = %+v", cfg.Redis)
+	}
+}
+
+func TestLoadPolicyAndLimitsFromFile(t *testing.T) {
+	dir := isolate(t)
+	p := writeFile(t, dir, FileName, `
+policy:
+  default: deny
+  rules:
+    - caller: Cli
+      allow: ["*"]
+      deny: [Admin*]
+    - caller: "Research*"
+      may_call: false
+    - caller: Ops
+      allow: SampleAgent, Other
+limits:
+  max_in_flight: 0
+  rate: 5
+  burst: 1
+  breaker_failures: 0
+  breaker_cooldown: 1m
+`)
+	cfg, err := Load(LoadOptions{File: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := PolicyConfig{Default: "deny", Rules: []PolicyRule{
+		{Caller: "Cli", Allow: []string{"*"}, Deny: []string{"Admin*"}},
+		{Caller: "Research*", MayCall: new(false)},
+		{Caller: "Ops", Allow: []string{"SampleAgent", "Other"}},
+	}}
+	if !reflect.DeepEqual(cfg.Policy, want) {
+		t.Errorf("policy = %+v, want %+v", cfg.Policy, want)
+	}
+	if l := cfg.Limits; l != (LimitsConfig{Rate: 5, Burst: 1, BreakerCooldown: time.Minute}) {
+		t.Errorf("limits = %+v", l)
+	}
+	// What `config check` prints (Redacted, as YAML) loads back the same.
+	out, err := yaml.Marshal(cfg.Redacted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Load(LoadOptions{File: writeFile(t, dir, "again.yaml", string(out))})
+	if err != nil {
+		t.Fatalf("reload:\n%s\n%v", out, err)
+	}
+	if !reflect.DeepEqual(again.Policy, cfg.Policy) || again.Limits != cfg.Limits {
+		t.Errorf("reloaded %+v %+v, want %+v %+v", again.Policy, again.Limits, cfg.Policy, cfg.Limits)
 	}
 }
 
@@ -250,6 +311,31 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "list as string key", file: "redis:\n  password: [a, b]\n",
 			want: []string{`config: redis.password: must be a string, got a list`}, invalid: true,
+		},
+		{
+			name: "bad policy rules", file: "policy:\n  rules:\n    - caller: Cli\n      alow: [x]\n      may_call: maybe\n    - nope\n",
+			want: []string{
+				`config: policy.rules[0].alow: unknown key (a rule has caller, may_call, allow, deny)`,
+				`config: policy.rules[0].may_call: must be true or false, got "maybe"`,
+				`config: policy.rules[1]: must be a mapping of caller, may_call, allow, deny, got a string`,
+			},
+			invalid: true,
+		},
+		{
+			name: "rules as a mapping", file: "policy:\n  rules:\n    caller: Cli\n",
+			want: []string{`config: policy.rules: must be a value or a list, not a mapping, in `}, invalid: true,
+		},
+		{
+			name: "bad env rules and rate", env: map[string]string{"A2ABUS_POLICY_RULES": "[{", "A2ABUS_LIMITS_RATE": "fast"},
+			want: []string{
+				`config: policy.rules: must be a list of rules written as JSON or YAML`,
+				`config: limits.rate: must be a number, got "fast"`,
+			},
+			invalid: true,
+		},
+		{
+			name: "bad rule pattern", file: "policy:\n  rules:\n    - caller: Cli\n      deny: [a.b]\n",
+			want: []string{`config: policy.rules[0].deny[0]: must be an agent name or a pattern`}, invalid: true,
 		},
 		{
 			name: "malformed yaml", file: "bus:\n  url: [\n",

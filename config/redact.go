@@ -2,11 +2,12 @@ package config
 
 import (
 	"slices"
-	"strings"
+
+	"github.com/a2abus/a2abus/internal/redact"
 )
 
 // Secret replaces every secret in the output of Redacted.
-const Secret = "xxxxx"
+const Secret = redact.Secret
 
 // Redacted returns a copy of c that is safe to print: the passwords in
 // bus.url and redis.url, redis.password and directory.announce_secret are
@@ -14,6 +15,7 @@ const Secret = "xxxxx"
 func (c *Config) Redacted() *Config {
 	r := *c
 	r.Redis.Addrs = slices.Clone(c.Redis.Addrs)
+	r.Policy.Rules = slices.Clone(c.Policy.Rules) // a copy the caller may change
 	r.Bus.URL = redactURL(c.Bus.URL)
 	r.Redis.URL = redactURL(c.Redis.URL)
 	if r.Redis.Password != "" {
@@ -25,26 +27,5 @@ func (c *Config) Redacted() *Config {
 	return &r
 }
 
-// redactURL hides the password of raw: everything between the first ':' after
-// "://" and the last '@'. It works on the text, not on a parsed URL, so that a
-// URL that does not parse (it ends up in an error message) or one that parses
-// in an unexpected way ("amqp://u:123/x@host") never leaks its secret.
-func redactURL(raw string) string {
-	_, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		if strings.Contains(raw, "@") {
-			return Secret
-		}
-		return raw
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return raw
-	}
-	colon := strings.Index(rest[:at], ":")
-	if colon < 0 {
-		return raw
-	}
-	prefix := len(raw) - len(rest)
-	return raw[:prefix+colon+1] + Secret + rest[at:]
-}
+// redactURL hides the password of raw (see redact.URL).
+func redactURL(raw string) string { return redact.URL(raw) }

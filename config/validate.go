@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"regexp"
@@ -66,6 +67,8 @@ func (c *Config) validate() []error {
 		errs = append(errs, invalid("directory.announce_secret", "must be at least %d bytes, got %d", minAnnounceSecret, n))
 	}
 	errs = append(errs, c.Caller.validate()...)
+	errs = append(errs, c.Policy.validate()...)
+	errs = append(errs, c.Limits.validate()...)
 	if c.Research.DocsDir == "" {
 		errs = append(errs, invalid("research.docs_dir", "must name a folder, got \"\""))
 	}
@@ -104,6 +107,63 @@ func (c *CallerConfig) validate() []error {
 	}
 	if c.DefaultTimeout > c.MaxTimeout && c.MaxTimeout > 0 {
 		errs = append(errs, invalid("caller.default_timeout", "must not exceed caller.max_timeout (%s), got %s", c.MaxTimeout, c.DefaultTimeout))
+	}
+	return errs
+}
+
+// namePatternRE is an agent name or a pattern of one ('*' any run, '?' one character).
+var namePatternRE = regexp.MustCompile(`^[A-Za-z0-9_*?-]{1,128}$`)
+
+func namePattern(key, p string) error {
+	if !namePatternRE.MatchString(p) {
+		return invalid(key, "must be an agent name or a pattern of letters, digits, '_', '-', '*' and '?' (at most 128), got %q", p)
+	}
+	return nil
+}
+
+func (c *PolicyConfig) validate() []error {
+	errs := []error{oneOf("policy.default", c.Default, "allow", "deny")}
+	seen := map[string]int{}
+	for i, r := range c.Rules {
+		key := fmt.Sprintf("policy.rules[%d]", i)
+		if err := namePattern(key+".caller", r.Caller); err != nil {
+			errs = append(errs, err)
+		} else if j, dup := seen[strings.ToLower(r.Caller)]; dup {
+			errs = append(errs, invalid(key+".caller", "%q is already the caller of policy.rules[%d]", r.Caller, j))
+		} else {
+			seen[strings.ToLower(r.Caller)] = i
+		}
+		for j, p := range r.Allow {
+			errs = append(errs, namePattern(fmt.Sprintf("%s.allow[%d]", key, j), p))
+		}
+		for j, p := range r.Deny {
+			errs = append(errs, namePattern(fmt.Sprintf("%s.deny[%d]", key, j), p))
+		}
+	}
+	return errs
+}
+
+// Bounds of the limits section.
+const (
+	maxInFlight        = 1_000_000
+	maxRate            = 1_000_000.0
+	maxBurst           = 1_000_000
+	maxBreakerFailures = 1_000
+)
+
+func (c *LimitsConfig) validate() []error {
+	errs := []error{
+		between("limits.burst", c.Burst, 1, maxBurst),
+		positive("limits.breaker_cooldown", c.BreakerCooldown),
+	}
+	if c.MaxInFlight < 0 || c.MaxInFlight > maxInFlight {
+		errs = append(errs, invalid("limits.max_in_flight", "must be within 0..%d (0: unlimited), got %d", maxInFlight, c.MaxInFlight))
+	}
+	if math.IsNaN(c.Rate) || c.Rate < 0 || c.Rate > maxRate {
+		errs = append(errs, invalid("limits.rate", "must be within 0..%g calls per second (0: unlimited), got %g", maxRate, c.Rate))
+	}
+	if c.BreakerFailures < 0 || c.BreakerFailures > maxBreakerFailures {
+		errs = append(errs, invalid("limits.breaker_failures", "must be within 0..%d (0: no circuit breaker), got %d", maxBreakerFailures, c.BreakerFailures))
 	}
 	return errs
 }

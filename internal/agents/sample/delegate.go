@@ -47,9 +47,6 @@ func (d *delegator) handle(ctx context.Context, t *agent.Task) (*agent.Result, e
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
-	if err := d.checkChain(t.Request, in.Agent); err != nil {
-		return nil, err
-	}
 	left := time.Until(t.Request.Deadline)
 	if left <= 0 {
 		return nil, context.DeadlineExceeded
@@ -58,7 +55,9 @@ func (d *delegator) handle(ctx context.Context, t *agent.Task) (*agent.Result, e
 	// be passed on in time.
 	left -= min(left/10, subTaskMargin)
 	// ctx carries the task: the caller gives the sub-task its session,
-	// correlation id (this task's id when it has none), call chain and trace.
+	// correlation id (this task's id when it has none), call chain and trace,
+	// and refuses the call (FORBIDDEN, CYCLE_DETECTED, DEPTH_EXCEEDED, or the
+	// policy's and limits' refusals) when the task or the chain forbid it.
 	inv, err := d.caller.Invoke(ctx, caller.Request{
 		Target: in.Agent, Skill: in.Skill, Text: in.Text, Input: in.Input,
 		ContextID: t.Request.ContextID, Timeout: left, Priority: t.Request.Priority,
@@ -101,15 +100,6 @@ func (in *delegateInput) validate() error {
 	}
 	if in.Text == "" && len(in.Input) == 0 {
 		return bad("text", errors.New("a text (or a structured \"input\") for the agent is required"))
-	}
-	return nil
-}
-
-// checkChain refuses a nested call the task forbids. Cycles and the depth
-// limit are the caller's to refuse (CYCLE_DETECTED, DEPTH_EXCEEDED).
-func (d *delegator) checkChain(req *a2a.TaskRequest, _ string) error {
-	if req.AllowNestedCalls != nil && !*req.AllowNestedCalls {
-		return a2a.NewError(a2a.CodeForbidden, "delegate: task %s does not allow nested calls", req.TaskID)
 	}
 	return nil
 }

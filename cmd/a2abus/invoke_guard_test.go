@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/bus/rabbitmq"
+	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+)
+
+// The configured policy refuses a call before anything is sent.
+func TestInvokeRefusedByPolicy(t *testing.T) {
+	cfg := isolate(t, "policy:\n  default: allow\n  rules:\n    - caller: Cli\n      deny: [\"Admin*\"]\n")
+	code, _, errOut := runCLI(t, "invoke", "AdminTool", "echo", "hi", "--directory-wait", "0", "--config", cfg)
+	if code != 1 || !strings.Contains(errOut, "FORBIDDEN: Cli may not call AdminTool") || !strings.Contains(errOut, `denies target "Admin*"`) {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	t.Setenv("A2ABUS_POLICY_DEFAULT", "deny")
+	code, _, errOut = runCLI(t, "invoke", "Other", "echo", "hi", "--directory-wait", "0", "--config", cfg)
+	if code != 1 || !strings.Contains(errOut, "policy.rules[0] (caller \"Cli\") allows no target and policy.default is deny") {
+		t.Fatalf("default deny: exit %d: %s", code, errOut)
+	}
+}
+
+// --no-nested-calls reaches the agent as the task's allowNestedCalls: false.
+func TestInvokeNoNestedCalls(t *testing.T) {
+	isolate(t, "")
+	w := testworld.Real(t)
+	agentName := w.N("NestAgent")
+	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
+		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": w.N("NestCaller"), "LOG_LEVEL": "warn"} {
+		t.Setenv("A2ABUS_"+k, v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: agentName}, Bus: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan *bool, 2)
+	_ = a.Handle("echo", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
+		seen <- task.Request.AllowNestedCalls
+		return agent.TextResult("ok"), nil
+	})
+	go func() { _ = a.Run(ctx) }()
+	defer a.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "<nil>"},
+		{[]string{"--no-nested-calls"}, "false"},
+	} {
+		args := append([]string{"invoke", agentName, "echo", "hi", "--wait", "--timeout", "20s", "--directory-wait", "0"}, tc.args...)
+		if code, _, errOut := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		select {
+		case got := <-seen:
+			s := "<nil>"
+			if got != nil {
+				s = map[bool]string{true: "true", false: "false"}[*got]
+			}
+			if s != tc.want {
+				t.Errorf("%v: the task's allowNestedCalls = %s, want %s", tc.args, s, tc.want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the agent never ran the task")
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package caller
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/guard"
+)
+
+// ticketGrace is how long past its deadline (and two sweeps) a task's
+// guard ticket is held for its outcome before it is abandoned: the outcome
+// may have been handled by another replica that told nobody here.
+const ticketGrace = 5 * time.Second
+
+// guardTickets holds the guard tickets of the tasks this process admitted,
+// by task id, until their outcome is known here. The zero value is ready.
+type guardTickets struct {
+	mu   sync.Mutex
+	byID map[string]heldTicket
+}
+
+type heldTicket struct {
+	ticket *guard.Ticket
+	timer  *time.Timer // abandons the ticket once the task is well past its deadline
+}
+
+// admit asks Options.Guard to let the call tr through (policy, calls in
+// flight, rate, circuit) and holds its ticket until the task's outcome; a
+// refusal is the guard's *a2a.Error, wrapped with what was being done.
+func (c *Caller) admit(tr *a2a.TaskRequest) error {
+	if c.opts.Guard == nil {
+		return nil
+	}
+	t, err := c.opts.Guard.Admit(c.opts.Name, tr.Target)
+	if err != nil {
+		c.log.Info("call refused", zap.String("target", tr.Target), zap.String("skill", tr.Skill),
+			zap.String("code", string(a2a.CodeOf(err))), zap.Error(err))
+		return fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, tr.Target, tr.Skill, err)
+	}
+	id := tr.TaskID
+	wait := tr.Deadline.Sub(c.opts.Now()) + 2*c.opts.SweepInterval + ticketGrace
+	h := heldTicket{ticket: t, timer: time.AfterFunc(wait, func() { c.guardAbandon(id) })}
+	c.tickets.mu.Lock()
+	defer c.tickets.mu.Unlock()
+	if c.tickets.byID == nil {
+		c.tickets.byID = map[string]heldTicket{}
+	}
+	c.tickets.byID[id] = h
+	return nil
+}
+
+// take removes and returns the ticket of task id, if this process holds it.
+func (c *Caller) takeTicket(id string) *guard.Ticket {
+	c.tickets.mu.Lock()
+	defer c.tickets.mu.Unlock()
+	h, ok := c.tickets.byID[id]
+	if !ok {
+		return nil
+	}
+	delete(c.tickets.byID, id)
+	h.timer.Stop()
+	return h.ticket
+}
+
+// guardDone reports the outcome of a task this process finalized to the
+// guard: its in-flight slot is freed and its target's circuit told.
+func (c *Caller) guardDone(s *StoredResult) {
+	var code a2a.ErrorCode
+	if s.Error != nil {
+		code = s.Error.Code
+	}
+	c.takeTicket(s.TaskID).Done(code) // a nil ticket (not held here) does nothing
+}
+
+// guardDonePayload reports the outcome another replica handled (a result
+// or an error broadcast as an event); status updates are ignored.
+func (c *Caller) guardDonePayload(p a2a.Payload) {
+	switch r := p.(type) {
+	case *a2a.TaskResult:
+		c.takeTicket(r.TaskID).Done("")
+	case *a2a.TaskError:
+		c.takeTicket(r.TaskID).Done(r.Code)
+	}
+}
+
+// guardAbandon frees the slot of a task whose outcome this process will
+// not learn (never sent, or handled elsewhere), counting it neither way.
+func (c *Caller) guardAbandon(id string) { c.takeTicket(id).Abandon() }

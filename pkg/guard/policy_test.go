@@ -1,0 +1,165 @@
+package guard
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"*", "Anything", true},
+		{"SampleAgent", "sampleagent", true},
+		{"SampleAgent", "SampleAgent2", false},
+		{"Sample*", "SampleAgent", true},
+		{"sample*", "SAMPLE", true},
+		{"Sample*", "Sampl", false},
+		{"*Agent", "ResearchAgent", true},
+		{"*Agent", "AgentX", false},
+		{"S?mple", "Simple", true},
+		{"S?mple", "Smple", false},
+		{"a*b*c", "aXXbYYc", true},
+		{"a*b*c", "aXXcYYb", false},
+		{"a*b", "abab", true},
+		{"*-?", "bot-7", true},
+		{"*-?", "bot-", false},
+		{"**", "", true},
+		{"?", "", false},
+	}
+	for _, tt := range tests {
+		if got := Match(tt.pattern, tt.name); got != tt.want {
+			t.Errorf("Match(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestValidatePattern(t *testing.T) {
+	for _, ok := range []string{"Cli", "*", "Sample?-*_x"} {
+		if err := ValidatePattern(ok); err != nil {
+			t.Errorf("ValidatePattern(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "a.b", "[ab]", "a b", strings.Repeat("x", MaxPatternLen+1)} {
+		if err := ValidatePattern(bad); err == nil {
+			t.Errorf("ValidatePattern(%q) = nil, want an error", bad)
+		}
+	}
+}
+
+func mustGuard(t *testing.T, cfg Config) *Guard {
+	t.Helper()
+	g, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// forbidden asserts err is FORBIDDEN, not retryable, and says each of parts.
+func forbidden(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	var e *a2a.Error
+	if !errors.As(err, &e) || e.Code != a2a.CodeForbidden || e.Retryable {
+		t.Fatalf("error = %v, want a non-retryable FORBIDDEN", err)
+	}
+	for _, p := range parts {
+		if !strings.Contains(e.Message, p) {
+			t.Errorf("message %q does not say %q", e.Message, p)
+		}
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	rules := []Rule{
+		{Caller: "Cli", Allow: []string{"*"}, Deny: []string{"Admin*"}},
+		{Caller: "Bot-*", NoCalls: true},
+		{Caller: "Research*", Allow: []string{"Sample?gent", "Docs"}},
+		{Caller: "*", Deny: []string{"Secret"}},
+		{Caller: "BOT-special", Allow: []string{"Docs"}}, // exact: wins over Bot-* and * although listed later
+		{Caller: "Open"},
+	}
+	for _, def := range []Effect{"", Allow, Deny} {
+		g := mustGuard(t, Config{Policy: Policy{Default: def, Rules: rules}})
+		allowed := func(caller, target string) {
+			t.Helper()
+			if err := g.Authorize(caller, target); err != nil {
+				t.Errorf("default %q: %s -> %s refused: %v", def, caller, target, err)
+			}
+		}
+		allowed("Cli", "SampleAgent")
+		allowed("cli", "adm") // case-insensitive caller; "adm" is not Admin*
+		forbidden(t, g.Authorize("CLI", "AdminTool"), `CLI may not call AdminTool`, `policy.rules[0] (caller "Cli")`, `denies target "Admin*"`)
+		forbidden(t, g.Authorize("Bot-7", "SampleAgent"), `policy.rules[1] (caller "Bot-*")`, "may_call: false")
+		allowed("Research2", "SampleAgent")
+		allowed("Research2", "docs")
+		forbidden(t, g.Authorize("Research2", "Other"), `policy.rules[2] (caller "Research*")`, "allows only Sample?gent, Docs")
+		// The first matching pattern governs: Research* has no deny of Secret, "*" is never reached.
+		allowed("Research2", "SampleAgent")
+		forbidden(t, g.Authorize("Anyone", "secret"), `policy.rules[3] (caller "*")`, `denies target "Secret"`)
+		allowed("bot-special", "Docs")
+		forbidden(t, g.Authorize("bot-special", "SampleAgent"), `policy.rules[4] (caller "BOT-special")`)
+		// A rule with neither list, and a target a rule neither allows nor denies, follow the default.
+		for _, pair := range [][2]string{{"Open", "X"}, {"Anyone", "X"}} {
+			err := g.Authorize(pair[0], pair[1])
+			if def == Deny {
+				forbidden(t, err, "policy.default is deny")
+			} else if err != nil {
+				t.Errorf("default %q: %v", def, err)
+			}
+		}
+	}
+}
+
+func TestPolicyDefaultWithoutRules(t *testing.T) {
+	if err := mustGuard(t, Config{}).Authorize("Cli", "X"); err != nil {
+		t.Errorf("zero policy refused: %v", err)
+	}
+	err := mustGuard(t, Config{Policy: Policy{Default: Deny}}).Authorize("Cli", "X")
+	forbidden(t, err, "Cli may not call X", `no policy rule matches caller "Cli" and policy.default is deny`)
+	var nilGuard *Guard
+	if err := nilGuard.Authorize("Cli", "X"); err != nil {
+		t.Errorf("nil guard refused: %v", err)
+	}
+}
+
+func TestNewReportsEveryBadValue(t *testing.T) {
+	_, err := New(Config{
+		Policy: Policy{Default: "maybe", Rules: []Rule{
+			{Caller: "Cli", Allow: []string{"ok", "a.b"}},
+			{Caller: "cli"},
+			{Caller: "", Deny: []string{""}},
+		}},
+		Limits: Limits{MaxInFlight: -1, Rate: 1, Burst: 0, BreakerFailures: 2},
+	})
+	if !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("New() error = %v, want ErrInvalidConfig", err)
+	}
+	want := []string{
+		`guard: policy.default: must be allow or deny, got "maybe"`,
+		`guard: policy.rules[0].allow[1]: must be an agent name or a pattern`,
+		`guard: policy.rules[1].caller: "cli" is already the caller of policy.rules[0]`,
+		`guard: policy.rules[2].caller: must be 1 to 128 characters, got 0`,
+		`guard: policy.rules[2].deny[0]: must be 1 to 128 characters, got 0`,
+		`guard: limits.max_in_flight: must be within 0..1000000 (0: unlimited), got -1`,
+		`guard: limits.burst: must be within 1..1000000, got 0`,
+		`guard: limits.breaker_cooldown: must be a positive duration, got 0s`,
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Errorf("got %d errors, want %d:\n%v", len(lines), len(want), err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error does not contain %q:\n%v", w, err)
+		}
+	}
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Key == "" {
+		t.Errorf("error %v holds no *ConfigError", err)
+	}
+}

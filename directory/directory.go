@@ -109,6 +109,9 @@ func checkWellKnown(agents []WellKnownAgent) error {
 		if reason := checkSkills(w.Card().Skills); reason != "" {
 			return fmt.Errorf("well-known agent %d %q: %s", i, w.AgentName, reason)
 		}
+		if _, reason := checkInputSchemas(w.InputSchemas, w.Card().Skills); reason != "" {
+			return fmt.Errorf("well-known agent %d %q: %s", i, w.AgentName, reason)
+		}
 	}
 	return nil
 }
@@ -267,6 +270,11 @@ func (d *Directory) handle(_ context.Context, dl *bus.Delivery) error {
 	if !ok {
 		d.log.Warn("unexpected message dropped", zap.String("type", dl.Type), zap.String("message_id", dl.MessageID))
 		return nil
+	}
+	var bad map[string]string
+	a.InputSchemas, bad = compileSchemas(a.InputSchemas, a.Card.Skills)
+	for id, reason := range bad { // the card is still listed: the agent checks its input itself
+		d.log.Warn("input schema of announced skill dropped", zap.String("agent", a.Card.Name), zap.String("skill", id), zap.String("reason", reason))
 	}
 	before, after, ok := d.reg.apply(a, d.opts.Now())
 	if !ok {

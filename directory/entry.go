@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -37,6 +38,8 @@ type Entry struct {
 	WellKnown bool          `json:"wellKnown"`
 	Instances []Instance    `json:"instances"` // live instances, sorted by id
 	LastSeen  time.Time     `json:"lastSeen"`  // zero: never seen (this session, for a well-known agent)
+	// InputSchemas maps skill ids to the JSON Schema of their structured input, when declared.
+	InputSchemas map[string]json.RawMessage `json:"inputSchemas,omitempty"`
 }
 
 // LastSeenText is NotSeenText for a well-known agent not seen this session,

@@ -2,6 +2,7 @@ package directory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -128,10 +129,11 @@ func hasStatus(d *Directory, name string, status Status) func() bool {
 // fakeAgent stands in for a running agent: it announces its card and, once
 // answerQueries is called, answers discovery.query with an announcement.
 type fakeAgent struct {
-	bus    bus.Bus
-	card   *a2a.AgentCard
-	id     string
-	secret []byte // signs announcements when set
+	bus     bus.Bus
+	card    *a2a.AgentCard
+	id      string
+	secret  []byte                     // signs announcements when set
+	schemas map[string]json.RawMessage // input schemas announced with the card
 }
 
 func newFakeAgent(b bus.Bus, name string, skills ...string) *fakeAgent {
@@ -140,7 +142,8 @@ func newFakeAgent(b bus.Bus, name string, skills ...string) *fakeAgent {
 
 // announce publishes the agent's card; ErrUnroutable means no directory listens yet.
 func (f *fakeAgent) announce(ctx context.Context, deregistering bool) error {
-	env, err := a2a.Codec{}.Encode(&a2a.Announcement{Card: f.card, InstanceID: f.id, Time: time.Now(), Deregistering: deregistering}, a2a.Trace{})
+	env, err := a2a.Codec{}.Encode(&a2a.Announcement{Card: f.card, InstanceID: f.id, Time: time.Now(), Deregistering: deregistering,
+		InputSchemas: f.schemas}, a2a.Trace{})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -28,10 +29,11 @@ type registry struct {
 type record struct {
 	key       string
 	wellKnown bool
-	seen      bool          // announced since the directory started
-	card      a2a.AgentCard // the newest card; Name is the canonical spelling
-	cardTime  time.Time     // announcement time of card; zero when seeded or restored
-	lastSeen  time.Time     // when the directory last received an announcement of it
+	seen      bool                       // announced since the directory started
+	card      a2a.AgentCard              // the newest card; Name is the canonical spelling
+	schemas   map[string]json.RawMessage // input schemas declared with card, by skill id (replaced, never modified)
+	cardTime  time.Time                  // announcement time of card; zero when seeded or restored
+	lastSeen  time.Time                  // when the directory last received an announcement of it
 	instances map[string]instance
 	gone      map[string]tombstone // deregistered instances, to ignore late announcements
 	view      Entry
@@ -69,6 +71,7 @@ func (r *registry) restore(stored []storedAgent) {
 		card := s.Card
 		card.Name = s.Name
 		r.setCard(rec, card)
+		rec.schemas = s.InputSchemas
 		rec.lastSeen = s.LastSeen
 		for _, in := range s.Instances {
 			rec.instances[in.ID] = instance{lastSeen: in.LastSeen}
@@ -93,13 +96,14 @@ func (r *registry) seed(agents []WellKnownAgent) {
 		clear(rec.instances)
 		clear(rec.gone)
 		r.setCard(rec, *w.Card())
+		rec.schemas = w.InputSchemas
 		r.refresh(rec)
 	}
 }
 
-// apply records an announcement received at now and returns the agent's
-// status before ("" for a new agent) and after; ok is false when it was
-// ignored as out of order.
+// apply records an announcement received at now (its input schemas already
+// checked) and returns the agent's status before ("" for a new agent) and
+// after; ok is false when it was ignored as out of order.
 func (r *registry) apply(a *a2a.Announcement, now time.Time) (before, after Status, ok bool) {
 	key := strings.ToLower(a.Card.Name)
 	r.mu.Lock()
@@ -122,6 +126,7 @@ func (r *registry) apply(a *a2a.Announcement, now time.Time) (before, after Stat
 			card.Name = rec.card.Name // the well-known file's spelling wins
 		}
 		r.setCard(rec, card)
+		rec.schemas = a.InputSchemas
 		rec.cardTime = a.Time
 	}
 	rec.seen = true
@@ -233,7 +238,7 @@ func (r *registry) snapshot() []storedAgent {
 	out := make([]storedAgent, len(r.sorted))
 	for i, k := range r.sorted {
 		v := r.agents[k].view
-		out[i] = storedAgent{Name: v.Name, Card: v.Card, LastSeen: v.LastSeen, Instances: v.Instances}
+		out[i] = storedAgent{Name: v.Name, Card: v.Card, LastSeen: v.LastSeen, Instances: v.Instances, InputSchemas: v.InputSchemas}
 	}
 	return out
 }
@@ -288,7 +293,8 @@ func (r *registry) unindex(rec *record) {
 
 // refresh rebuilds the record's entry; r.mu is held.
 func (r *registry) refresh(rec *record) {
-	v := Entry{Name: rec.card.Name, Card: rec.card, WellKnown: rec.wellKnown, LastSeen: rec.lastSeen, Instances: make([]Instance, 0, len(rec.instances))}
+	v := Entry{Name: rec.card.Name, Card: rec.card, WellKnown: rec.wellKnown, LastSeen: rec.lastSeen, Instances: make([]Instance, 0, len(rec.instances)),
+		InputSchemas: rec.schemas}
 	for id, in := range rec.instances {
 		v.Instances = append(v.Instances, Instance{ID: id, LastSeen: in.lastSeen})
 	}

@@ -30,6 +30,8 @@ type storedAgent struct {
 	Card      a2a.AgentCard `json:"card"`
 	LastSeen  time.Time     `json:"lastSeen,omitzero"`
 	Instances []Instance    `json:"instances"`
+	// InputSchemas are the input schemas declared with the card, by skill id.
+	InputSchemas map[string]json.RawMessage `json:"inputSchemas,omitempty"`
 }
 
 // loadKnownAgents reads the known-agents file at path. A missing file is a
@@ -103,10 +105,11 @@ func parseKnownAgents(file string, data []byte) ([]storedAgent, error) {
 // parseStoredAgent decodes and checks one entry; reason is "" when it is valid.
 func parseStoredAgent(raw json.RawMessage) (a storedAgent, reason string) {
 	var e struct {
-		Name      string          `json:"name"`
-		Card      json.RawMessage `json:"card"`
-		LastSeen  time.Time       `json:"lastSeen"`
-		Instances []Instance      `json:"instances"`
+		Name         string                     `json:"name"`
+		Card         json.RawMessage            `json:"card"`
+		LastSeen     time.Time                  `json:"lastSeen"`
+		Instances    []Instance                 `json:"instances"`
+		InputSchemas map[string]json.RawMessage `json:"inputSchemas"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -128,6 +131,9 @@ func parseStoredAgent(raw json.RawMessage) (a storedAgent, reason string) {
 	}
 	if reason := checkSkills(a.Card.Skills); reason != "" {
 		return a, "card." + reason
+	}
+	if a.InputSchemas, reason = checkInputSchemas(e.InputSchemas, a.Card.Skills); reason != "" {
+		return a, reason
 	}
 	seen := map[string]int{}
 	for j, in := range a.Instances {

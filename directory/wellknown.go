@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -22,6 +23,9 @@ type WellKnownAgent struct {
 	Description string           `json:"description"`
 	Version     string           `json:"version"`
 	Skills      []WellKnownSkill `json:"skills"`
+	// InputSchemas maps skill ids to the JSON Schema of their structured
+	// input, as agents announce them; optional.
+	InputSchemas map[string]json.RawMessage `json:"inputSchemas,omitempty"`
 }
 
 // WellKnownSkill is one skill of a WellKnownAgent.
@@ -134,6 +138,11 @@ func parseWellKnown(file string, data []byte) ([]WellKnownAgent, error) {
 				seen[s.ID] = j
 			}
 		}
+		valid, bad := compileSchemas(a.InputSchemas, a.Card().Skills)
+		for _, id := range slices.Sorted(maps.Keys(bad)) {
+			entryErr(a.AgentName, "%s", bad[id])
+		}
+		agents[i].InputSchemas = valid
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ const announceTimeout = 5 * time.Second
 // not an error: announcements are not kept.
 func (a *Agent) announce(ctx context.Context, deregistering bool) {
 	card := a.Card()
-	env, err := a.opts.Codec.Encode(&a2a.Announcement{Card: &card, InstanceID: a.opts.InstanceID, Time: a.opts.Now(), Deregistering: deregistering}, a2a.Trace{})
+	env, err := a.opts.Codec.Encode(&a2a.Announcement{Card: &card, InstanceID: a.opts.InstanceID, Time: a.opts.Now(), Deregistering: deregistering, InputSchemas: a.InputSchemas()}, a2a.Trace{})
 	if err != nil {
 		a.log.Warn("announcement not encoded", zap.Error(err))
 		return

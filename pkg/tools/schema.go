@@ -5,17 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/schema"
 )
 
 // Patterns of the names in the schemas: the rules of pkg/a2a
@@ -41,7 +37,7 @@ type argSchema struct {
 	tool     string
 	params   []param
 	raw      json.RawMessage
-	compiled *jsonschema.Schema
+	compiled *schema.Schema
 }
 
 // newArgSchema builds the JSON Schema (draft 2020-12) of an object with
@@ -69,17 +65,7 @@ func newArgSchema(tool string, params []param) (*argSchema, error) {
 	req, _ := json.Marshal(append([]string{}, required...))
 	fmt.Fprintf(&b, `},"required":%s,"additionalProperties":false}`, req)
 
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b.Bytes()))
-	if err != nil {
-		return nil, fmt.Errorf("tools: %s: decode schema: %w", tool, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	url := "urn:a2abus:tools:" + tool
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("tools: %s: add schema: %w", tool, err)
-	}
-	compiled, err := c.Compile(url)
+	compiled, err := schema.New(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("tools: %s: compile schema: %w", tool, err)
 	}
@@ -93,7 +79,7 @@ func (s *argSchema) validate(args json.RawMessage) error {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	v, err := schema.Decode(args)
 	if err != nil {
 		var syn *json.SyntaxError
 		detail := err.Error()
@@ -103,19 +89,15 @@ func (s *argSchema) validate(args json.RawMessage) error {
 		return s.argErr("", "the arguments are not a JSON object: "+detail, nil)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return s.argErr("", "the arguments are not a JSON object: got "+show(v), nil)
+		return s.argErr("", "the arguments are not a JSON object: got "+schema.Show(v), nil)
 	}
-	err = s.compiled.Validate(v)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+	violations, err := s.compiled.Check(v)
+	if err != nil {
 		return fmt.Errorf("tools: %s: validate arguments: %w", s.tool, err)
 	}
-	var problems []*ArgumentError
-	for _, leaf := range leaves(ve, nil) {
-		problems = append(problems, s.explain(leaf, v)...)
+	problems := make([]*ArgumentError, len(violations))
+	for i, vi := range violations {
+		problems[i] = s.explain(vi)
 	}
 	slices.SortStableFunc(problems, func(a, b *ArgumentError) int { return s.rank(a.Path) - s.rank(b.Path) })
 	errs := make([]error, len(problems))
@@ -126,17 +108,6 @@ func (s *argSchema) validate(args json.RawMessage) error {
 		return errs[0]
 	}
 	return errors.Join(errs...)
-}
-
-// leaves collects the errors of e's tree that have no causes.
-func leaves(e *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return append(out, e)
-	}
-	for _, c := range e.Causes {
-		out = leaves(c, out)
-	}
-	return out
 }
 
 // rank orders problems by the position of their argument in the schema;
@@ -161,47 +132,41 @@ func (s *argSchema) argErr(path, msg string, cause error) *ArgumentError {
 	return &ArgumentError{Tool: s.tool, Path: path, Message: msg, Err: cause}
 }
 
-// explain turns one schema violation into the problems it reports.
-func (s *argSchema) explain(leaf *jsonschema.ValidationError, args any) []*ArgumentError {
-	switch k := leaf.ErrorKind.(type) {
+// explain turns one schema violation into the problem it reports. A
+// missing or unknown argument is located at the argument itself.
+func (s *argSchema) explain(v schema.Violation) *ArgumentError {
+	path := strings.Join(v.Location, "/")
+	switch v.Kind.(type) {
 	case *kind.Required:
-		out := make([]*ArgumentError, len(k.Missing))
-		for i, name := range k.Missing {
-			out[i] = s.argErr(name, fmt.Sprintf("missing required argument %q", name), nil)
-		}
-		return out
+		return s.argErr(path, fmt.Sprintf("missing required argument %q", path), nil)
 	case *kind.AdditionalProperties:
-		out := make([]*ArgumentError, len(k.Properties))
-		for i, name := range k.Properties {
-			out[i] = s.argErr(name, fmt.Sprintf("unknown argument %q (known: %s)", name, s.names()), nil)
-		}
-		return out
+		return s.argErr(path, fmt.Sprintf("unknown argument %q (known: %s)", path, s.names()), nil)
 	}
-	path := strings.Join(leaf.InstanceLocation, "/")
 	if path == "" {
-		return []*ArgumentError{s.argErr("", "the arguments "+s.rule(leaf.ErrorKind, "", args), nil)}
+		return s.argErr("", "the arguments "+s.rule(v, ""), nil)
 	}
-	value := lookup(args, leaf.InstanceLocation)
-	return []*ArgumentError{s.argErr(path, fmt.Sprintf("argument %q: %s", path, s.rule(leaf.ErrorKind, path, value)), nil)}
+	return s.argErr(path, fmt.Sprintf("argument %q: %s", path, s.rule(v, path)), nil)
 }
 
-// rule says what the value at path must be and what it is.
-func (s *argSchema) rule(k jsonschema.ErrorKind, path string, value any) string {
-	switch k := k.(type) {
+// rule says what the value at path must be and what it is; the rules the
+// tools' schemas do not use are worded by pkg/schema.
+func (s *argSchema) rule(v schema.Violation, path string) string {
+	value := v.Value
+	switch k := v.Kind.(type) {
 	case *kind.Type:
-		return fmt.Sprintf("must be %s, got %s", typeNames(k.Want), show(value))
+		return fmt.Sprintf("must be %s, got %s", typeNames(k.Want), schema.Show(value))
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
-			want[i] = show(w)
+			want[i] = schema.Show(w)
 		}
-		return fmt.Sprintf("must be one of %s, got %s", strings.Join(want, ", "), show(value))
+		return fmt.Sprintf("must be one of %s, got %s", strings.Join(want, ", "), schema.Show(value))
 	case *kind.Pattern:
 		hint := ""
 		if i := s.rank(path); i < len(s.params) && s.params[i].hint != "" {
 			hint = " (" + s.params[i].hint + ")"
 		}
-		return fmt.Sprintf("must match %s%s, got %s", k.Want, hint, show(value))
+		return fmt.Sprintf("must match %s%s, got %s", k.Want, hint, schema.Show(value))
 	case *kind.MinLength:
 		if k.Want == 1 {
 			return "must not be empty"
@@ -210,23 +175,11 @@ func (s *argSchema) rule(k jsonschema.ErrorKind, path string, value any) string 
 	case *kind.MaxLength:
 		return fmt.Sprintf("must be at most %d characters long, got %d", k.Want, k.Got)
 	case *kind.Minimum:
-		return fmt.Sprintf("must be >= %s, got %s", rat(k.Want), rat(k.Got))
+		return fmt.Sprintf("must be >= %s, got %s", schema.FormatNumber(k.Want), schema.FormatNumber(k.Got))
 	case *kind.Maximum:
-		return fmt.Sprintf("must be <= %s, got %s", rat(k.Want), rat(k.Got))
+		return fmt.Sprintf("must be <= %s, got %s", schema.FormatNumber(k.Want), schema.FormatNumber(k.Got))
 	}
-	return k.LocalizedString(message.NewPrinter(language.English))
-}
-
-// lookup returns the value at loc inside v, or nil.
-func lookup(v any, loc []string) any {
-	for _, tok := range loc {
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = obj[tok]
-	}
-	return v
+	return v.Rule()
 }
 
 // typeNames renders JSON Schema type names with articles: "an integer or a string".
@@ -243,35 +196,4 @@ func typeNames(types []string) string {
 		}
 	}
 	return strings.Join(out, " or ")
-}
-
-// maxShown bounds how much of a bad value an error quotes.
-const maxShown = 60
-
-// show renders a JSON value as JSON, cut to maxShown bytes.
-func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
-	}
-	if len(b) > maxShown {
-		cut := maxShown
-		for cut > 0 && !utf8.RuneStart(b[cut]) {
-			cut--
-		}
-		return string(b[:cut]) + "…"
-	}
-	return string(b)
-}
-
-// rat renders a number exactly when it is an integer, else as a float.
-func rat(r *big.Rat) string {
-	if r == nil {
-		return "?"
-	}
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	f, _ := r.Float64()
-	return fmt.Sprint(f)
 }

@@ -79,7 +79,7 @@ func TestDelegateReturnsTheSubResult(t *testing.T) {
 func TestDelegatePropagatesSubErrors(t *testing.T) {
 	d := newDelegation(t)
 	out := d.delegate(t, map[string]any{"agent": "Helper", "skill": "npv", "input": map[string]any{"cash_flows": []float64{}, "discount_rate": 0.1}})
-	wantCode(t, out, a2a.CodeInvalidInput, `"cash_flows"`)
+	wantCode(t, out, a2a.CodeInvalidInput, `/cash_flows: minItems`)
 
 	out = d.delegate(t, map[string]any{"agent": "Helper", "skill": "fail", "text": "boom"})
 	wantCode(t, out, a2a.CodeExecutionFailed)

@@ -9,7 +9,27 @@ import (
 	"github.com/a2abus/a2abus/pkg/agent"
 )
 
-// npvInput is the npv skill's structured input.
+// NPVInputSchema is the JSON Schema of the npv skill's structured input,
+// declared with the skill: callers with a directory and the agent itself
+// refuse input that breaks it with INVALID_INPUT before npv runs.
+const NPVInputSchema = `{
+  "type": "object",
+  "properties": {
+    "cash_flows": {
+      "type": "array", "items": {"type": "number"}, "minItems": 1,
+      "description": "The cash flows of periods 0, 1, 2, …; the first (t=0) is not discounted."
+    },
+    "discount_rate": {
+      "type": "number", "exclusiveMinimum": -1,
+      "description": "The rate per period as a fraction: 0.12 for 12%."
+    }
+  },
+  "required": ["cash_flows", "discount_rate"],
+  "additionalProperties": false
+}`
+
+// npvInput is the npv skill's structured input (NPVInputSchema); npv checks
+// it again, for what a schema cannot say (finite numbers, overflow).
 type npvInput struct {
 	// CashFlows are the flows of periods 0, 1, 2, …: CashFlows[0] is not discounted.
 	CashFlows []float64 `json:"cash_flows"`
@@ -44,7 +64,8 @@ func npv(_ context.Context, t *agent.Task) (*agent.Result, error) {
 	res := &agent.Result{
 		Message: a2a.NewTextMessage(a2a.RoleAgent,
 			fmt.Sprintf("NPV of %d cash flows at %s per period: %.2f", out.Periods, percent(rate), value)),
-		Artifacts: []*a2a.Artifact{{ID: "npv", Name: "npv", Parts: []*a2a.Part{a2a.NewDataPart(out)}}},
+		Artifacts:  []*a2a.Artifact{{ID: "npv", Name: "npv", Parts: []*a2a.Part{a2a.NewDataPart(out)}}},
+		Confidence: a2a.ConfidenceHigh, // a deterministic calculation on the given flows
 	}
 	if rate > 1 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("discount_rate %v is %s per period; a rate of 12%% is written 0.12", rate, percent(rate)))

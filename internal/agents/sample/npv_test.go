@@ -12,6 +12,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/schema"
 )
 
 // newTask is a task that only carries a request: enough for handlers that
@@ -110,11 +111,23 @@ func TestNPVThroughTheBus(t *testing.T) {
 			if math.Abs(got.NPV-17206.819749583472) > 1e-6 || got.DiscountRate != 0.12 || got.Periods != 5 {
 				t.Errorf("data part %+v", got)
 			}
+			if r := out.Result; r.Status != a2a.StatusSuccess || r.Confidence != a2a.ConfidenceHigh || r.Metadata.AgentVersion != Version {
+				t.Errorf("contract fields: status %q, confidence %q, agent version %q", r.Status, r.Confidence, r.Metadata.AgentVersion)
+			}
 		})
 	}
 
+	// The agent checks NPVInputSchema before npv runs, naming the path and the rule.
 	out, _ := call(t, c, caller.Request{Target: DefaultName, Skill: SkillNPV, Input: mustJSON(t, map[string]any{"cash_flows": []float64{1}})})
-	wantCode(t, out, a2a.CodeInvalidInput, `"discount_rate"`)
+	wantCode(t, out, a2a.CodeInvalidInput, `skill "npv" of "SampleAgent"`, `/discount_rate: required: missing`)
+	out, _ = call(t, c, caller.Request{Target: DefaultName, Skill: SkillNPV, Text: `{"cash_flows":[1,"2"],"discount_rate":"12%","periods":"annual"}`})
+	wantCode(t, out, a2a.CodeInvalidInput, `/cash_flows/1: type: got string, want number`,
+		`/discount_rate: type: got string, want number`, `/periods: additionalProperties: not allowed`)
+	out, _ = call(t, c, caller.Request{Target: DefaultName, Skill: SkillNPV, Text: "npv please"})
+	wantCode(t, out, a2a.CodeInvalidInput, `structured input is required`)
+	// What the schema cannot say, npv's own checks still catch.
+	out, _ = call(t, c, caller.Request{Target: DefaultName, Skill: SkillNPV, Input: json.RawMessage(`{"cash_flows":[1e400],"discount_rate":0.1}`)})
+	wantCode(t, out, a2a.CodeInvalidInput, `"cash_flows"`)
 
 	out, _ = call(t, c, caller.Request{Target: DefaultName, Skill: SkillNPV, Input: mustJSON(t, map[string]any{"cash_flows": []float64{0, 110}, "discount_rate": 12})})
 	if err := out.Err(); err != nil || len(out.Result.Warnings) != 1 || !strings.Contains(out.Result.Warnings[0], "0.12") {
@@ -140,5 +153,52 @@ func decodeData(t *testing.T, arts []*a2a.Artifact, v any) {
 	}
 	if err := json.Unmarshal(part.Data, v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// NPVInputSchema and npv's own checks agree: what the schema accepts npv
+// computes, and what npv refuses for a reason a schema can express the
+// schema refuses too.
+func TestNPVInputSchemaAgreesWithTheHandler(t *testing.T) {
+	s, err := schema.New(json.RawMessage(NPVInputSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		input string
+		valid bool
+	}{
+		{`{"cash_flows":[-100000,25000,35000],"discount_rate":0.12}`, true},
+		{`{"cash_flows":[0],"discount_rate":-0.5}`, true},
+		{`{"cash_flows":[],"discount_rate":0.1}`, false},
+		{`{"cash_flows":["a"],"discount_rate":0.1}`, false},
+		{`{"discount_rate":0.1}`, false},
+		{`{"cash_flows":[1]}`, false},
+		{`{"cash_flows":[1],"discount_rate":-1}`, false},
+		{`{"cash_flows":[1],"discount_rate":"12%"}`, false},
+		{`{"cash_flows":[1],"discount_rate":0.1,"periods":"annual"}`, false},
+		{`[1]`, false},
+	} {
+		schemaErr := s.Validate(json.RawMessage(tc.input))
+		if (schemaErr == nil) != tc.valid {
+			t.Errorf("schema on %s: %v, want valid=%v", tc.input, schemaErr, tc.valid)
+		}
+		_, handlerErr := npv(context.Background(), newTask(t, SkillNPV, "x", json.RawMessage(tc.input)))
+		if tc.valid && handlerErr != nil {
+			t.Errorf("npv refused %s, which the schema accepts: %v", tc.input, handlerErr)
+		}
+		if !tc.valid && !strings.Contains(tc.input, "periods") && handlerErr == nil {
+			t.Errorf("npv accepted %s, which the schema refuses", tc.input)
+		}
+	}
+	a, err := agent.New(agent.Options{Card: Card(DefaultName), Bus: newWorld(t).broker.Connect()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Register(a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.InputSchemas(); len(got) != 1 || string(got[SkillNPV]) != string(s.Raw()) {
+		t.Fatalf("SampleAgent declares %v, want npv's schema only", got)
 	}
 }

@@ -1,0 +1,66 @@
+package directory
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/schema"
+)
+
+// InputSchema returns the JSON Schema the agent (any spelling) declares for
+// the structured input of skill, from its announcements or the well-known
+// file; ok is false when it declares none. It satisfies caller.SchemaSource.
+func (d *Directory) InputSchema(agent, skill string) (json.RawMessage, bool) {
+	e, ok := d.Lookup(agent)
+	if !ok {
+		return nil, false
+	}
+	raw, ok := e.InputSchemas[skill]
+	return raw, ok
+}
+
+// InputSchema is Directory.InputSchema: the schema look-up reaches the
+// directory through the resolver callers are given.
+func (r PatientResolver) InputSchema(agent, skill string) (json.RawMessage, bool) {
+	return r.Directory.InputSchema(agent, skill)
+}
+
+// compileSchemas checks the input schemas declared beside a card (each key
+// a skill of the card, each value a JSON Schema object that compiles with
+// pkg/schema) and returns the valid ones, compacted, and why the others are
+// not, by skill id; both nil when none are declared.
+func compileSchemas(schemas map[string]json.RawMessage, skills []a2a.AgentSkill) (valid map[string]json.RawMessage, bad map[string]string) {
+	for _, id := range slices.Sorted(maps.Keys(schemas)) {
+		one := map[string]json.RawMessage{id: schemas[id]}
+		var reason string
+		if err := a2a.ValidateInputSchemas("inputSchemas", one, skills); err != nil {
+			reason = err.Error()
+		} else if s, err := schema.Compile(schemas[id]); err != nil {
+			reason = fmt.Sprintf("inputSchemas[%q]: %v", id, err)
+		} else {
+			if valid == nil {
+				valid = map[string]json.RawMessage{}
+			}
+			valid[id] = s.Raw()
+			continue
+		}
+		if bad == nil {
+			bad = map[string]string{}
+		}
+		bad[id] = reason
+	}
+	return valid, bad
+}
+
+// checkInputSchemas checks the schemas of a file's entry: it returns them
+// compacted, or why the first invalid one is invalid.
+func checkInputSchemas(schemas map[string]json.RawMessage, skills []a2a.AgentSkill) (map[string]json.RawMessage, string) {
+	valid, bad := compileSchemas(schemas, skills)
+	for _, id := range slices.Sorted(maps.Keys(bad)) {
+		return nil, bad[id]
+	}
+	return valid, ""
+}

@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/schema"
+)
+
+// SkillOption configures a skill registered with Handle: a Middleware
+// wrapping its handler, or WithInputSchema.
+type SkillOption interface {
+	applySkill(*skillConfig)
+}
+
+// skillConfig is what Handle's options say about one skill.
+type skillConfig struct {
+	mw        []Middleware
+	schema    json.RawMessage
+	hasSchema bool
+}
+
+// applySkill makes a Middleware a SkillOption: it wraps the skill's handler.
+func (m Middleware) applySkill(c *skillConfig) {
+	if m != nil {
+		c.mw = append(c.mw, m)
+	}
+}
+
+type inputSchemaOption json.RawMessage
+
+func (o inputSchemaOption) applySkill(c *skillConfig) {
+	c.schema, c.hasSchema = json.RawMessage(o), true
+}
+
+// WithInputSchema declares the JSON Schema of the skill's structured input.
+// The agent announces it beside its card (callers with a directory check
+// their input before publishing) and checks every task against it before
+// running the handler: a violation is answered with INVALID_INPUT naming the
+// path and the rule, and the handler does not run. The value checked is the
+// request's input; without one, a message text that is a JSON object;
+// otherwise null, so a schema that accepts null also accepts a task without
+// structured input. A bad schema makes Handle fail with ErrInvalidOptions
+// wrapping schema.ErrInvalidSchema.
+func WithInputSchema(raw json.RawMessage) SkillOption { return inputSchemaOption(raw) }
+
+// skillOptions applies opts and compiles the schema they declare, if any.
+func skillOptions(skill string, opts []SkillOption) (skillConfig, *schema.Schema, error) {
+	var cfg skillConfig
+	for _, o := range opts {
+		if o != nil {
+			o.applySkill(&cfg)
+		}
+	}
+	if !cfg.hasSchema {
+		return cfg, nil, nil
+	}
+	s, err := schema.Compile(cfg.schema)
+	if err != nil {
+		return cfg, nil, fmt.Errorf("%w: input schema of skill %q: %w", ErrInvalidOptions, skill, err)
+	}
+	return cfg, s, nil
+}
+
+// setInputSchemaLocked records the schema of skill (nil: none); a.mu is held.
+func (a *Agent) setInputSchemaLocked(skill string, s *schema.Schema) {
+	if s == nil {
+		return
+	}
+	if a.schemas == nil {
+		a.schemas = map[string]*schema.Schema{}
+	}
+	a.schemas[skill] = s
+}
+
+// InputSchemas returns the input schemas declared with WithInputSchema, by
+// skill id (copies); nil when there are none. They are announced with the card.
+func (a *Agent) InputSchemas() map[string]json.RawMessage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.schemas) == 0 {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(a.schemas))
+	for id, s := range a.schemas {
+		out[id] = slices.Clone(s.Raw())
+	}
+	return out
+}
+
+// checkInput checks the task's structured input against its skill's schema
+// before the handler runs; nil when it passes or the skill declares none.
+func (a *Agent) checkInput(req *a2a.TaskRequest) *a2a.Error {
+	a.mu.Lock()
+	s := a.schemas[req.Skill]
+	a.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	err := s.Validate(schema.Input(req.Input, a2a.MessageText(req.Message)))
+	if err == nil {
+		return nil
+	}
+	e := &a2a.Error{Code: a2a.CodeInvalidInput, Message: err.Error()}
+	errors.As(err, &e)
+	return &a2a.Error{Code: e.Code, Message: fmt.Sprintf("skill %q of %q: %s", req.Skill, a.Name(), e.Message), Retryable: e.Retryable}
+}

@@ -1,0 +1,49 @@
+package caller
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/schema"
+)
+
+// SchemaSource gives the JSON Schema an agent declares for the structured
+// input of a skill. When the Resolver also implements it (the agent
+// directory, directory.PatientResolver), every request's input is checked
+// before it is published.
+type SchemaSource interface {
+	InputSchema(agent, skill string) (json.RawMessage, bool)
+}
+
+// checkInput refuses a request whose input breaks the schema its target
+// declares for the skill: INVALID_INPUT naming the path and the rule, before
+// anything is published. The input checked is req.Input; without it, a Text
+// that is a JSON object; otherwise null (see agent.WithInputSchema: the agent
+// checks the same value again). Without a SchemaSource or a schema it does nothing.
+func (c *Caller) checkInput(req Request) error {
+	src, ok := c.opts.Resolver.(SchemaSource)
+	if !ok {
+		return nil
+	}
+	raw, ok := src.InputSchema(req.Target, req.Skill)
+	if !ok {
+		return nil
+	}
+	s, err := schema.Compile(raw)
+	if err != nil { // the directory keeps only schemas that compile; the agent checks anyway
+		c.log.Warn("input schema not usable; input not checked before publishing",
+			zap.String("target", req.Target), zap.String("skill", req.Skill), zap.Error(err))
+		return nil
+	}
+	err = s.Validate(schema.Input(req.Input, req.Text))
+	if err == nil {
+		return nil
+	}
+	e := a2a.NewError(a2a.CodeInvalidInput, "%v", err)
+	errors.As(err, &e)
+	return fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, req.Target, req.Skill, e)
+}

@@ -108,3 +108,25 @@ func invalidKey(what, value, rule string) error {
 	}
 	return fmt.Errorf("%w: %s %q %s", ErrInvalidKey, what, value, rule)
 }
+
+// CancelPrefix is the List prefix of the cancel markers of agent:
+// "a2a/canceled/<agent>/". A marker is left by a caller that cancels a task,
+// so an instance of agent that starts later skips the task.
+func CancelPrefix(agent string) (string, error) {
+	if err := a2a.ValidateAgentName(agent); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	}
+	return "a2a/canceled/" + agent + "/", nil
+}
+
+// CancelKey is the key of the marker of a canceled task: "a2a/canceled/<agent>/<taskID>".
+func CancelKey(agent, taskID string) (string, error) {
+	prefix, err := CancelPrefix(agent)
+	if err != nil {
+		return "", err
+	}
+	if err := a2a.ValidateTaskID(taskID); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	}
+	return prefix + taskID, nil
+}

@@ -26,7 +26,7 @@ const exitTaskFailed = 2
 type invokeFlags struct {
 	input, session, callerName, priority string
 	timeout, directoryWait               time.Duration
-	wait, asJSON                         bool
+	wait, asJSON, noNestedCalls          bool
 }
 
 // newInvokeCmd builds `a2abus invoke AGENT SKILL TEXT`.
@@ -51,6 +51,7 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	fl.DurationVar(&f.timeout, "timeout", 0, "time allowed for the result (default caller.default_timeout, clamped to caller.max_timeout)")
 	fl.BoolVar(&f.wait, "wait", false, "wait for the result, showing status updates on stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fl.BoolVar(&f.noNestedCalls, "no-nested-calls", false, "forbid the agent to call other agents for this task (they are refused with FORBIDDEN)")
 	fl.DurationVar(&f.directoryWait, "directory-wait", time.Second,
 		"how long an agent the directory does not know yet may take to announce itself before the call is refused (0: do not check the directory)")
 	return cmd
@@ -81,6 +82,9 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 	}
 	defer closeAll()
 	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, Timeout: f.timeout, Priority: prio}
+	if f.noNestedCalls {
+		req.AllowNestedCalls = new(false)
+	}
 	if !f.wait {
 		inv, err := cl.Invoke(ctx, req)
 		if err != nil {
@@ -127,6 +131,11 @@ func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*call
 		_ = b.Close()
 		return nil, nil, err
 	}
+	g, err := backends.Guard(cfg, e.Log) // policy and limits of this caller's calls
+	if err != nil {
+		_ = backends.CloseAll(b, m)
+		return nil, nil, err
+	}
 	var resolver caller.Resolver
 	stopDirectory := func() {}
 	if directoryWait > 0 {
@@ -142,7 +151,7 @@ func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*call
 		resolver = directory.PatientResolver{Ctx: ctx, Directory: d, Wait: directoryWait}
 	}
 	cl, err := caller.New(caller.Options{
-		Name: cfg.Caller.Name, Bus: b, Memory: m, Resolver: resolver, ResultTTL: cfg.Memory.ResultTTL,
+		Name: cfg.Caller.Name, Bus: b, Memory: m, Resolver: resolver, Guard: g, ResultTTL: cfg.Memory.ResultTTL,
 		DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout, SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth,
 		Codec: a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}, Logger: e.Log,
 	})

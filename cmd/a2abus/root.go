@@ -68,6 +68,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newDirectoryCmd(c),
 		newMemoryCmd(c),
 		newConversationCmd(c),
+		newHistoryCmd(c),
 	)
 	return root
 }

@@ -53,10 +53,11 @@ func ParseKind(kind string) (string, error) {
 
 // Serve runs the agent of kind (SampleAgent or ResearchAgent, any case) under
 // name (default: the kind) on the configured bus until ctx is done or, when
-// cfg.Agent.Ephemeral, its task budget or idle time runs out. SampleAgent
-// also gets working memory and a caller of its own name for its delegate
-// skill. Everything is closed in order — agent, caller, bus and memory —
-// and a clean stop returns nil.
+// cfg.Agent.Ephemeral, its task budget or idle time runs out. Every agent
+// gets working memory (cancels recorded while it was not running);
+// SampleAgent also a caller of its own name for its delegate skill.
+// Everything is closed in order — agent, caller, bus and memory — and a
+// clean stop returns nil.
 func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.Logger) error {
 	if log == nil {
 		log = zap.NewNop()
@@ -81,11 +82,10 @@ func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.
 	if err != nil {
 		return err
 	}
-	var m memory.Memory // only delegation needs working memory
-	if kind == KindSample {
-		if m, err = backends.Memory(ctx, cfg.Redis, log); err != nil {
-			return errors.Join(err, backends.CloseAll(b))
-		}
+	// Working memory: SampleAgent's delegations, and every agent's cancels recorded while it was not running.
+	m, err := backends.Memory(ctx, cfg.Redis, log)
+	if err != nil {
+		return errors.Join(err, backends.CloseAll(b))
 	}
 	where := "rabbitmq"
 	if cfg.Bus.Embedded() {
@@ -110,6 +110,11 @@ const delegateDirectoryWait = 2 * time.Second
 func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus, m memory.Memory, log *zap.Logger) (err error) {
 	defer func() { err = errors.Join(err, backends.CloseAll(b, m)) }() // a nil m is skipped
 	codec := a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}
+	// One guard: the policy vets the callers of its tasks, and policy and limits its own delegations.
+	g, err := backends.Guard(cfg, log)
+	if err != nil {
+		return err
+	}
 	card := research.Card()
 	if kind == KindSample {
 		card = sample.Card(name)
@@ -120,6 +125,8 @@ func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus
 		StopTimeout: cfg.Agent.StopTimeout, Ephemeral: cfg.Agent.Ephemeral, MaxTasks: cfg.Agent.MaxTasks,
 		IdleTimeout: cfg.Agent.IdleTimeout, AnnounceInterval: cfg.Agent.AnnounceInterval, MaxDepth: cfg.Caller.MaxDepth,
 		AnnounceSecret: []byte(cfg.Directory.AnnounceSecret), Codec: codec, Logger: log,
+		Memory: m, // a nil memory.Memory is a nil Store: cancels only while running
+		Policy: g,
 	})
 	if err != nil {
 		return fmt.Errorf("agents: build %s %q: %w", kind, name, err)
@@ -139,6 +146,7 @@ func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus
 		c, err = caller.New(caller.Options{
 			Name: name, Bus: b, Memory: m, ResultTTL: cfg.Memory.ResultTTL,
 			Resolver:       directory.PatientResolver{Ctx: dirCtx, Directory: d, Wait: delegateDirectoryWait},
+			Guard:          g,
 			DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout,
 			SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth, Codec: codec, Logger: log,
 		})

@@ -121,8 +121,8 @@ func (s *TaskStatus) Validate() error {
 // ResultStatus is the request/response contract's outcome of a result.
 type ResultStatus string
 
-// Result statuses and their A2A states: SUCCESS → completed, PARTIAL →
-// completed, ERROR → failed, TIMEOUT → failed.
+// Result statuses and their A2A states (ResultStatus.State): SUCCESS →
+// completed, PARTIAL → completed, ERROR → failed, TIMEOUT → failed.
 const (
 	StatusSuccess ResultStatus = "SUCCESS"
 	StatusPartial ResultStatus = "PARTIAL"
@@ -176,10 +176,12 @@ func (r *TaskResult) Validate() error {
 	if !validState(r.State) || !r.State.Terminal() {
 		return fieldErr("state", ErrInvalidField, fmt.Sprintf("must be a terminal task state, got %q", string(r.State)))
 	}
-	switch r.Status {
-	case "", StatusSuccess, StatusPartial, StatusError, StatusTimeout:
-	default:
+	switch {
+	case r.Status == "":
+	case !r.Status.Valid():
 		return fieldErr("status", ErrInvalidField, fmt.Sprintf("must be SUCCESS, PARTIAL, ERROR or TIMEOUT, got %q", string(r.Status)))
+	case r.Status.State() != r.State:
+		return fieldErr("state", ErrInvalidField, fmt.Sprintf("status %s ends in state %s, got %s", r.Status, r.Status.State(), r.State))
 	}
 	switch r.Confidence {
 	case "", ConfidenceHigh, ConfidenceMedium, ConfidenceLow, ConfidenceSpeculative:
@@ -233,6 +235,9 @@ func (e *TaskError) Validate() error {
 	return nil
 }
 
+// Status is the contract status of the failure: TIMEOUT for code TIMEOUT, else ERROR.
+func (e *TaskError) Status() ResultStatus { return StatusFor(e.State, e.Code) }
+
 // AsError returns the failure as an *Error.
 func (e *TaskError) AsError() *Error {
 	return &Error{Code: e.Code, Message: e.Message, Retryable: e.Retryable}
@@ -269,6 +274,9 @@ type Announcement struct {
 	Time       time.Time  `json:"time"`
 	// Deregistering is true when the instance is stopping.
 	Deregistering bool `json:"deregistering,omitempty"`
+	// InputSchemas maps skill ids of the card to the JSON Schema of their
+	// structured input (an A2A skill has no field for it); optional.
+	InputSchemas map[string]json.RawMessage `json:"inputSchemas,omitempty"`
 }
 
 // Kind is agent.card.
@@ -293,6 +301,9 @@ func (a *Announcement) Validate() error {
 			return fieldErr(f, ErrInvalidField, fmt.Sprintf("duplicate skill %q", s.ID))
 		}
 		seen[s.ID] = true
+	}
+	if err := ValidateInputSchemas("inputSchemas", a.InputSchemas, a.Card.Skills); err != nil {
+		return err
 	}
 	if err := nameErr("instanceId", ValidateInstanceID(a.InstanceID)); err != nil {
 		return err

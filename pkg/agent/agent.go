@@ -22,7 +22,9 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/schema"
 )
 
 // Defaults of Options.
@@ -62,6 +64,14 @@ type Options struct {
 	// AnnounceSecret signs announcements (HMAC-SHA256) so that directories
 	// sharing it reject forged cards; empty sends them unsigned.
 	AnnounceSecret []byte
+	// Policy, when set, is asked whether each task's caller may call this
+	// agent; a task it refuses is answered FORBIDDEN without running.
+	Policy Policy
+	// Memory, when set, is read at start for the cancels callers recorded
+	// while no instance ran (caller.Cancel's markers): those tasks are
+	// answered CANCELED when dequeued, without running. Without it only the
+	// cancels received while an instance runs are honoured.
+	Memory memory.Store
 	// InstanceID names this process; default a random UUID.
 	InstanceID string
 	// Codec encodes and decodes bus messages (body limit).
@@ -120,7 +130,8 @@ type Agent struct {
 	handlers map[string]Handler
 	mw       []Middleware
 	running  *runningTasks
-	statuses sync.WaitGroup // working statuses being published in the background
+	statuses sync.WaitGroup            // working statuses being published in the background
+	schemas  map[string]*schema.Schema // input schemas by skill (WithInputSchema); guarded by mu
 
 	life *lifecycle.Runner
 
@@ -171,14 +182,20 @@ func (a *Agent) Use(mw ...Middleware) error {
 	return nil
 }
 
-// Handle registers h for skill, wrapped in mw (outermost first).
-func (a *Agent) Handle(skill string, h Handler, mw ...Middleware) error {
+// Handle registers h for skill with opts: Middleware wrapping h (outermost
+// first) and WithInputSchema.
+func (a *Agent) Handle(skill string, h Handler, opts ...SkillOption) error {
 	if err := a2a.ValidateSkillID(skill); err != nil {
 		return fmt.Errorf("agent: handle: %w", err)
 	}
 	if h == nil {
 		return fmt.Errorf("%w: nil handler for skill %q", ErrInvalidOptions, skill)
 	}
+	cfg, inputSchema, err := skillOptions(skill, opts)
+	if err != nil {
+		return err
+	}
+	mw := cfg.mw
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.frozen {
@@ -191,6 +208,7 @@ func (a *Agent) Handle(skill string, h Handler, mw ...Middleware) error {
 		h = mw[i](h)
 	}
 	a.handlers[skill] = h
+	a.setInputSchemaLocked(skill, inputSchema)
 	return nil
 }
 

@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -60,12 +63,26 @@ func (r *runningTasks) cancel(id, caller string, now time.Time) bool {
 			delete(r.canceled, k)
 		}
 	}
-	r.canceled[id] = canceledTask{caller: caller, at: now}
+	r.remember(id, caller, now)
 	if t, ok := r.running[id]; ok && a2a.SameAgent(t.caller, caller) {
 		t.cancel(errCanceledByCaller)
 		return true
 	}
 	return false
+}
+
+// remember records that caller canceled task id at now. r.mu must be held.
+func (r *runningTasks) remember(id, caller string, now time.Time) {
+	r.canceled[id] = canceledTask{caller: caller, at: now}
+}
+
+// load remembers cancels recorded elsewhere (the markers in working memory).
+func (r *runningTasks) load(cancels map[string]string, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, caller := range cancels {
+		r.remember(id, caller, now)
+	}
 }
 
 // wasCanceled reports whether caller canceled task id before it started here.
@@ -93,4 +110,56 @@ func (a *Agent) handleInstance(ctx context.Context, d *bus.Delivery) error {
 		a.announce(ctx, false)
 	}
 	return d.Ack()
+}
+
+// Bounds of loadCanceled.
+const (
+	// maxLoadedCancels is how many cancel markers an instance loads at start.
+	maxLoadedCancels = 10_000
+	// loadCancelsTimeout bounds the reading of the markers.
+	loadCancelsTimeout = 10 * time.Second
+)
+
+// loadCanceled reads the cancel markers callers left in working memory for
+// this agent (a2a/canceled/<Name>/<taskId>, holding the caller's name) while
+// no instance ran, so the tasks they name are answered CANCELED when they
+// are dequeued. Called after the instance queue is declared: a cancel sent
+// later waits there, one sent before left its marker first. Best effort: a
+// memory failure is logged and the agent runs on, honouring the cancels it
+// receives. Without Options.Memory it does nothing.
+func (a *Agent) loadCanceled(ctx context.Context) {
+	if a.opts.Memory == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, loadCancelsTimeout)
+	defer cancel()
+	prefix, err := memory.CancelPrefix(a.Name())
+	if err != nil {
+		return // the name was validated by New
+	}
+	keys, err := a.opts.Memory.List(ctx, prefix)
+	if err != nil {
+		a.log.Warn("cancel markers not loaded: tasks canceled while no instance ran may still run", zap.Error(err))
+		return
+	}
+	if len(keys) > maxLoadedCancels {
+		a.log.Warn("too many cancel markers: only some are loaded", zap.Int("markers", len(keys)), zap.Int("loaded", maxLoadedCancels))
+		keys = keys[:maxLoadedCancels]
+	}
+	cancels := make(map[string]string, len(keys))
+	for _, k := range keys {
+		v, err := a.opts.Memory.Get(ctx, k)
+		if errors.Is(err, memory.ErrNotFound) {
+			continue // expired since the listing
+		}
+		if err != nil {
+			a.log.Warn("cancel markers partly loaded", zap.Int("loaded", len(cancels)), zap.Int("markers", len(keys)), zap.Error(err))
+			break
+		}
+		cancels[strings.TrimPrefix(k, prefix)] = string(v)
+	}
+	a.running.load(cancels, a.opts.Now())
+	if len(cancels) > 0 {
+		a.log.Info("cancel markers loaded", zap.Int("tasks", len(cancels)))
+	}
 }

@@ -38,6 +38,7 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 			return fmt.Errorf("agent %q: declare %q: %w", name, spec.Name, err)
 		}
 	}
+	a.loadCanceled(ctx) // after the instance queue exists, so no cancel falls between
 
 	// Handlers run under workCtx, which outlives ctx by StopTimeout so that
 	// in-flight tasks can finish after stop.

@@ -94,11 +94,17 @@ func (a *Agent) process(workCtx context.Context, d *bus.Delivery) (reply *outgoi
 			return a.errorReply(req, trace, err), false
 		}
 	}
+	if err := a.authorize(req); err != nil { // the policy (policy.go)
+		return a.errorReply(req, trace, err), false
+	}
 	a.mu.Lock()
 	h, ok := a.handlers[req.Skill]
 	a.mu.Unlock()
 	if !ok {
 		return fail(a2a.CodeSkillNotSupported, "agent %q has no skill %q; it has: %s", a.Name(), req.Skill, a.skillList()), false
+	}
+	if err := a.checkInput(req); err != nil {
+		return a.errorReply(req, trace, err), false
 	}
 	return a.execute(workCtx, d, req, trace, h)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/guard"
 )
 
 // Defaults of Options.
@@ -51,6 +52,9 @@ type Options struct {
 	// invoked: an unknown agent or a skill it lacks is refused at once with a
 	// typed error, and the target's canonical spelling is used.
 	Resolver Resolver
+	// Guard, when set, admits every call before it is published (policy,
+	// calls in flight, rate, circuit breaker; see pkg/guard) and is told its outcome.
+	Guard *guard.Guard
 	// ResultTTL is how long results stay in working memory; default 60m.
 	ResultTTL time.Duration
 	// DefaultTimeout applies to requests without one (30s); MaxTimeout clamps all (5m).
@@ -117,6 +121,8 @@ type Caller struct {
 	log     *zap.Logger
 	waiters *waiters
 	local   *localTasks // records of the tasks this process invoked
+
+	tickets guardTickets // guard tickets of the tasks this process invoked (guard.go)
 
 	declMu   sync.Mutex
 	declared map[string]bool // queues this process has declared

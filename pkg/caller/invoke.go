@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -36,6 +37,9 @@ type Request struct {
 	// CallChain is the chain of agents that led to this call (origin first), not including the caller.
 	CallChain []string
 	Trace     a2a.Trace
+	// AllowNestedCalls false forbids the target to call other agents for this
+	// task (its calls are refused with FORBIDDEN); nil means allowed.
+	AllowNestedCalls *bool
 }
 
 // Invocation is what Invoke returns at once.
@@ -51,7 +55,8 @@ type Invocation struct {
 // Invoke records the task durably and publishes it; it returns the task id
 // and the memory key at once. A bad request is an error wrapping
 // ErrInvalidRequest that names the field.
-func (c *Caller) Invoke(ctx context.Context, req Request) (Invocation, error) {
+func (c *Caller) Invoke(ctx context.Context, req Request) (_ Invocation, err error) {
+	defer func() { c.recordRefusal(ctx, req, err) }() // a refused call is an outcome too (audit)
 	if c.isClosed() {
 		return Invocation{}, ErrClosed
 	}
@@ -63,8 +68,16 @@ func (c *Caller) Invoke(ctx context.Context, req Request) (Invocation, error) {
 }
 
 // send records the task (record and pending marker, in one batch) and
-// publishes its request.
-func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, trace a2a.Trace) (Invocation, error) {
+// publishes its request, once Options.Guard admitted it.
+func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, trace a2a.Trace) (_ Invocation, err error) {
+	if err := c.admit(tr); err != nil {
+		return Invocation{}, err
+	}
+	defer func() {
+		if err != nil {
+			c.guardAbandon(tr.TaskID) // not sent: the guard's slot is free again
+		}
+	}()
 	respSpec, err := bus.ResponseQueue(c.opts.Name)
 	if err != nil {
 		return Invocation{}, err
@@ -113,9 +126,14 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 // handler (ctx carries its task), the request inherits the task's session,
 // correlation id, call chain and trace, and its deadline is the earlier of
 // its own and the task's. A call that would close a cycle or exceed
-// MaxDepth is refused with CYCLE_DETECTED or DEPTH_EXCEEDED.
+// MaxDepth is refused with CYCLE_DETECTED or DEPTH_EXCEEDED, and any call
+// from a task that does not allow nested calls with FORBIDDEN.
 func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskRequest, *Record, error) {
 	parent, parentTrace, nested := a2a.TaskFromContext(ctx)
+	if nested && parent.AllowNestedCalls != nil && !*parent.AllowNestedCalls {
+		return nil, nil, fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, req.Target, req.Skill,
+			a2a.NewError(a2a.CodeForbidden, "task %s does not allow nested calls", parent.TaskID))
+	}
 	if nested {
 		if req.SessionID == "" {
 			req.SessionID = parent.SessionID
@@ -140,6 +158,9 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 			return nil, nil, fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, req.Target, req.Skill, err)
 		}
 		req.Target = name
+	}
+	if err := c.checkInput(req); err != nil {
+		return nil, nil, err
 	}
 	now := c.opts.Now()
 	if req.SessionID == "" {
@@ -170,7 +191,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
 		Message: a2a.NewTextMessage(a2a.RoleUser, text), Input: req.Input, Priority: req.Priority,
 		Deadline: deadline, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
-		CallChain: chain, CreatedAt: now,
+		CallChain: chain, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls,
 	}
 	if err := tr.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
@@ -180,15 +201,21 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	rec := &Record{TaskID: tr.TaskID, Caller: c.opts.Name, Target: tr.Target, Skill: tr.Skill, SessionID: tr.SessionID,
-		MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now}
+		MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain}
 	return tr, rec, nil
 }
 
 func (c *Caller) isClosed() bool { return c.life.Closed() }
 
-// Cancel asks every running instance of the task's target to cancel it.
-// The task still ends with the agent's CANCELED error (or its result, if it
-// finished first).
+// Cancel cancels a task this caller invoked. It first leaves a durable
+// marker, a2a/canceled/<target>/<taskId> (until the task's deadline plus a
+// margin), so an instance of the target that starts later — one given
+// working memory (agent.Options.Memory) — answers CANCELED when it dequeues
+// the task; then it asks every running instance to cancel it. The task
+// still ends with the agent's CANCELED error (or its result, if it finished
+// first). With no instance running, Cancel succeeds once the marker is
+// written: the task is skipped when an instance starts. Without the marker
+// (working memory failed) that case is bus.ErrUnroutable.
 func (c *Caller) Cancel(ctx context.Context, taskID string) error {
 	rec, err := c.loadRecord(ctx, taskID)
 	if err != nil {
@@ -197,7 +224,41 @@ func (c *Caller) Cancel(ctx context.Context, taskID string) error {
 	if rec == nil {
 		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, ErrUnknownTask)
 	}
-	return c.sendCancel(ctx, rec, "canceled by the caller")
+	markErr := c.markCanceled(ctx, rec)
+	sendErr := c.sendCancel(ctx, rec, "canceled by the caller")
+	switch {
+	case sendErr == nil:
+		if markErr != nil {
+			c.log.Warn("cancel sent to the running instances but not recorded for later ones", zap.String("task", taskID), zap.Error(markErr))
+		}
+		return nil
+	case markErr == nil && errors.Is(sendErr, bus.ErrUnroutable):
+		c.log.Debug("no instance running: the cancel waits in working memory", zap.String("task", taskID), zap.String("target", rec.Target))
+		return nil
+	}
+	return errors.Join(sendErr, markErr)
+}
+
+// cancelMarkerMargin keeps a cancel marker past the task's deadline, for
+// clock skew: until then the agent could still dequeue and start the task.
+const cancelMarkerMargin = time.Minute
+
+// markCanceled writes the cancel marker of rec's task, holding the caller's
+// name (only the task's own caller may cancel it). A task past its deadline
+// and the margin needs none: no agent starts it any more.
+func (c *Caller) markCanceled(ctx context.Context, rec *Record) error {
+	ttl := rec.Deadline.Sub(c.opts.Now()) + cancelMarkerMargin
+	if ttl <= 0 {
+		return nil
+	}
+	key, err := memory.CancelKey(rec.Target, rec.TaskID)
+	if err == nil {
+		err = c.opts.Memory.Set(ctx, key, []byte(c.opts.Name), ttl)
+	}
+	if err != nil {
+		return fmt.Errorf("caller %q: record the cancel of %s: %w", c.opts.Name, rec.TaskID, err)
+	}
+	return nil
 }
 
 func (c *Caller) sendCancel(ctx context.Context, rec *Record, reason string) error {

@@ -23,6 +23,8 @@ type Record struct {
 	MemoryKey string    `json:"memoryKey"`
 	Deadline  time.Time `json:"deadline"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Chain is the call chain of the request (origin … this caller), for the call history.
+	Chain []string `json:"chain,omitempty"`
 }
 
 // invocation is what Invoke returns for the task.

@@ -34,7 +34,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status, Message: r.Message,
 			Artifacts: r.Artifacts, Confidence: r.Confidence, Warnings: r.Warnings, Metadata: r.Metadata}
 	case *a2a.TaskError:
-		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Error: r.AsError()}
+		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status(), Error: r.AsError()}
 	default:
 		c.log.Warn("unexpected message on the response queue dead-lettered", zap.String("type", d.Type), zap.String("message_id", d.MessageID))
 		return d.DeadLetter()
@@ -124,6 +124,7 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 		return nil, err
 	}
 	c.local.drop(s.TaskID)
+	c.guardDone(s) // frees the guard's slot and tells the circuit (guard.go)
 	code := ""
 	if s.Error != nil {
 		code = string(s.Error.Code)
@@ -199,6 +200,7 @@ func (c *Caller) handleEvent(_ context.Context, d *bus.Delivery) error {
 	p, err := c.opts.Codec.Decode(env)
 	if err == nil {
 		c.waiters.notifyPayload(p)
+		c.guardDonePayload(p) // an outcome another replica handled (guard.go)
 	}
 	return d.Ack()
 }

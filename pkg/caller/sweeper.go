@@ -68,7 +68,7 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 	te := &a2a.TaskError{TaskID: taskID, Agent: rec.Target, State: a2a.StateFailed, Code: a2a.CodeTimeout, Retryable: true,
 		Message: "no answer from " + rec.Target + " within the deadline of " + rec.Deadline.Sub(rec.CreatedAt).Round(time.Millisecond).String(),
 		Time:    c.opts.Now()}
-	s := &StoredResult{TaskID: taskID, Agent: rec.Target, State: te.State, Error: te.AsError()}
+	s := &StoredResult{TaskID: taskID, Agent: rec.Target, State: te.State, Status: te.Status(), Error: te.AsError()}
 	out, err := c.finalize(ctx, s, claimTimeout)
 	if err != nil || out == nil {
 		return err

@@ -31,17 +31,18 @@ func Register(a *agent.Agent, c *caller.Caller) error {
 	}
 	d := &delegator{self: a.Name(), caller: c}
 	skills := []struct {
-		id string
-		h  agent.Handler
+		id   string
+		h    agent.Handler
+		opts []agent.SkillOption
 	}{
-		{SkillEcho, echo},
-		{SkillSleep, sleep},
-		{SkillFail, fail},
-		{SkillNPV, npv},
-		{SkillDelegate, d.handle},
+		{SkillEcho, echo, nil},
+		{SkillSleep, sleep, nil},
+		{SkillFail, fail, nil},
+		{SkillNPV, npv, []agent.SkillOption{agent.WithInputSchema(json.RawMessage(NPVInputSchema))}},
+		{SkillDelegate, d.handle, nil},
 	}
 	for _, s := range skills {
-		if err := a.Handle(s.id, s.h); err != nil {
+		if err := a.Handle(s.id, s.h, s.opts...); err != nil {
 			return fmt.Errorf("sample: register skill %q: %w", s.id, err)
 		}
 	}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/caller"
+)
+
+// newHistoryCmd builds `a2abus history SESSION`: the session's call history,
+// one line per call (refusals included), oldest first.
+func newHistoryCmd(c *cli) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "history SESSION",
+		Short: "Print the calls made in a session: time, caller → target.skill, task, status, code, duration",
+		Long: "Print the call history of a session from working memory: every call made in it, by any caller,\n" +
+			"with its outcome (SUCCESS, PARTIAL, ERROR, TIMEOUT, or REFUSED before it was sent), oldest first.\n" +
+			"Entries expire with the results (memory.result_ttl); error messages are stored redacted.",
+		Args: cobra.ExactArgs(1),
+		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
+			if err := memory.ValidateSessionID(args[0]); err != nil {
+				return err
+			}
+			return withMemory(ctx, e, func(m memory.Memory) error {
+				entries, err := caller.History(ctx, m, args[0])
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return json.NewEncoder(e.Out).Encode(entries)
+				}
+				if len(entries) == 0 {
+					_, err := fmt.Fprintf(e.Out, "session %s has no call history\n", args[0])
+					return err
+				}
+				return printHistory(e, entries)
+			})
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// printHistory writes entries as an aligned table.
+func printHistory(e *env, entries []caller.HistoryEntry) error {
+	tw := tabwriter.NewWriter(e.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tCALL\tTASK\tSTATUS\tCODE\tDURATION")
+	for _, en := range entries {
+		status := en.Status
+		if en.Late {
+			status += " (late)"
+		}
+		code := string(en.Code)
+		if code == "" {
+			code = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s → %s.%s\t%s\t%s\t%s\t%s\n", en.CreatedAt.Format("2006-01-02T15:04:05.000Z07:00"),
+			printable(en.Caller), printable(en.Target), printable(en.Skill), printable(en.TaskID), printable(status), printable(code),
+			en.Duration().Round(time.Millisecond))
+	}
+	return tw.Flush()
+}
+
+// printable keeps a name read from memory from moving the cursor or
+// breaking the table: control characters and tabs become '?'.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || (unicode.IsSpace(r) && r != ' ') {
+			return '?'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,142 @@
+package caller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/internal/redact"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// maxHistoryError bounds the error message kept in a history entry and logged, in bytes.
+const maxHistoryError = 512
+
+// refusalWriteTimeout bounds the best-effort write of a refused call's history entry.
+const refusalWriteTimeout = 2 * time.Second
+
+// historyEntry is the call-history entry of a finalized task.
+func (c *Caller) historyEntry(rec *Record, s *StoredResult) *HistoryEntry {
+	end := s.StoredAt
+	if end.IsZero() {
+		end = c.opts.Now()
+	}
+	e := &HistoryEntry{
+		Time: end, CreatedAt: rec.CreatedAt, TaskID: rec.TaskID, SessionID: rec.SessionID,
+		Caller: rec.Caller, Target: rec.Target, Skill: rec.Skill, Chain: rec.Chain,
+		Status: resultStatus(s), State: s.State, DurationMs: max(end.Sub(rec.CreatedAt), 0).Milliseconds(), Late: s.Late,
+	}
+	if s.Error != nil {
+		e.Code, e.Error = s.Error.Code, safeMessage(s.Error.Message)
+	}
+	return e
+}
+
+// resultStatus is the contract status of a finalized task: the agent's own,
+// or derived from its state and error code.
+func resultStatus(s *StoredResult) string {
+	switch {
+	case s.Error != nil && s.Error.Code == a2a.CodeTimeout:
+		return string(a2a.StatusTimeout)
+	case s.Error != nil:
+		return string(a2a.StatusError)
+	case s.Status != "":
+		return string(s.Status)
+	case s.State == a2a.StateCompleted:
+		return string(a2a.StatusSuccess)
+	}
+	return string(a2a.StatusError)
+}
+
+// historyOp is the batch op that records a finalized task in its session's
+// call history (session/<sessionId>/calls/<taskId>, for ResultTTL). It is
+// idempotent: a redelivered response records nothing twice. The first
+// outcome wins (set if absent), except a late result, which replaces the
+// TIMEOUT the sweeper recorded — and a TIMEOUT recorded after a late result
+// (the two finalizations race) never replaces it. rec comes from Invoke,
+// which validated its session and task ids, so the op is always valid.
+func (c *Caller) historyOp(rec *Record, s *StoredResult) memory.Op {
+	e := c.historyEntry(rec, s)
+	key, _ := historyKey(rec.SessionID, rec.TaskID) // validated by Invoke (ResultKey)
+	b, _ := json.Marshal(e)                         // strings, times and ints only: cannot fail
+	if s.Late {
+		return memory.SetOp(key, b, c.opts.ResultTTL)
+	}
+	return memory.SetIfAbsentOp(key, b, c.opts.ResultTTL)
+}
+
+// logOutcome writes the structured log line of a finalized task: task,
+// session, target, skill, chain, state, status, code, duration, late and the
+// redacted error (the caller and instance are on every line of c.log).
+func (c *Caller) logOutcome(rec *Record, s *StoredResult) {
+	e := c.historyEntry(rec, s)
+	c.log.Info("task finished", zap.String("task", e.TaskID), zap.String("session", e.SessionID),
+		zap.String("target", e.Target), zap.String("skill", e.Skill), zap.Strings("chain", e.Chain),
+		zap.String("state", string(e.State)), zap.String("status", e.Status), zap.String("code", string(e.Code)),
+		zap.Duration("duration", e.Duration()), zap.Bool("late", e.Late), zap.String("error", e.Error))
+}
+
+// recordRefusal records a call Invoke refused with a typed error (any error
+// with an a2a code: CYCLE_DETECTED, DEPTH_EXCEEDED, AGENT_NOT_FOUND,
+// FORBIDDEN, BUSY, …) as an outcome: one log line, and an entry with a task
+// id of its own and status REFUSED in the session's call history when the
+// session is known (given, or inherited from the task ctx carries). The
+// write is best effort and bounded: a refusal is never delayed long nor
+// turned into another error.
+func (c *Caller) recordRefusal(ctx context.Context, req Request, err error) {
+	var ae *a2a.Error
+	if err == nil || !errors.As(err, &ae) {
+		return
+	}
+	session, chain := req.SessionID, req.CallChain
+	if parent, _, nested := a2a.TaskFromContext(ctx); nested {
+		if session == "" {
+			session = parent.SessionID
+		}
+		if chain == nil {
+			chain = parent.CallChain
+		}
+	}
+	now := c.opts.Now()
+	e := &HistoryEntry{
+		Time: now, CreatedAt: now, TaskID: uuid.NewString(), SessionID: session, Caller: c.opts.Name,
+		Target: truncate(req.Target, 128), Skill: truncate(req.Skill, 128), Chain: append(slices.Clone(chain), c.opts.Name),
+		Status: HistoryRefused, State: a2a.StateRejected, Code: ae.Code, Error: safeMessage(ae.Message),
+	}
+	c.log.Info("call refused", zap.String("task", e.TaskID), zap.String("session", e.SessionID),
+		zap.String("target", e.Target), zap.String("skill", e.Skill), zap.Strings("chain", e.Chain),
+		zap.String("status", e.Status), zap.String("code", string(e.Code)), zap.String("error", e.Error))
+	key, kerr := historyKey(session, e.TaskID)
+	if kerr != nil {
+		return // no session (or an invalid one): nowhere to record it
+	}
+	b, _ := json.Marshal(e)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refusalWriteTimeout)
+	defer cancel()
+	if werr := c.opts.Memory.Set(wctx, key, b, c.opts.ResultTTL); werr != nil {
+		c.log.Warn("refused call not recorded in the call history", zap.String("task", e.TaskID), zap.Error(werr))
+	}
+}
+
+// safeMessage is msg redacted, then truncated (redacting first, so that a
+// cut cannot hide a secret from the redactor).
+func safeMessage(msg string) string { return truncate(redact.String(msg), maxHistoryError) }
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut with "…".
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

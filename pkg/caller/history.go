@@ -1,0 +1,106 @@
+package caller
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// HistoryRefused is the status of a call the caller refused before publishing
+// it (CYCLE_DETECTED, DEPTH_EXCEEDED, AGENT_NOT_FOUND, FORBIDDEN, BUSY, …).
+// Every other entry has a result status: SUCCESS, PARTIAL, ERROR or TIMEOUT.
+const HistoryRefused = "REFUSED"
+
+// HistoryEntry is one call in a session's call history, stored at
+// session/<sessionId>/calls/<taskId> for the caller's ResultTTL. Its error
+// message is redacted (passwords, tokens, API keys).
+type HistoryEntry struct {
+	// Time is when the outcome was recorded; CreatedAt when the call was made.
+	Time      time.Time `json:"time"`
+	CreatedAt time.Time `json:"createdAt"`
+	// TaskID is the task's id; a refused call gets an id of its own.
+	TaskID    string `json:"taskId"`
+	SessionID string `json:"sessionId"`
+	Caller    string `json:"caller"`
+	Target    string `json:"target"`
+	Skill     string `json:"skill"`
+	// Chain is the call chain from the origin to the caller.
+	Chain []string `json:"chain,omitempty"`
+	// Status is SUCCESS, PARTIAL, ERROR, TIMEOUT or REFUSED; State the A2A task state.
+	Status string        `json:"status"`
+	State  a2a.TaskState `json:"state,omitempty"`
+	Code   a2a.ErrorCode `json:"code,omitempty"`
+	// Error is the error message, redacted and truncated.
+	Error string `json:"error,omitempty"`
+	// DurationMs is the time from the call to its outcome.
+	DurationMs int64 `json:"durationMs"`
+	// Late is true for a result that arrived after the task had timed out
+	// (it replaces the TIMEOUT entry).
+	Late bool `json:"late,omitempty"`
+}
+
+// Duration is the time from the call to its outcome.
+func (e *HistoryEntry) Duration() time.Duration {
+	return time.Duration(e.DurationMs) * time.Millisecond
+}
+
+// historyPrefix is the List prefix of a session's call history.
+func historyPrefix(sessionID string) (string, error) {
+	prefix, err := memory.SessionPrefix(sessionID)
+	if err != nil {
+		return "", err
+	}
+	return prefix + "calls/", nil
+}
+
+// historyKey is the key of one call of a session's history:
+// session/<sessionId>/calls/<taskId>.
+func historyKey(sessionID, taskID string) (string, error) {
+	prefix, err := historyPrefix(sessionID)
+	if err != nil {
+		return "", err
+	}
+	if err := a2a.ValidateTaskID(taskID); err != nil {
+		return "", fmt.Errorf("%w: %w", memory.ErrInvalidKey, err)
+	}
+	return prefix + taskID, nil
+}
+
+// History returns the call history of a session, oldest call first: every
+// call made in it (by any caller) whose entry has not expired.
+func History(ctx context.Context, mem memory.Store, sessionID string) ([]HistoryEntry, error) {
+	prefix, err := historyPrefix(sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("caller: history of session %q: %w", sessionID, err)
+	}
+	keys, err := mem.List(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("caller: history of session %q: %w", sessionID, err)
+	}
+	out := make([]HistoryEntry, 0, len(keys))
+	for _, k := range keys {
+		b, err := mem.Get(ctx, k)
+		if errors.Is(err, memory.ErrNotFound) {
+			continue // expired since the listing
+		}
+		if err != nil {
+			return nil, fmt.Errorf("caller: history of session %q: %w", sessionID, err)
+		}
+		var e HistoryEntry
+		if err := json.Unmarshal(b, &e); err != nil {
+			return nil, fmt.Errorf("caller: history of session %q: decode %q: %w", sessionID, k, err)
+		}
+		out = append(out, e)
+	}
+	slices.SortStableFunc(out, func(a, b HistoryEntry) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), a.Time.Compare(b.Time), cmp.Compare(a.TaskID, b.TaskID))
+	})
+	return out, nil
+}

@@ -120,7 +120,6 @@ type Agent struct {
 	handlers map[string]Handler
 	mw       []Middleware
 	running  *runningTasks
-	statuses sync.WaitGroup // working statuses being published in the background
 
 	life *lifecycle.Runner
 

@@ -142,3 +142,24 @@ func TestProgressFollowsTheWorkingStatus(t *testing.T) {
 		t.Fatalf("published %s, want status!,status!,reply", got)
 	}
 }
+
+// A task whose caller did not ask for status updates (A2A message/send) gets
+// its final reply only: no working status, and Progress publishes nothing.
+func TestNoStatusUpdatesUnlessStreamed(t *testing.T) {
+	h := newHarness(t)
+	rec := newSlowStatusBus(h.broker.Connect())
+	close(rec.release)
+	h.start(h.agentOn(rec, "step", func(ctx context.Context, task *Task) (*Result, error) {
+		if err := task.Progress(ctx, "halfway", 0.5); err != nil {
+			return nil, err
+		}
+		return TextResult("done"), nil
+	}))
+	req := h.send("Worker", "step", "", func(r *a2a.TaskRequest) { r.Stream = false })
+	if res, ok := h.final(req.TaskID).(*a2a.TaskResult); !ok || a2a.MessageText(res.Message) != "done" {
+		t.Fatalf("final reply = %#v", h.final(req.TaskID))
+	}
+	if got := strings.Join(rec.order(), ","); got != "reply" {
+		t.Fatalf("published %s, want the reply only", got)
+	}
+}

@@ -52,8 +52,9 @@ func (t *Task) DecodeInput(v any) error {
 }
 
 // Progress publishes a working status with a text and a fraction done
-// (0..1; a negative fraction publishes none). It returns once the status is
-// handed to the broker (status is advisory: its confirm is not awaited).
+// (0..1; a negative fraction publishes none) when the caller asked for
+// status updates (Request.Stream); else it does nothing. It returns once the
+// status is handed to the broker (status is advisory: no confirm awaited).
 func (t *Task) Progress(ctx context.Context, text string, fraction float64) error {
 	var progress *float64
 	if fraction >= 0 {
@@ -61,6 +62,9 @@ func (t *Task) Progress(ctx context.Context, text string, fraction float64) erro
 			return fmt.Errorf("agent: progress %v of task %q is outside 0..1", fraction, t.Request.TaskID)
 		}
 		progress = &fraction
+	}
+	if !t.Request.Stream {
+		return nil
 	}
 	return t.publishStatus(ctx, t.status(text, progress))
 }

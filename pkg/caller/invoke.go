@@ -36,6 +36,9 @@ type Request struct {
 	// CallChain is the chain of agents that led to this call (origin first), not including the caller.
 	CallChain []string
 	Trace     a2a.Trace
+	// Stream asks the agent for status updates before its reply; Call sets
+	// it when it has a StatusFunc, and a sub-call inherits its task's.
+	Stream bool
 }
 
 // Invocation is what Invoke returns at once.
@@ -129,6 +132,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		if !req.Trace.Valid() {
 			req.Trace = parentTrace
 		}
+		req.Stream = req.Stream || parent.Stream // the task's caller sees the sub-task's updates
 	}
 	chain := append(append([]string(nil), req.CallChain...), c.opts.Name)
 	if err := a2a.CheckChain(chain, c.opts.Name, req.Target, c.opts.MaxDepth); err != nil {
@@ -170,7 +174,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
 		Message: a2a.NewTextMessage(a2a.RoleUser, text), Input: req.Input, Priority: req.Priority,
 		Deadline: deadline, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
-		CallChain: chain, CreatedAt: now,
+		CallChain: chain, Stream: req.Stream, CreatedAt: now,
 	}
 	if err := tr.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)

@@ -28,7 +28,10 @@ type Bus interface {
 type Publisher interface {
 	// Publish sends msg with msg.RoutingKey and returns once the broker has
 	// confirmed it. An unroutable message is ErrUnroutable; an unconfirmed one
-	// (nack, lost connection, ctx done) is an error — never silence.
+	// (nack, lost connection, ctx done) is an error — never silence — unless
+	// msg.NoConfirm waives the confirm. Messages with the same non-empty
+	// CorrelationID that one Bus publishes one after the other reach a queue
+	// in that order while the connection lives, confirmed or not.
 	Publish(ctx context.Context, msg Message) error
 }
 
@@ -113,6 +116,10 @@ type Message struct {
 	// Transient asks the broker not to persist the message (it is lost if
 	// the broker restarts). For advisory messages only: status updates.
 	Transient bool
+	// NoConfirm makes Publish return once the message is handed to the
+	// broker, without waiting for its confirm: a refused, unroutable or lost
+	// message goes unnoticed. For advisory messages only: status updates.
+	NoConfirm bool
 	Timestamp time.Time
 	Headers   map[string]string
 	Body      []byte

@@ -29,6 +29,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"RoundTrip", testRoundTrip},
 		{"TopicRouting", testTopicRouting},
 		{"OrderWithinQueue", testOrder},
+		{"NoConfirmKeepsOrder", testNoConfirmKeepsOrder},
 		{"PriorityOnTaskQueue", testPriority},
 		{"ExpiredNeverDelivered", testExpiration},
 		{"ErrorRedeliversThenDeadLetters", testErrorRedelivers},

@@ -2,6 +2,9 @@ package bustest
 
 import (
 	"bytes"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -139,6 +142,54 @@ func testOrder(t *testing.T, env Env) {
 		if g.Attempt != 1 {
 			t.Fatalf("delivery %d has attempt %d, want 1", i, g.Attempt)
 		}
+	}
+}
+
+// testNoConfirmKeepsOrder: unconfirmed publishes (status updates) are
+// delivered, and a task's messages — unconfirmed ones, then a confirmed one
+// — arrive in publish order whatever else is published meanwhile.
+// An unconfirmed publish nobody can receive is no error.
+func testNoConfirmKeepsOrder(t *testing.T, env Env) {
+	const tasks, perTask = 20, 5
+	b := connect(t, env)
+	spec := taskQueue(t, b)
+	r := newRecorder()
+	consume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: 1}, r.handle)
+	want := map[string][]string{} // correlation id -> message ids in publish order
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range tasks {
+		wg.Go(func() {
+			id := "task-" + strconv.Itoa(i) + "-" + unique()
+			for j := range perTask {
+				m := message(spec.Bindings[0])
+				m.CorrelationID = id
+				m.NoConfirm = j < perTask-1 // the last one, the "result", is confirmed
+				m.Transient = m.NoConfirm
+				mu.Lock()
+				want[id] = append(want[id], m.MessageID)
+				mu.Unlock()
+				if err := b.Publish(t.Context(), m); err != nil {
+					t.Errorf("publish %d of %s: %v", j, id, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	within(t, "all messages delivered", func() bool { return r.len() >= tasks*perTask })
+	got := map[string][]string{}
+	for _, d := range r.all() {
+		got[d.CorrelationID] = append(got[d.CorrelationID], d.MessageID)
+	}
+	for id, ids := range want {
+		if strings.Join(got[id], ",") != strings.Join(ids, ",") {
+			t.Errorf("%s delivered as %v, want %v", id, got[id], ids)
+		}
+	}
+	lost := message("agent.task.Nobody" + unique())
+	lost.NoConfirm = true
+	if err := b.Publish(t.Context(), lost); err != nil {
+		t.Errorf("unconfirmed publish to an unbound key: %v, want nil", err)
 	}
 }
 

@@ -93,6 +93,9 @@ func (c *conn) Publish(ctx context.Context, msg bus.Message) error {
 		return fmt.Errorf("publish %q to %q: %w", msg.MessageID, msg.RoutingKey, bus.ErrClosed)
 	}
 	targets := b.route(key, false)
+	if len(targets) == 0 && msg.NoConfirm {
+		return nil // as a broker's return of an unconfirmed publish, unseen
+	}
 	if len(targets) == 0 {
 		return fmt.Errorf("publish %q to %q on exchange %q: %w", msg.MessageID, msg.RoutingKey, b.exchange, bus.ErrUnroutable)
 	}

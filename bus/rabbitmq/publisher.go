@@ -21,9 +21,10 @@ const headerPublishSeq = "x-a2a-publish-seq"
 var errLaneClosed = errors.New("publish channel closed before the confirm")
 
 // publisher sends confirmed, mandatory publishes over a few channels
-// ("lanes") of the publish connection, many in flight on each, chosen round
-// robin. Lanes are opened on demand and replaced when their channel or
-// connection is lost.
+// ("lanes") of the publish connection, many in flight on each. A publish
+// with a correlation id always takes that id's lane, so one task's messages
+// keep their order; others go round robin. Lanes are opened on demand and
+// replaced when their channel or connection is lost.
 type publisher struct {
 	link *link
 	bg   *group
@@ -44,11 +45,12 @@ func newPublisher(l *link, lanes int, bg *group) *publisher {
 	return &publisher{link: l, bg: bg, slots: make([]slot, lanes)}
 }
 
-// publish sends pub to exchange with key and waits for its confirm. It takes
-// ownership of pub.Headers. It returns an error wrapping bus.ErrUnroutable
-// when the broker returned the message and bus.ErrNotConfirmed when it
-// nacked it, the channel or connection was lost first, or ctx ended first.
-func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.Publishing) error {
+// publish sends pub to exchange with key and waits for its confirm, unless
+// noConfirm. It takes ownership of pub.Headers. It returns an error wrapping
+// bus.ErrUnroutable when the broker returned the message and
+// bus.ErrNotConfirmed when it nacked it, the channel or connection was lost
+// first, or ctx ended first.
+func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.Publishing, noConfirm bool) error {
 	if pub.Headers == nil {
 		pub.Headers = amqp.Table{}
 	}
@@ -57,11 +59,11 @@ func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.
 		if err := ctx.Err(); err != nil { // amqp091 ignores contexts: check before sending
 			return fmt.Errorf("%w: %w", bus.ErrNotConfirmed, err)
 		}
-		l, err := p.lane(ctx, stale)
+		l, err := p.lane(ctx, stale, pub.CorrelationId)
 		if err != nil {
 			return fmt.Errorf("%w: %w", bus.ErrNotConfirmed, err)
 		}
-		seq, w, err := l.send(exchange, key, pub)
+		seq, w, err := l.send(exchange, key, pub, !noConfirm)
 		if err != nil {
 			if l.ch.IsClosed() { // not sent: the lane died while idle; retry on a fresh one
 				if l.conn.IsClosed() {
@@ -70,6 +72,9 @@ func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.
 				continue
 			}
 			return fmt.Errorf("%w: %w", bus.ErrNotConfirmed, err)
+		}
+		if w == nil {
+			return nil // sent; its confirm is not awaited
 		}
 		select {
 		case err := <-w.done:
@@ -81,10 +86,14 @@ func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.
 	}
 }
 
-// lane returns a live lane of the current connection, opening one in the
-// next slot if needed; ctx bounds the wait.
-func (p *publisher) lane(ctx context.Context, stale *amqp.Connection) (*lane, error) {
+// lane returns a live lane of the current connection — correlationID's
+// slot, or the next one when it is empty — opening it if needed; ctx bounds
+// the wait.
+func (p *publisher) lane(ctx context.Context, stale *amqp.Connection, correlationID string) (*lane, error) {
 	i := int(p.next.Add(1) % uint32(len(p.slots)))
+	if correlationID != "" {
+		i = bus.Lane(correlationID, len(p.slots))
+	}
 	for {
 		conn, err := p.link.get(ctx, stale)
 		if err != nil {
@@ -178,19 +187,25 @@ func openLane(conn *amqp.Connection, bg *group) (*lane, error) {
 	return l, nil
 }
 
-// send publishes pub and registers its waiter.
-func (l *lane) send(exchange, key string, pub amqp.Publishing) (uint64, *waiter, error) {
+// send publishes pub and, when confirmed is set, registers and returns its
+// waiter (else the confirm and any return are ignored).
+func (l *lane) send(exchange, key string, pub amqp.Publishing, confirmed bool) (uint64, *waiter, error) {
 	l.sendMu.Lock()
 	defer l.sendMu.Unlock()
 	seq := l.ch.GetNextPublishSeqNo()
 	pub.Headers[headerPublishSeq] = int64(seq)
-	w := &waiter{done: make(chan error, 1)}
+	var w *waiter
+	if confirmed {
+		w = &waiter{done: make(chan error, 1)}
+	}
 	l.mu.Lock()
 	if l.closed != nil {
 		l.mu.Unlock()
 		return 0, nil, l.closed
 	}
-	l.pending[seq] = w
+	if w != nil {
+		l.pending[seq] = w
+	}
 	l.mu.Unlock()
 	if _, err := l.ch.PublishWithDeferredConfirm(exchange, key, true, false, pub); err != nil {
 		l.forget(seq)

@@ -116,7 +116,7 @@ func (b *Bus) Publish(ctx context.Context, msg bus.Message) error {
 	defer cancel()
 	stop := context.AfterFunc(b.ctx, cancel)
 	defer stop()
-	err := b.pub.publish(ctx, b.exchange, msg.RoutingKey, toPublishing(msg))
+	err := b.pub.publish(ctx, b.exchange, msg.RoutingKey, toPublishing(msg), msg.NoConfirm)
 	if err != nil {
 		if b.isClosed() {
 			return fmt.Errorf("publish %q: %w (%w)", msg.RoutingKey, bus.ErrClosed, err)

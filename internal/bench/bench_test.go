@@ -18,7 +18,7 @@ import (
 
 // realOptions are a very short run on the real servers under a private
 // exchange and key prefix, removed when the test ends.
-func realOptions(t *testing.T) Options {
+func realOptions(t testing.TB) Options {
 	t.Helper()
 	w := testworld.Real(t) // a private exchange and key prefix, removed at the end
 	return Options{AMQPURL: w.AMQPURL, RedisURL: w.RedisURL, Exchange: w.Exchange, KeyPrefix: w.KeyPrefix,

@@ -2,7 +2,9 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -15,48 +17,155 @@ import (
 // slots' masters. An AppendTurnOnce runs the append script with EVAL (Redis
 // caches the compiled script), so a script flushed by a restart never fails
 // the batch.
+//
+// Batches are group-committed: those called while another pipeline is on
+// the wire wait for it and then go out together in the next one, so many
+// concurrent callers share round trips (and system calls) while a lone
+// caller waits for nobody.
 func (m *Memory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
 	if err := memory.ValidateOps(ops); err != nil {
 		return nil, fmt.Errorf("batch: %w", err)
 	}
-	pipe := m.client.Pipeline()
-	cmds := make([]goredis.Cmder, len(ops))
-	for i, o := range ops {
-		cmd, err := m.queue(ctx, pipe, o)
-		if err != nil {
-			return nil, fmt.Errorf("batch op %d (%s): %w", i, o, err)
-		}
-		cmds[i] = cmd
+	if len(ops) == 0 {
+		return nil, m.call(ctx, "batch", func(context.Context) error { return nil })
 	}
-	results := make([]memory.OpResult, len(ops))
-	err := m.call(ctx, "batch", func(ctx context.Context) error {
-		if len(ops) == 0 {
-			return nil
+	if m.closed.Load() {
+		return nil, fmt.Errorf("batch: %w", memory.ErrClosed)
+	}
+	b := &pendingBatch{ops: ops, done: make(chan struct{})}
+	m.batches.submit(b, m.flush)
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("batch: %w", ctx.Err()) // its ops may still be applied
+	}
+	if b.err != nil && m.closed.Load() {
+		return nil, fmt.Errorf("batch: %w", memory.ErrClosed)
+	}
+	if b.err != nil {
+		return nil, fmt.Errorf("batch: %w", classify(ctx, b.err))
+	}
+	return b.results, nil
+}
+
+// pendingBatch is one Batch call waiting for its pipeline.
+type pendingBatch struct {
+	ops     []memory.Op
+	cmds    []goredis.Cmder
+	results []memory.OpResult
+	err     error
+	done    chan struct{} // closed when results or err is set
+}
+
+// maxGroupOps bounds the ops of one group-committed pipeline.
+const maxGroupOps = 1024
+
+// batchGroup queues Batch calls. The call that finds no pipeline on the
+// wire flushes the queue (its own batch first); if more batches queued up
+// meanwhile, a goroutine goes on flushing them, so that no caller waits for
+// more than its own pipeline.
+type batchGroup struct {
+	mu     sync.Mutex
+	queue  []*pendingBatch
+	flying bool
+}
+
+// submit queues b and, when no pipeline is on the wire, flushes with flush.
+func (g *batchGroup) submit(b *pendingBatch, flush func([]*pendingBatch)) {
+	g.mu.Lock()
+	g.queue = append(g.queue, b)
+	if g.flying {
+		g.mu.Unlock()
+		return
+	}
+	g.flying = true
+	g.mu.Unlock()
+	g.drain(flush)
+}
+
+// drain flushes the next group of queued batches, then hands the rest to
+// a new goroutine, or ends the flight when none are left.
+func (g *batchGroup) drain(flush func([]*pendingBatch)) {
+	g.mu.Lock()
+	n, ops := 0, 0
+	for n < len(g.queue) && (n == 0 || ops+len(g.queue[n].ops) <= maxGroupOps) {
+		ops += len(g.queue[n].ops)
+		n++
+	}
+	group := g.queue[:n:n]
+	g.queue = g.queue[n:]
+	g.mu.Unlock()
+	flush(group)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.queue) == 0 {
+		g.queue, g.flying = nil, false
+		return
+	}
+	go g.drain(flush)
+}
+
+// flush sends the ops of every batch of group in one pipeline, bounded by
+// the timeout and by Close (not by any one caller's context), and hands each
+// batch its results or error.
+func (m *Memory) flush(group []*pendingBatch) {
+	defer func() {
+		for _, b := range group {
+			close(b.done)
 		}
-		_, execErr := pipe.Exec(ctx)
-		for i, cmd := range cmds {
-			if err := cmd.Err(); err != nil {
-				return fmt.Errorf("op %d (%s): %w", i, ops[i], err)
-			}
-		}
-		if execErr != nil {
-			// go-redis may leave the commands without an error, unread, when
-			// a timeout exhausts its retries: the pipeline's error is the answer.
-			return execErr
-		}
-		for i, cmd := range cmds {
-			r, err := result(ops[i], cmd)
+	}()
+	ctx, cancel := context.WithTimeout(m.root, m.opts.Timeout)
+	defer cancel()
+	pipe := m.client.Pipeline()
+	for _, b := range group {
+		b.cmds = make([]goredis.Cmder, len(b.ops))
+		for i, o := range b.ops {
+			cmd, err := m.queue(ctx, pipe, o)
 			if err != nil {
-				return fmt.Errorf("op %d (%s): %w", i, ops[i], err)
+				b.err = fmt.Errorf("op %d (%s): %w", i, o, err)
+				break
 			}
-			results[i] = r
+			b.cmds[i] = cmd
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	}
+	_, execErr := pipe.Exec(ctx)
+	for _, b := range group {
+		if b.err == nil {
+			b.results, b.err = batchResults(b, execErr)
+		}
+	}
+}
+
+// batchResults reads the replies of b's commands after a pipeline whose
+// Exec returned execErr.
+func batchResults(b *pendingBatch, execErr error) ([]memory.OpResult, error) {
+	for i, cmd := range b.cmds {
+		if err := cmd.Err(); err != nil {
+			return nil, fmt.Errorf("op %d (%s): %w", i, b.ops[i], err)
+		}
+	}
+	if execErr != nil && !isReplyError(execErr) {
+		// go-redis may leave the commands without an error, unread, when
+		// a timeout exhausts its retries: the pipeline's error is the answer.
+		return nil, execErr
+	}
+	results := make([]memory.OpResult, len(b.ops))
+	for i, cmd := range b.cmds {
+		r, err := result(b.ops[i], cmd)
+		if err != nil {
+			return nil, fmt.Errorf("op %d (%s): %w", i, b.ops[i], err)
+		}
+		results[i] = r
 	}
 	return results, nil
+}
+
+// isReplyError reports whether err is an error reply of Redis to one
+// command (which fails that command's batch only), not a failure of the
+// pipeline's connection.
+func isReplyError(err error) bool {
+	var re goredis.Error
+	return errors.As(err, &re) && !unavailable(err) && !errors.Is(err, goredis.ErrClosed)
 }
 
 // queue adds the command of one validated op to pipe. The context is only

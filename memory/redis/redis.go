@@ -43,6 +43,7 @@ type Memory struct {
 	subs      sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
+	batches   batchGroup // Batch calls waiting for their pipeline
 }
 
 var _ memory.Memory = (*Memory)(nil)

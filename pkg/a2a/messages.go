@@ -41,8 +41,12 @@ type TaskRequest struct {
 	// CallChain is the agent names from the origin to the caller.
 	CallChain []string `json:"callChain,omitempty"`
 	// AllowNestedCalls false forbids the target to call other agents for this task; nil means allowed.
-	AllowNestedCalls *bool     `json:"allowNestedCalls,omitempty"`
-	CreatedAt        time.Time `json:"createdAt,omitempty"`
+	AllowNestedCalls *bool `json:"allowNestedCalls,omitempty"`
+	// Stream asks for status updates (working, progress) before the final
+	// reply, as A2A's message/stream does; without it the agent sends the
+	// final reply only, as for message/send.
+	Stream    bool      `json:"stream,omitempty"`
+	CreatedAt time.Time `json:"createdAt,omitempty"`
 }
 
 // Kind is task.request.

@@ -130,7 +130,6 @@ type Agent struct {
 	handlers map[string]Handler
 	mw       []Middleware
 	running  *runningTasks
-	statuses sync.WaitGroup            // working statuses being published in the background
 	schemas  map[string]*schema.Schema // input schemas by skill (WithInputSchema); guarded by mu
 
 	life *lifecycle.Runner

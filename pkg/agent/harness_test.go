@@ -102,7 +102,7 @@ func (h *harness) send(target, skill, text string, mod ...func(*a2a.TaskRequest)
 	h.t.Helper()
 	req := &a2a.TaskRequest{
 		TaskID: uuid.NewString(), SessionID: "s1", Caller: testCaller, Target: target, Skill: skill,
-		Message: a2a.NewTextMessage(a2a.RoleUser, text), Deadline: time.Now().Add(20 * time.Second),
+		Message: a2a.NewTextMessage(a2a.RoleUser, text), Deadline: time.Now().Add(20 * time.Second), Stream: true,
 	}
 	for _, m := range mod {
 		m(req)

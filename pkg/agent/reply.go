@@ -24,8 +24,10 @@ func (a *Agent) publishReply(r *outgoing) error {
 	return a.publishTo(ctx, r.caller, r.payload, r.trace)
 }
 
-// publishStatus publishes a status update of req once (status is advisory:
-// a lost update is logged by the caller of this function, never retried).
+// publishStatus sends a status update of req once, without waiting for the
+// broker's confirm: status is advisory (a lost update is logged by the
+// caller of this function, never retried). The bus keeps a task's messages
+// in order, so the update still reaches the caller before the task's reply.
 func (a *Agent) publishStatus(ctx context.Context, req *a2a.TaskRequest, trace a2a.Trace, st *a2a.TaskStatus) error {
 	env, err := a.opts.Codec.Encode(st, trace)
 	if err != nil {
@@ -36,32 +38,27 @@ func (a *Agent) publishStatus(ctx context.Context, req *a2a.TaskRequest, trace a
 		return err
 	}
 	msg := bus.FromEnvelope(key, env)
-	msg.Transient = true // advisory: the broker need not write it to disk
+	msg.Transient, msg.NoConfirm = true, true // advisory: neither written to disk nor confirmed
 	if err := a.opts.Bus.Publish(ctx, msg); err != nil {
 		return fmt.Errorf("publish status of %q to %q: %w", req.TaskID, key, err)
 	}
 	return nil
 }
 
-// announceWorking publishes the task's working status in the background —
-// the handler starts without waiting for its confirm — and returns a channel
-// closed once that publish has ended. Progress and the final reply wait for
-// it, so the caller sees the status updates in order, before the result.
-// Run waits for these publishes before returning.
-func (a *Agent) announceWorking(ctx context.Context, t *Task) <-chan struct{} {
-	done := make(chan struct{})
-	st := t.status("", nil)
-	a.statuses.Go(func() {
-		defer close(done)
-		// The handler may finish (and its context end) before the confirm comes.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.opts.PublishTimeout)
-		defer cancel()
-		if err := t.publishStatus(ctx, st); err != nil {
-			a.log.Warn("working status not published", zap.String("task", t.Request.TaskID), zap.Error(err))
-		}
-	})
-	return done
+// announceWorking sends the task's working status before its handler runs.
+// The send does not wait for the broker's confirm, and the reply that
+// follows keeps its place behind it; a broker that cannot take the status
+// within statusSendTimeout (reconnecting) delays the handler no longer.
+func (a *Agent) announceWorking(ctx context.Context, t *Task) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusSendTimeout)
+	defer cancel()
+	if err := t.publishStatus(ctx, t.status("", nil)); err != nil {
+		a.log.Warn("working status not published", zap.String("task", t.Request.TaskID), zap.Error(err))
+	}
 }
+
+// statusSendTimeout bounds the send of a working status.
+const statusSendTimeout = 2 * time.Second
 
 func (a *Agent) publishTo(ctx context.Context, caller string, p a2a.Payload, trace a2a.Trace) error {
 	key, err := a2a.ResponseRoutingKey(caller)

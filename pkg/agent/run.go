@@ -89,7 +89,6 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 		bus.ConsumeOptions{Concurrency: a.opts.Concurrency, MaxAttempts: a.opts.MaxAttempts},
 		a.taskHandler(workCtx, budget))
 	close(tasksDone)
-	a.statuses.Wait() // bounded by PublishTimeout: the bus is the owner's to close after Run
 	a.announce(context.Background(), true)
 	stopCancels()
 	wg.Wait()

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,12 +12,17 @@ import (
 )
 
 // slowStatusBus holds the publish of the initial working status (the one
-// without a message) until release is closed, like a broker slow to confirm it.
+// without a message) until release is closed, like a broker that cannot take
+// it (reconnecting); it records the order of publishes, and for each whether
+// its confirm was waived.
 type slowStatusBus struct {
 	bus.Bus
 	once    sync.Once
 	held    chan struct{} // closed when the first status publish is being held
 	release chan struct{}
+
+	mu        sync.Mutex
+	published []string // "status" or "reply", with "!" when NoConfirm
 }
 
 func newSlowStatusBus(b bus.Bus) *slowStatusBus {
@@ -24,17 +30,40 @@ func newSlowStatusBus(b bus.Bus) *slowStatusBus {
 }
 
 func (s *slowStatusBus) Publish(ctx context.Context, m bus.Message) error {
-	if p, err := (a2a.Codec{}).Decode(m.Envelope()); err == nil {
-		if st, ok := p.(*a2a.TaskStatus); ok && st.Message == nil {
-			s.once.Do(func() { close(s.held) })
-			select {
-			case <-s.release:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+	p, err := (a2a.Codec{}).Decode(m.Envelope())
+	if err != nil {
+		return s.Bus.Publish(ctx, m)
+	}
+	if st, ok := p.(*a2a.TaskStatus); ok && st.Message == nil {
+		s.once.Do(func() { close(s.held) })
+		select {
+		case <-s.release:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
+	var what string
+	switch p.(type) {
+	case *a2a.TaskStatus:
+		what = "status"
+	case *a2a.TaskResult, *a2a.TaskError:
+		what = "reply"
+	default: // announcements
+		return s.Bus.Publish(ctx, m)
+	}
+	if m.NoConfirm {
+		what += "!"
+	}
+	s.mu.Lock()
+	s.published = append(s.published, what)
+	s.mu.Unlock()
 	return s.Bus.Publish(ctx, m)
+}
+
+func (s *slowStatusBus) order() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.published...)
 }
 
 func (h *harness) agentOn(b bus.Bus, skill string, fn Handler) *Agent {
@@ -49,61 +78,88 @@ func (h *harness) agentOn(b bus.Bus, skill string, fn Handler) *Agent {
 	return a
 }
 
-// The handler runs while the working status's confirm is outstanding, but
-// the result is published only after it, so the caller sees them in order.
-func TestHandlerDoesNotWaitForTheWorkingStatus(t *testing.T) {
+// The working status is sent before the handler runs, without waiting for
+// its confirm (it is advisory); the reply, confirmed, follows it.
+func TestWorkingStatusGoesUnconfirmedBeforeTheHandler(t *testing.T) {
 	h := newHarness(t)
-	slow := newSlowStatusBus(h.broker.Connect())
-	ran := make(chan struct{})
-	h.start(h.agentOn(slow, "echo", func(ctx context.Context, task *Task) (*Result, error) {
-		close(ran)
+	rec := newSlowStatusBus(h.broker.Connect())
+	close(rec.release) // hold nothing
+	var atStart []string
+	h.start(h.agentOn(rec, "echo", func(ctx context.Context, task *Task) (*Result, error) {
+		atStart = rec.order()
 		return echo(ctx, task)
 	}))
 	req := h.send("Worker", "echo", "fast")
-	<-ran // the handler ran although the status is held
-	time.Sleep(50 * time.Millisecond)
-	if h.hasFinal(req.TaskID) {
-		t.Fatal("the result was published before the working status")
-	}
-	close(slow.release)
 	if res, ok := h.final(req.TaskID).(*a2a.TaskResult); !ok || a2a.MessageText(res.Message) != "fast" {
 		t.Fatalf("final reply = %#v", h.final(req.TaskID))
 	}
-	st := h.statuses(req.TaskID)
-	if len(st) != 1 || st[0].State != a2a.StateWorking {
-		t.Fatalf("statuses = %+v", st)
+	if strings.Join(atStart, ",") != "status!" {
+		t.Fatalf("published when the handler started: %v, want the unconfirmed working status", atStart)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for i, p := range h.replies {
-		if _, ok := p.(*a2a.TaskStatus); ok {
-			if i == len(h.replies)-1 {
-				t.Fatal("the working status arrived after the result")
-			}
-			break
-		}
+	if got := strings.Join(rec.order(), ","); got != "status!,reply" {
+		t.Fatalf("published %s, want status!,reply", got)
+	}
+	if st := h.statuses(req.TaskID); len(st) != 1 || st[0].State != a2a.StateWorking {
+		t.Fatalf("statuses = %+v", st)
 	}
 }
 
-// Progress waits for the working status, so status updates keep their order.
+// A broker that cannot take the working status (reconnecting) delays the
+// handler by statusSendTimeout at most: the task still runs and is answered.
+func TestStuckWorkingStatusDelaysTheHandlerBoundedly(t *testing.T) {
+	h := newHarness(t)
+	stuck := newSlowStatusBus(h.broker.Connect()) // never released
+	h.start(h.agentOn(stuck, "echo", echo))
+	req := h.send("Worker", "echo", "anyway")
+	if res, ok := h.final(req.TaskID).(*a2a.TaskResult); !ok || a2a.MessageText(res.Message) != "anyway" {
+		t.Fatalf("final reply = %#v", h.final(req.TaskID))
+	}
+	if st := h.statuses(req.TaskID); len(st) != 0 {
+		t.Fatalf("statuses = %+v, want none (the working status was abandoned)", st)
+	}
+}
+
+// Progress updates follow the working status, in order, unconfirmed.
 func TestProgressFollowsTheWorkingStatus(t *testing.T) {
 	h := newHarness(t)
-	slow := newSlowStatusBus(h.broker.Connect())
-	h.start(h.agentOn(slow, "step", func(ctx context.Context, task *Task) (*Result, error) {
+	rec := newSlowStatusBus(h.broker.Connect())
+	close(rec.release)
+	h.start(h.agentOn(rec, "step", func(ctx context.Context, task *Task) (*Result, error) {
 		if err := task.Progress(ctx, "halfway", 0.5); err != nil {
 			return nil, err
 		}
 		return TextResult("done"), nil
 	}))
 	req := h.send("Worker", "step", "")
-	<-slow.held
-	time.Sleep(50 * time.Millisecond) // room for a progress update to overtake, if it could
-	close(slow.release)
 	if _, ok := h.final(req.TaskID).(*a2a.TaskResult); !ok {
 		t.Fatalf("final reply = %#v", h.final(req.TaskID))
 	}
 	st := h.statuses(req.TaskID)
 	if len(st) != 2 || st[0].Message != nil || a2a.MessageText(st[1].Message) != "halfway" {
 		t.Fatalf("statuses = %+v, want the working status, then halfway", st)
+	}
+	if got := strings.Join(rec.order(), ","); got != "status!,status!,reply" {
+		t.Fatalf("published %s, want status!,status!,reply", got)
+	}
+}
+
+// A task whose caller did not ask for status updates (A2A message/send) gets
+// its final reply only: no working status, and Progress publishes nothing.
+func TestNoStatusUpdatesUnlessStreamed(t *testing.T) {
+	h := newHarness(t)
+	rec := newSlowStatusBus(h.broker.Connect())
+	close(rec.release)
+	h.start(h.agentOn(rec, "step", func(ctx context.Context, task *Task) (*Result, error) {
+		if err := task.Progress(ctx, "halfway", 0.5); err != nil {
+			return nil, err
+		}
+		return TextResult("done"), nil
+	}))
+	req := h.send("Worker", "step", "", func(r *a2a.TaskRequest) { r.Stream = false })
+	if res, ok := h.final(req.TaskID).(*a2a.TaskResult); !ok || a2a.MessageText(res.Message) != "done" {
+		t.Fatalf("final reply = %#v", h.final(req.TaskID))
+	}
+	if got := strings.Join(rec.order(), ","); got != "reply" {
+		t.Fatalf("published %s, want the reply only", got)
 	}
 }

@@ -28,7 +28,6 @@ type Task struct {
 	Trace a2a.Trace
 
 	publishStatus func(ctx context.Context, st *a2a.TaskStatus) error
-	working       <-chan struct{} // closed when the initial working status publish has ended
 	agentName     string
 	now           func() time.Time
 }
@@ -53,7 +52,9 @@ func (t *Task) DecodeInput(v any) error {
 }
 
 // Progress publishes a working status with a text and a fraction done
-// (0..1; a negative fraction publishes none). It waits for the confirm.
+// (0..1; a negative fraction publishes none) when the caller asked for
+// status updates (Request.Stream); else it does nothing. It returns once the
+// status is handed to the broker (status is advisory: no confirm awaited).
 func (t *Task) Progress(ctx context.Context, text string, fraction float64) error {
 	var progress *float64
 	if fraction >= 0 {
@@ -62,12 +63,8 @@ func (t *Task) Progress(ctx context.Context, text string, fraction float64) erro
 		}
 		progress = &fraction
 	}
-	if t.working != nil { // keep the order: the initial working status goes first
-		select {
-		case <-t.working:
-		case <-ctx.Done():
-			return fmt.Errorf("agent: progress of task %q: %w", t.Request.TaskID, ctx.Err())
-		}
+	if !t.Request.Stream {
+		return nil
 	}
 	return t.publishStatus(ctx, t.status(text, progress))
 }

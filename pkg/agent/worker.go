@@ -121,12 +121,13 @@ func (a *Agent) execute(workCtx context.Context, d *bus.Delivery, req *a2a.TaskR
 
 	task := &Task{Request: req, Attempt: d.Attempt, Trace: trace, agentName: a.Name(), now: a.opts.Now,
 		publishStatus: func(ctx context.Context, st *a2a.TaskStatus) error { return a.publishStatus(ctx, req, trace, st) }}
-	task.working = a.announceWorking(ctx, task)
+	if req.Stream {
+		a.announceWorking(ctx, task)
+	}
 
 	start := time.Now()
 	res, err := runHandler(a2a.WithTask(ctx, req, trace), h, task)
 	elapsed := time.Since(start)
-	<-task.working // the working status goes out before the reply
 	switch {
 	case errors.Is(context.Cause(ctx), errShutdown):
 		a.log.Info("task interrupted by shutdown; requeued", zap.String("task", req.TaskID))

@@ -3,6 +3,7 @@ package caller
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
 )
 
 // testRecord is the record of a task of session, as Invoke would write it.
@@ -200,4 +202,33 @@ func TestTruncateKeepsRunes(t *testing.T) {
 	if got := safeMessage(long); len(got) > maxHistoryError || strings.Contains(got, "secret") {
 		t.Fatalf("safeMessage = %q", got)
 	}
+}
+
+// Every finalized call lands in its session's history: a success, a failure
+// with a secret in its message, and a TIMEOUT from the sweeper.
+func TestHistoryOfFinishedCalls(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		target := w.N("Echo")
+		w.agent(target, map[string]agent.Handler{"echo": echo,
+			"fail": func(context.Context, *agent.Task) (*agent.Result, error) {
+				return nil, errors.New("dial redis://:hunter2@cache:6379 failed")
+			}})
+		c := w.caller(w.N("Primary"), true)
+		session := "wired-" + uuid.NewString()[:8]
+		ctx := ctxT(t)
+		for _, req := range []Request{
+			{Target: target, Skill: "echo", Text: "x", SessionID: session},
+			{Target: target, Skill: "fail", Text: "x", SessionID: session},
+			{Target: w.N("Nobody"), Skill: "echo", Text: "x", SessionID: session, Timeout: 200 * time.Millisecond},
+		} {
+			if _, err := c.Call(ctx, req, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := w.history(session)
+		if len(h) != 3 || h[0].Status != "SUCCESS" || h[1].Status != "ERROR" || h[1].Code != a2a.CodeExecutionFailed ||
+			h[1].Error != "dial redis://:xxxxx@cache:6379 failed" || h[2].Status != "TIMEOUT" || h[2].Target != w.N("Nobody") {
+			t.Fatalf("history = %+v", h)
+		}
+	})
 }

@@ -263,6 +263,30 @@ func TestTimeoutThenLateResult(t *testing.T) {
 	})
 }
 
+// An answer well before its deadline claims the task in the batch that
+// stores it: a sweep that comes later (a replica whose clock runs ahead)
+// finds it claimed and neither times it out nor notifies a TIMEOUT.
+func TestEarlyResultClaimsTheTask(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		echoName := w.N("Echo")
+		w.agent(echoName, map[string]agent.Handler{"echo": echo})
+		c := w.caller(w.N("Primary"), true)
+		out, err := c.Call(ctxT(t), Request{Target: echoName, Skill: "echo", Text: "on time", SessionID: "s-early", Timeout: time.Minute}, nil)
+		if err != nil || out.Err() != nil {
+			t.Fatalf("call = %+v, %v", out, err)
+		}
+		if err := c.timeout(ctxT(t), out.TaskID); err != nil {
+			t.Fatalf("sweep of a finished task: %v", err)
+		}
+		if turns := w.turns("s-early"); len(turns) != 1 || strings.Contains(turns[0].Content, "did not answer") {
+			t.Fatalf("turns = %+v, want only the completion", turns)
+		}
+		if s := w.stored(out.MemoryKey); s.Error != nil || s.Late || s.Text() != "echo: on time" {
+			t.Fatalf("stored = %+v", s)
+		}
+	})
+}
+
 func TestParallelTasksKeepSeparateResults(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		echoName := w.N("Echo")

@@ -40,6 +40,9 @@ type Request struct {
 	// AllowNestedCalls false forbids the target to call other agents for this
 	// task (its calls are refused with FORBIDDEN); nil means allowed.
 	AllowNestedCalls *bool
+	// Stream asks the agent for status updates before its reply; Call sets
+	// it when it has a StatusFunc, and a sub-call inherits its task's.
+	Stream bool
 }
 
 // Invocation is what Invoke returns at once.
@@ -147,6 +150,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		if !req.Trace.Valid() {
 			req.Trace = parentTrace
 		}
+		req.Stream = req.Stream || parent.Stream // the task's caller sees the sub-task's updates
 	}
 	chain := append(append([]string(nil), req.CallChain...), c.opts.Name)
 	if err := a2a.CheckChain(chain, c.opts.Name, req.Target, c.opts.MaxDepth); err != nil {
@@ -191,7 +195,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
 		Message: a2a.NewTextMessage(a2a.RoleUser, text), Input: req.Input, Priority: req.Priority,
 		Deadline: deadline, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
-		CallChain: chain, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls,
+		CallChain: chain, Stream: req.Stream, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls,
 	}
 	if err := tr.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -88,14 +89,21 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	}
 	s.Caller, s.SessionID, s.Skill, s.Agent = rec.Caller, rec.SessionID, rec.Skill, rec.Target
 
-	claim, err := c.claim(ctx, s.TaskID, by)
-	if err != nil {
-		return nil, err
+	// An answer well before its deadline cannot have been timed out (the
+	// sweeper claims only past the deadline), so its claim travels in the
+	// batch that stores it: one round trip. Nearer the deadline, and for the
+	// sweeper, the claim is decided first, then the outcome is written.
+	early := by == claimResult && c.opts.Now().Before(rec.Deadline.Add(-claimMargin))
+	if !early {
+		claim, err := c.claim(ctx, s.TaskID, by)
+		if err != nil {
+			return nil, err
+		}
+		if by == claimTimeout && claim != claimTimeout {
+			return nil, nil // the real answer won the race: nothing to time out
+		}
+		s.Late = by == claimResult && claim == claimTimeout
 	}
-	if by == claimTimeout && claim != claimTimeout {
-		return nil, nil // the real answer won the race: nothing to time out
-	}
-	s.Late = by == claimResult && claim == claimTimeout
 	s.StoredAt = c.opts.Now()
 
 	result, err := json.Marshal(s)
@@ -110,27 +118,26 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	// is retried by the sweeper only while its pending marker stands, so the
 	// marker is cleared last, after the batch that stores it — never over a
 	// real answer that arrived (late) meanwhile — and notifies it.
-	if by == claimTimeout {
-		err = c.batch(ctx, "store and notify timeout", memory.SetIfAbsentOp(rec.MemoryKey, result, c.opts.ResultTTL), notify)
+	switch {
+	case by == claimTimeout:
+		err = c.batch(ctx, "store and notify timeout", memory.SetIfAbsentOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s))
 		if err == nil {
 			err = c.retry(ctx, "clear pending", func(ctx context.Context) error {
 				return c.opts.Memory.Delete(ctx, pending)
 			})
 		}
-	} else {
-		err = c.batch(ctx, "store and notify result", memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, memory.DeleteOp(pending))
+	case early:
+		err = c.batch(ctx, "claim, store and notify result", c.claimOp(s.TaskID, by),
+			memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s), memory.DeleteOp(pending))
+	default:
+		err = c.batch(ctx, "store and notify result", memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s), memory.DeleteOp(pending))
 	}
 	if err != nil {
 		return nil, err
 	}
 	c.local.drop(s.TaskID)
 	c.guardDone(s) // frees the guard's slot and tells the circuit (guard.go)
-	code := ""
-	if s.Error != nil {
-		code = string(s.Error.Code)
-	}
-	c.log.Info("task finished", zap.String("task", s.TaskID), zap.String("target", s.Agent), zap.String("skill", s.Skill),
-		zap.String("state", string(s.State)), zap.String("code", code), zap.Bool("late", s.Late))
+	c.logOutcome(rec, s)
 	return &Outcome{Invocation: rec.invocation(), Result: s}, nil
 }
 
@@ -147,21 +154,30 @@ func (c *Caller) batch(ctx context.Context, what string, ops ...memory.Op) error
 func (c *Caller) claim(ctx context.Context, taskID, by string) (string, error) {
 	var winner string
 	err := c.retry(ctx, "claim task", func(ctx context.Context) error {
-		key := claimKey(c.opts.Name, taskID)
-		ok, err := c.opts.Memory.SetIfAbsent(ctx, key, []byte(by), c.opts.ResultTTL+c.opts.MaxTimeout)
+		res, err := c.opts.Memory.Batch(ctx, c.claimOp(taskID, by))
 		if err != nil {
 			return err
 		}
-		if ok {
+		if res[0].Applied {
 			winner = by
 			return nil
 		}
-		b, err := c.opts.Memory.Get(ctx, key)
+		b, err := c.opts.Memory.Get(ctx, claimKey(c.opts.Name, taskID))
 		winner = string(b)
 		return err
 	})
 	return winner, err
 }
+
+// claimOp claims the finalization of a task for by, if nobody has.
+func (c *Caller) claimOp(taskID, by string) memory.Op {
+	return memory.SetIfAbsentOp(claimKey(c.opts.Name, taskID), []byte(by), c.opts.ResultTTL+c.opts.MaxTimeout)
+}
+
+// claimMargin is how long before its deadline an answer is taken to be on
+// time without asking who claimed the task: the deadline sweepers of the
+// caller's replicas (whose clocks must agree within it) claim only past it.
+const claimMargin = 5 * time.Second
 
 // broadcast tells every replica of this caller (their waiters) about a
 // response. It is sent only when no Call or Wait of this process waits for

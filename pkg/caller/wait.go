@@ -35,6 +35,7 @@ func (c *Caller) Call(ctx context.Context, req Request, onStatus StatusFunc) (*O
 	if c.isClosed() {
 		return nil, ErrClosed
 	}
+	req.Stream = req.Stream || onStatus != nil
 	tr, rec, err := c.buildRequest(ctx, req)
 	if err != nil {
 		return nil, err

@@ -117,7 +117,7 @@ func TestSleepCanceledByCaller(t *testing.T) {
 	c := w.caller("Tester")
 	ctx := testCtx(t)
 
-	inv, err := c.Invoke(ctx, caller.Request{Target: DefaultName, Skill: SkillSleep, Text: "60000", Timeout: time.Minute})
+	inv, err := c.Invoke(ctx, caller.Request{Target: DefaultName, Skill: SkillSleep, Text: "60000", Timeout: time.Minute, Stream: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/a2abus/a2abus/internal/cliutil"
 )
 
 func main() {
+	cliutil.TuneGC()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

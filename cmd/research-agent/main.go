@@ -14,6 +14,7 @@ import (
 )
 
 func main() {
+	cliutil.TuneGC()
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 

@@ -13,6 +13,7 @@ import (
 )
 
 func main() {
+	cliutil.TuneGC()
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 

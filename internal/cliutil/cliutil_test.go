@@ -3,15 +3,16 @@ package cliutil
 import (
 	"bytes"
 	"errors"
-	"github.com/a2abus/a2abus/internal/testenv"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 func isolate(t *testing.T) { testenv.IsolateConfig(t, "") }
@@ -70,5 +71,20 @@ func TestLoadConfigAppliesFileEnvAndFlags(t *testing.T) {
 	stderr.Reset()
 	if code := Execute(cmd, []string{"--config", filepath.Join(t.TempDir(), "none.yaml")}, &stderr); code != 1 || !strings.HasPrefix(stderr.String(), "tool: config: read file") {
 		t.Fatalf("missing file: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestTuneGCKeepsAnExplicitGOGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	t.Setenv("GOGC", "150")
+	TuneGC()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GC percent = %d with GOGC set, want it left alone (100)", got)
+	}
+	os.Unsetenv("GOGC")
+	TuneGC()
+	if got := debug.SetGCPercent(100); got != DefaultGCPercent {
+		t.Fatalf("GC percent = %d without GOGC, want %d", got, DefaultGCPercent)
 	}
 }

@@ -76,8 +76,12 @@ func (c *Caller) historyOp(rec *Record, s *StoredResult) memory.Op {
 // session, target, skill, chain, state, status, code, duration, late and the
 // redacted error (the caller and instance are on every line of c.log).
 func (c *Caller) logOutcome(rec *Record, s *StoredResult) {
+	ce := c.log.Check(zap.InfoLevel, "task finished")
+	if ce == nil {
+		return // not logged: spare building the fields
+	}
 	e := c.historyEntry(rec, s)
-	c.log.Info("task finished", zap.String("task", e.TaskID), zap.String("session", e.SessionID),
+	ce.Write(zap.String("task", e.TaskID), zap.String("session", e.SessionID),
 		zap.String("target", e.Target), zap.String("skill", e.Skill), zap.Strings("chain", e.Chain),
 		zap.String("state", string(e.State)), zap.String("status", e.Status), zap.String("code", string(e.Code)),
 		zap.Duration("duration", e.Duration()), zap.Bool("late", e.Late), zap.String("error", e.Error))

@@ -139,10 +139,14 @@ type waiters struct {
 	byID map[string][]chan event
 }
 
+// waiterBuffer is how many events a waiter holds unread; beyond it status
+// updates are dropped (the outcome never is: the waiter polls memory).
+const waiterBuffer = 16
+
 func newWaiters() *waiters { return &waiters{byID: map[string][]chan event{}} }
 
 func (w *waiters) add(taskID string) chan event {
-	ch := make(chan event, 64)
+	ch := make(chan event, waiterBuffer)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.byID[taskID] = append(w.byID[taskID], ch)

@@ -30,8 +30,11 @@ const (
 	DefaultPublishTimeout = 10 * time.Second
 	DefaultReconnectMin   = 100 * time.Millisecond
 	DefaultReconnectMax   = 10 * time.Second
-	// DefaultPublishChannels is how many channels publishes are spread over.
-	DefaultPublishChannels = 4
+	// DefaultPublishChannels is how many channels publishes are spread over:
+	// one, so that the broker confirms many publishes per frame (measured by
+	// a2abus bench: about 10% more calls/s and 10% less broker CPU per call
+	// than four channels). One channel carries thousands of publishes/s.
+	DefaultPublishChannels = 1
 )
 
 // closeTimeout bounds Close: waiting for consumers and closing connections.

@@ -52,6 +52,7 @@ func (m *Memory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult
 type pendingBatch struct {
 	ops     []memory.Op
 	cmds    []goredis.Cmder
+	turns   []memory.Turn // per AppendTurnOnce op, the turn as it is appended (but for Seq)
 	results []memory.OpResult
 	err     error
 	done    chan struct{} // closed when results or err is set
@@ -118,14 +119,14 @@ func (m *Memory) flush(group []*pendingBatch) {
 	defer cancel()
 	pipe := m.client.Pipeline()
 	for _, b := range group {
-		b.cmds = make([]goredis.Cmder, len(b.ops))
+		b.cmds, b.turns = make([]goredis.Cmder, len(b.ops)), make([]memory.Turn, len(b.ops))
 		for i, o := range b.ops {
-			cmd, err := m.queue(ctx, pipe, o)
+			cmd, turn, err := m.queue(ctx, pipe, o)
 			if err != nil {
 				b.err = fmt.Errorf("op %d (%s): %w", i, o, err)
 				break
 			}
-			b.cmds[i] = cmd
+			b.cmds[i], b.turns[i] = cmd, turn
 		}
 	}
 	_, execErr := pipe.Exec(ctx)
@@ -151,7 +152,7 @@ func batchResults(b *pendingBatch, execErr error) ([]memory.OpResult, error) {
 	}
 	results := make([]memory.OpResult, len(b.ops))
 	for i, cmd := range b.cmds {
-		r, err := result(b.ops[i], cmd)
+		r, err := result(b.ops[i], b.turns[i], cmd)
 		if err != nil {
 			return nil, fmt.Errorf("op %d (%s): %w", i, b.ops[i], err)
 		}
@@ -168,33 +169,34 @@ func isReplyError(err error) bool {
 	return errors.As(err, &re) && !unavailable(err) && !errors.Is(err, goredis.ErrClosed)
 }
 
-// queue adds the command of one validated op to pipe. The context is only
-// recorded by go-redis here; Exec runs the pipeline with its own.
-func (m *Memory) queue(ctx context.Context, pipe goredis.Pipeliner, o memory.Op) (goredis.Cmder, error) {
+// queue adds the command of one validated op to pipe, and for an
+// AppendTurnOnce returns the turn it appends (but for Seq). The context is
+// only recorded by go-redis here; Exec runs the pipeline with its own.
+func (m *Memory) queue(ctx context.Context, pipe goredis.Pipeliner, o memory.Op) (goredis.Cmder, memory.Turn, error) {
 	switch o.Kind {
 	case memory.OpSet:
-		return pipe.Set(ctx, m.kvKey(o.Key), o.Value, redisTTL(o.TTL)), nil
+		return pipe.Set(ctx, m.kvKey(o.Key), o.Value, redisTTL(o.TTL)), memory.Turn{}, nil
 	case memory.OpSetIfAbsent:
-		return pipe.SetNX(ctx, m.kvKey(o.Key), o.Value, redisTTL(o.TTL)), nil
+		return pipe.SetNX(ctx, m.kvKey(o.Key), o.Value, redisTTL(o.TTL)), memory.Turn{}, nil
 	case memory.OpDelete:
-		return pipe.Del(ctx, m.kvKey(o.Key)), nil
+		return pipe.Del(ctx, m.kvKey(o.Key)), memory.Turn{}, nil
 	case memory.OpAppendTurnOnce:
-		keys, args, err := m.appendArgs(o.Session, o.OnceID, o.Turn)
+		keys, args, turn, err := m.appendArgs(o.Session, o.OnceID, o.Turn)
 		if err != nil {
-			return nil, err
+			return nil, memory.Turn{}, err
 		}
-		return appendScript.Eval(ctx, pipe, keys, args...), nil
+		return appendScript.Eval(ctx, pipe, keys, args...), turn, nil
 	}
-	return nil, o.Validate() // unreachable after ValidateOps: an unknown kind
+	return nil, memory.Turn{}, o.Validate() // unreachable after ValidateOps: an unknown kind
 }
 
-// result reads the reply of op's command.
-func result(o memory.Op, cmd goredis.Cmder) (memory.OpResult, error) {
+// result reads the reply of op's command; turn is what queue returned.
+func result(o memory.Op, turn memory.Turn, cmd goredis.Cmder) (memory.OpResult, error) {
 	switch c := cmd.(type) {
 	case *goredis.BoolCmd: // SET NX
 		return memory.OpResult{Applied: c.Val()}, nil
 	case *goredis.Cmd: // the append script
-		turn, appended, err := decodeAppend(o.OnceID, c)
+		turn, appended, err := decodeAppend(o.OnceID, turn, c)
 		return memory.OpResult{Applied: appended, Turn: turn}, err
 	}
 	return memory.OpResult{Applied: true}, nil // SET, DEL

@@ -17,8 +17,9 @@ import (
 // starting with {"role"). ARGV[2]: the events channel. ARGV[3]: the
 // conversation TTL in ms, 0 for none. ARGV[4]: the once id, "" for none.
 // The new Seq is the list's new length, so the turn with Seq n is always at
-// index n-1 and Turns can LRANGE by Seq. It returns {1, turn} when it
-// appended, {0, turn stored under the once id} when it did not.
+// index n-1 and Turns can LRANGE by Seq. It returns {1, seq} when it
+// appended (the caller has the rest of the turn), {0, turn stored under the
+// once id} when it did not.
 var appendScript = goredis.NewScript(`
 local once = ARGV[4]
 if once ~= '' then
@@ -39,7 +40,7 @@ if ttl > 0 then
   redis.call('PEXPIRE', KEYS[2], ttl)
 end
 redis.call('PUBLISH', ARGV[2], seq)
-return {1, turn}
+return {1, seq}
 `)
 
 // unsequenced is a turn's JSON before the script prepends its Seq.
@@ -74,7 +75,7 @@ func (m *Memory) appendTurn(ctx context.Context, session, id string, t memory.Tu
 		return memory.Turn{}, false, fmt.Errorf("append turn: %w", err)
 	}
 	op := fmt.Sprintf("append turn to %q", session)
-	keys, args, err := m.appendArgs(session, id, t)
+	keys, args, prepared, err := m.appendArgs(session, id, t)
 	if err != nil {
 		return memory.Turn{}, false, fmt.Errorf("%s: %w", op, err)
 	}
@@ -84,7 +85,7 @@ func (m *Memory) appendTurn(ctx context.Context, session, id string, t memory.Tu
 	)
 	err = m.call(ctx, op, func(ctx context.Context) error {
 		var err error
-		stored, appended, err = decodeAppend(id, appendScript.Run(ctx, m.client, keys, args...))
+		stored, appended, err = decodeAppend(id, prepared, appendScript.Run(ctx, m.client, keys, args...))
 		return err
 	})
 	if err != nil {
@@ -94,32 +95,43 @@ func (m *Memory) appendTurn(ctx context.Context, session, id string, t memory.Tu
 }
 
 // appendArgs validates and encodes t and returns the keys and arguments of
-// appendScript appending it to session (once per id when id is not empty).
-func (m *Memory) appendArgs(session, id string, t memory.Turn) ([]string, []any, error) {
+// appendScript appending it to session (once per id when id is not empty),
+// and the turn as it will be stored but for its Seq.
+func (m *Memory) appendArgs(session, id string, t memory.Turn) ([]string, []any, memory.Turn, error) {
 	t, err := memory.PrepareTurn(t, time.Now())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, memory.Turn{}, err
 	}
 	body, err := json.Marshal(unsequenced{Role: t.Role, Content: t.Content, Time: t.Time, Meta: t.Meta})
 	if err != nil {
-		return nil, nil, fmt.Errorf("encode: %w", err)
+		return nil, nil, memory.Turn{}, fmt.Errorf("encode: %w", err)
 	}
 	var ttlMs int64
 	if m.opts.ConversationTTL > 0 {
 		ttlMs = max(m.opts.ConversationTTL.Milliseconds(), 1)
 	}
 	keys := []string{m.turnsKey(session), m.onceKey(session)}
-	return keys, []any{body, m.eventsChannel(session), ttlMs, id}, nil
+	return keys, []any{body, m.eventsChannel(session), ttlMs, id}, t, nil
 }
 
-// decodeAppend reads appendScript's reply: the stored turn and whether it was appended now.
-func decodeAppend(id string, cmd *goredis.Cmd) (memory.Turn, bool, error) {
+// decodeAppend reads appendScript's reply: the stored turn — prepared with
+// its new Seq when the script appended it, else the one recorded under id —
+// and whether it was appended now.
+func decodeAppend(id string, prepared memory.Turn, cmd *goredis.Cmd) (memory.Turn, bool, error) {
 	reply, err := cmd.Slice()
 	if err != nil {
 		return memory.Turn{}, false, err
 	}
 	if len(reply) != 2 {
 		return memory.Turn{}, false, fmt.Errorf("append script replied %d values, want 2", len(reply))
+	}
+	if reply[0] == int64(1) {
+		seq, ok := reply[1].(int64)
+		if !ok {
+			return memory.Turn{}, false, fmt.Errorf("append script replied seq %v, want an integer", reply[1])
+		}
+		prepared.Seq = seq
+		return prepared, true, nil
 	}
 	raw, ok := reply[1].(string)
 	if !ok {
@@ -129,7 +141,7 @@ func decodeAppend(id string, cmd *goredis.Cmd) (memory.Turn, bool, error) {
 	if err := json.Unmarshal([]byte(raw), &stored); err != nil {
 		return memory.Turn{}, false, fmt.Errorf("decode stored turn: %w", err)
 	}
-	return stored, reply[0] == int64(1), nil
+	return stored, false, nil
 }
 
 // Turns returns the turns of session with Seq > afterSeq (LRANGE from index

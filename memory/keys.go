@@ -55,15 +55,20 @@ func validateKey(what, key string) error {
 			return invalidKey(what, key, fmt.Sprintf("byte %d (%q) is a glob character (one of %s)", i, c, globChars))
 		}
 	}
-	for i, seg := range strings.Split(key, "/") {
+	rest := key
+	for i := 1; ; i++ { // the segments between "/", without allocating them
+		seg, after, more := strings.Cut(rest, "/")
 		switch seg {
 		case "":
-			return invalidKey(what, key, fmt.Sprintf("segment %d is empty (leading, trailing or double \"/\")", i+1))
+			return invalidKey(what, key, fmt.Sprintf("segment %d is empty (leading, trailing or double \"/\")", i))
 		case ".", "..":
-			return invalidKey(what, key, fmt.Sprintf("segment %d is %q", i+1, seg))
+			return invalidKey(what, key, fmt.Sprintf("segment %d is %q", i, seg))
 		}
+		if !more {
+			return nil
+		}
+		rest = after
 	}
-	return nil
 }
 
 // ValidateSessionID reports whether id is a legal session id: a letter or digit,

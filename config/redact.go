@@ -16,8 +16,8 @@ func (c *Config) Redacted() *Config {
 	r := *c
 	r.Redis.Addrs = slices.Clone(c.Redis.Addrs)
 	r.Policy.Rules = slices.Clone(c.Policy.Rules) // a copy the caller may change
-	r.Bus.URL = redactURL(c.Bus.URL)
-	r.Redis.URL = redactURL(c.Redis.URL)
+	r.Bus.URL = redact.URL(c.Bus.URL)
+	r.Redis.URL = redact.URL(c.Redis.URL)
 	if r.Redis.Password != "" {
 		r.Redis.Password = Secret
 	}
@@ -26,6 +26,3 @@ func (c *Config) Redacted() *Config {
 	}
 	return &r
 }
-
-// redactURL hides the password of raw (see redact.URL).
-func redactURL(raw string) string { return redact.URL(raw) }

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -253,18 +254,18 @@ func validateURL(key, raw string, schemes ...string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Parse's message quotes parts of raw, which may hold a password.
-		return invalid(key, "not a valid URL: %q", redactURL(raw))
+		return invalid(key, "not a valid URL: %q", redact.URL(raw))
 	}
 	for _, s := range schemes {
 		if strings.EqualFold(u.Scheme, s) {
 			if u.Opaque != "" {
-				return invalid(key, "must be %s://host..., got %q", s, redactURL(raw))
+				return invalid(key, "must be %s://host..., got %q", s, redact.URL(raw))
 			}
 			return nil
 		}
 	}
 	if u.Scheme == "" {
-		return invalid(key, "scheme must be %s, got none in %q", strings.Join(schemes, " or "), redactURL(raw))
+		return invalid(key, "scheme must be %s, got none in %q", strings.Join(schemes, " or "), redact.URL(raw))
 	}
 	return invalid(key, "scheme must be %s, got %q", strings.Join(schemes, " or "), u.Scheme)
 }
@@ -280,7 +281,7 @@ func redisDBPath(raw string) error {
 		return nil
 	}
 	if n, err := strconv.Atoi(p); err != nil || n < 0 {
-		return invalid("redis.url", "path must be a database number such as /0, got %q", redactURL(raw))
+		return invalid("redis.url", "path must be a database number such as /0, got %q", redact.URL(raw))
 	}
 	return nil
 }

@@ -119,8 +119,9 @@ func TestStuckWorkingStatusDelaysTheHandlerBoundedly(t *testing.T) {
 	}
 }
 
-// Progress updates follow the working status, in order, unconfirmed.
-func TestProgressFollowsTheWorkingStatus(t *testing.T) {
+// stepTask runs a task whose handler reports progress, streamed or not, and
+// returns the final reply, the status updates and the publishes in order.
+func stepTask(t *testing.T, stream bool) (a2a.Payload, []*a2a.TaskStatus, string) {
 	h := newHarness(t)
 	rec := newSlowStatusBus(h.broker.Connect())
 	close(rec.release)
@@ -130,36 +131,33 @@ func TestProgressFollowsTheWorkingStatus(t *testing.T) {
 		}
 		return TextResult("done"), nil
 	}))
-	req := h.send("Worker", "step", "")
-	if _, ok := h.final(req.TaskID).(*a2a.TaskResult); !ok {
-		t.Fatalf("final reply = %#v", h.final(req.TaskID))
+	req := h.send("Worker", "step", "", func(r *a2a.TaskRequest) { r.Stream = stream })
+	final := h.final(req.TaskID)
+	return final, h.statuses(req.TaskID), strings.Join(rec.order(), ",")
+}
+
+// Progress updates follow the working status, in order, unconfirmed.
+func TestProgressFollowsTheWorkingStatus(t *testing.T) {
+	final, st, order := stepTask(t, true)
+	if _, ok := final.(*a2a.TaskResult); !ok {
+		t.Fatalf("final reply = %#v", final)
 	}
-	st := h.statuses(req.TaskID)
 	if len(st) != 2 || st[0].Message != nil || a2a.MessageText(st[1].Message) != "halfway" {
 		t.Fatalf("statuses = %+v, want the working status, then halfway", st)
 	}
-	if got := strings.Join(rec.order(), ","); got != "status!,status!,reply" {
-		t.Fatalf("published %s, want status!,status!,reply", got)
+	if order != "status!,status!,reply" {
+		t.Fatalf("published %s, want status!,status!,reply", order)
 	}
 }
 
 // A task whose caller did not ask for status updates (A2A message/send) gets
 // its final reply only: no working status, and Progress publishes nothing.
 func TestNoStatusUpdatesUnlessStreamed(t *testing.T) {
-	h := newHarness(t)
-	rec := newSlowStatusBus(h.broker.Connect())
-	close(rec.release)
-	h.start(h.agentOn(rec, "step", func(ctx context.Context, task *Task) (*Result, error) {
-		if err := task.Progress(ctx, "halfway", 0.5); err != nil {
-			return nil, err
-		}
-		return TextResult("done"), nil
-	}))
-	req := h.send("Worker", "step", "", func(r *a2a.TaskRequest) { r.Stream = false })
-	if res, ok := h.final(req.TaskID).(*a2a.TaskResult); !ok || a2a.MessageText(res.Message) != "done" {
-		t.Fatalf("final reply = %#v", h.final(req.TaskID))
+	final, st, order := stepTask(t, false)
+	if res, ok := final.(*a2a.TaskResult); !ok || a2a.MessageText(res.Message) != "done" {
+		t.Fatalf("final reply = %#v", final)
 	}
-	if got := strings.Join(rec.order(), ","); got != "reply" {
-		t.Fatalf("published %s, want the reply only", got)
+	if len(st) != 0 || order != "reply" {
+		t.Fatalf("statuses %+v, published %s; want the reply only", st, order)
 	}
 }

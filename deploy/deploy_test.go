@@ -4,6 +4,7 @@ package deploy
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -139,6 +141,65 @@ func TestWellKnownMatchesRepository(t *testing.T) {
 	}
 	if !reflect.DeepEqual(repo, deployed) {
 		t.Error("deploy/base/well-known-agents.json differs from well-known-agents.json: copy it again")
+	}
+}
+
+// TestWellKnownDeclaresSampleAgentSchemas: the well-known file declares the
+// input schema SampleAgent announces for npv, so callers check the input of
+// a task for it even before the agent has announced itself.
+func TestWellKnownDeclaresSampleAgentSchemas(t *testing.T) {
+	known, err := directory.LoadWellKnown(filepath.Join("base", "well-known-agents.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(known, func(k directory.WellKnownAgent) bool { return k.AgentName == sample.DefaultName })
+	if i < 0 {
+		t.Fatalf("%s is not in well-known-agents.json", sample.DefaultName)
+	}
+	schemas := known[i].InputSchemas
+	if len(schemas) != 1 || schemas[sample.SkillNPV] == nil {
+		t.Fatalf("%s's inputSchemas = %v, want exactly the %s skill's", sample.DefaultName, schemas, sample.SkillNPV)
+	}
+	var got, want any
+	if err := json.Unmarshal(schemas[sample.SkillNPV], &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(sample.NPVInputSchema), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the well-known %s schema differs from sample.NPVInputSchema: copy it again\ngot  %s", sample.SkillNPV, schemas[sample.SkillNPV])
+	}
+}
+
+// TestContainersBoundTheGoHeap: every container running an a2abus binary has
+// a memory limit and passes it to the Go runtime as GOMEMLIMIT.
+func TestContainersBoundTheGoHeap(t *testing.T) {
+	objs, _ := loadManifests(t)
+	pods := map[string]object{
+		"Deployment/sample-agent":  objs["Deployment/sample-agent"].obj("spec", "template", "spec"),
+		"ScaledJob/research-agent": objs["ScaledJob/research-agent"].obj("spec", "jobTargetRef", "template", "spec"),
+	}
+	for name, pod := range pods {
+		containers, _ := pod.get("containers").([]any)
+		if len(containers) == 0 {
+			t.Errorf("%s has no containers", name)
+		}
+		for i := range containers {
+			c := pod.obj("containers", i)
+			if c.str("resources", "limits", "memory") == "" {
+				t.Errorf("%s container %q has no resources.limits.memory", name, c.str("name"))
+			}
+			env, _ := c.get("env").([]any)
+			j := slices.IndexFunc(env, func(e any) bool { m, _ := e.(map[string]any); return m["name"] == "GOMEMLIMIT" })
+			if j < 0 {
+				t.Errorf("%s container %q does not set GOMEMLIMIT", name, c.str("name"))
+				continue
+			}
+			if got := c.str("env", j, "valueFrom", "resourceFieldRef", "resource"); got != "limits.memory" {
+				t.Errorf("%s container %q: GOMEMLIMIT comes from %q, want resourceFieldRef limits.memory", name, c.str("name"), got)
+			}
+		}
 	}
 }
 

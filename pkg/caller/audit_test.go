@@ -150,6 +150,14 @@ func TestRefusedCallsAreRecorded(t *testing.T) {
 		if _, err := c.Invoke(ctx, Request{Target: "Other", Skill: "echo", SessionID: session}); err == nil || a2a.CodeOf(err) != "" {
 			t.Fatalf("request without text: %v", err)
 		}
+		// Call refuses through the same audit as Invoke.
+		callSession := session + "-call"
+		if _, err := c.Call(ctx, Request{Target: name, Skill: "echo", Text: "x", SessionID: callSession}, nil); a2a.CodeOf(err) != a2a.CodeCycleDetected {
+			t.Fatalf("self-call with Call: %v", err)
+		}
+		if h := w.history(callSession); len(h) != 1 || h[0].Code != a2a.CodeCycleDetected || h[0].Status != HistoryRefused {
+			t.Fatalf("history of the Call refusal = %+v", h)
+		}
 
 		h := w.history(session)
 		if len(h) != 2 {
@@ -164,8 +172,8 @@ func TestRefusedCallsAreRecorded(t *testing.T) {
 		if deep.Status != HistoryRefused || deep.Target != "Other" || strings.Join(deep.Chain, ">") != "A>B>"+name {
 			t.Errorf("depth entry = %+v", deep)
 		}
-		if n := logs.FilterMessage("call refused").Len(); n != 3 {
-			t.Errorf("%d refusal log lines, want 3", n)
+		if n := logs.FilterMessage("call refused").Len(); n != 4 {
+			t.Errorf("%d refusal log lines, want 4 (one per refusal)", n)
 		}
 		b, _ := json.Marshal(h[0])
 		if !strings.Contains(string(b), `"status":"REFUSED"`) {

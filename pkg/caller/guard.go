@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/guard"
 )
@@ -36,9 +34,7 @@ func (c *Caller) admit(tr *a2a.TaskRequest) error {
 		return nil
 	}
 	t, err := c.opts.Guard.Admit(c.opts.Name, tr.Target)
-	if err != nil {
-		c.log.Info("call refused", zap.String("target", tr.Target), zap.String("skill", tr.Skill),
-			zap.String("code", string(a2a.CodeOf(err))), zap.Error(err))
+	if err != nil { // logged and recorded by Invoke or Call (recordRefusal)
 		return fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, tr.Target, tr.Skill, err)
 	}
 	id := tr.TaskID

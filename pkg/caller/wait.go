@@ -38,6 +38,7 @@ func (c *Caller) Call(ctx context.Context, req Request, onStatus StatusFunc) (*O
 	req.Stream = req.Stream || onStatus != nil
 	tr, rec, err := c.buildRequest(ctx, req)
 	if err != nil {
+		c.recordRefusal(ctx, req, err) // a refused call is an outcome too (audit)
 		return nil, err
 	}
 	// Listening before the request is sent, the outcome cannot slip by
@@ -46,6 +47,7 @@ func (c *Caller) Call(ctx context.Context, req Request, onStatus StatusFunc) (*O
 	defer c.waiters.remove(rec.TaskID, events)
 	inv, err := c.send(ctx, tr, rec, req.Trace)
 	if err != nil {
+		c.recordRefusal(ctx, req, err)
 		return nil, err
 	}
 	return c.wait(ctx, inv.TaskID, inv.Deadline, events, onStatus)

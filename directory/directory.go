@@ -59,7 +59,18 @@ type Options struct {
 	// AnnounceSecret, when set, makes the directory accept only announcements
 	// signed with it (a2a.Sign) and recent: forged or replayed cards are dropped.
 	AnnounceSecret []byte
+	// QueryOnMiss skips the discovery.query at start — every running agent
+	// answers one, so a directory per CLI call or per agent instance would
+	// make them all re-announce each time — and queries instead when a
+	// PatientResolver look-up misses (at most once per MinQueryGap). For
+	// directories that vet targets; a directory that lists agents queries at
+	// start.
+	QueryOnMiss bool
 }
+
+// MinQueryGap is the least time between two look-up-driven discovery queries
+// of one directory.
+const MinQueryGap = time.Second
 
 func (o *Options) normalize() error {
 	if o.Bus == nil {
@@ -131,7 +142,9 @@ type Directory struct {
 	closed   bool
 	stop     context.CancelFunc // stops Run; set while running
 	done     chan struct{}      // closed when Run returns
+	bound    chan struct{}      // closed once Run's queue is bound: announcements reach it
 	flushErr error              // the final flush's error, set before done closes
+	queried  time.Time          // when the last look-up-driven query was sent
 }
 
 // New loads KnownAgentsFile (a missing file is a first boot; a bad one is a
@@ -156,6 +169,7 @@ func New(opts Options) (*Directory, error) {
 		queue:   queue,
 		changes: make(chan struct{}, 1),
 		done:    make(chan struct{}),
+		bound:   make(chan struct{}),
 	}
 	d.store = newPersister(opts.KnownAgentsFile, opts.PersistDebounce, d.reg.snapshot, d.log)
 	d.reg.restore(stored)
@@ -203,6 +217,7 @@ func (d *Directory) run(ctx context.Context, stop context.CancelFunc) error {
 		}
 		return fmt.Errorf("directory: declare %q: %w", d.queue.Name, err)
 	}
+	close(d.bound)
 	var wg sync.WaitGroup
 	var consumeErr error
 	wg.Add(2)
@@ -216,8 +231,10 @@ func (d *Directory) run(ctx context.Context, stop context.CancelFunc) error {
 		d.store.run(ctx)
 	}()
 	d.log.Info("directory started", zap.String("queue", d.queue.Name), zap.Int("agents", d.reg.len()))
-	if err := d.Query(ctx); err != nil && ctx.Err() == nil {
-		d.log.Warn("discovery query not published", zap.Error(err))
+	if !d.opts.QueryOnMiss {
+		if err := d.Query(ctx); err != nil && ctx.Err() == nil {
+			d.log.Warn("discovery query not published", zap.Error(err))
+		}
 	}
 	d.sweepLoop(ctx)
 	wg.Wait()
@@ -320,6 +337,30 @@ func (d *Directory) Query(ctx context.Context) error {
 		return fmt.Errorf("directory: publish discovery query: %w", err)
 	}
 	return nil
+}
+
+// queryOnMiss publishes a discovery query for a look-up that missed, unless
+// one was sent less than MinQueryGap ago. It waits for Run to bind the
+// directory's queue first, so that the answers are not lost.
+func (d *Directory) queryOnMiss(ctx context.Context) {
+	select {
+	case <-d.bound:
+	case <-d.done:
+		return
+	case <-ctx.Done():
+		return
+	}
+	d.mu.Lock()
+	now := d.opts.Now()
+	if !d.queried.IsZero() && now.Sub(d.queried) < MinQueryGap {
+		d.mu.Unlock()
+		return
+	}
+	d.queried = now
+	d.mu.Unlock()
+	if err := d.Query(ctx); err != nil && ctx.Err() == nil {
+		d.log.Warn("discovery query not published", zap.Error(err))
+	}
 }
 
 // Close stops Run and waits for it (at most 10s), then flushes the file;

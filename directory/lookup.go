@@ -104,19 +104,27 @@ type PatientResolver struct {
 }
 
 // Resolve is Directory.Resolve, retried on every change until Wait passes.
+// A miss of a directory with QueryOnMiss sends a discovery query first.
 func (r PatientResolver) Resolve(agent, skill string) (string, error) {
-	deadline := time.NewTimer(r.Wait)
-	defer deadline.Stop()
-	for {
+	parent := r.Ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(parent, r.Wait)
+	defer cancel()
+	for asked := false; ; {
 		name, err := r.Directory.Resolve(agent, skill)
 		if a2a.CodeOf(err) != a2a.CodeAgentNotFound {
 			return name, err
 		}
+		if !asked && r.Directory.opts.QueryOnMiss {
+			r.Directory.queryOnMiss(ctx)
+			asked = true
+			continue // the answers may have come in while the query went out
+		}
 		select {
 		case <-r.Directory.Changes():
-		case <-deadline.C:
-			return name, err
-		case <-r.Ctx.Done():
+		case <-ctx.Done():
 			return name, err
 		}
 	}

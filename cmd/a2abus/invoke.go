@@ -139,7 +139,7 @@ func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*call
 	var resolver caller.Resolver
 	stopDirectory := func() {}
 	if directoryWait > 0 {
-		d, err := backends.Directory(cfg, b, false, e.Log)
+		d, err := backends.VettingDirectory(cfg, b, e.Log)
 		if err != nil {
 			_ = backends.CloseAll(b, m)
 			return nil, nil, err

@@ -135,7 +135,7 @@ func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus
 	switch kind {
 	case KindSample:
 		// Delegation vets its targets through a directory running beside the agent.
-		d, derr := backends.Directory(cfg, b, false, log)
+		d, derr := backends.VettingDirectory(cfg, b, log)
 		if derr != nil {
 			return derr
 		}

@@ -104,6 +104,18 @@ func WellKnown(cfg *config.Config, log *zap.Logger) ([]directory.WellKnownAgent,
 // selects whether it reads and writes directory.known_agents_file (a
 // long-running directory) or only listens (a one-off command).
 func Directory(cfg *config.Config, b bus.Bus, persist bool, log *zap.Logger) (*directory.Directory, error) {
+	return newDirectory(cfg, b, persist, false, log)
+}
+
+// VettingDirectory builds a directory that only vets the targets of calls
+// (a2abus invoke, SampleAgent's delegations): it asks the running agents to
+// announce only when a look-up misses (directory.Options.QueryOnMiss), so
+// starting one does not make every agent re-announce.
+func VettingDirectory(cfg *config.Config, b bus.Bus, log *zap.Logger) (*directory.Directory, error) {
+	return newDirectory(cfg, b, false, true, log)
+}
+
+func newDirectory(cfg *config.Config, b bus.Bus, persist, queryOnMiss bool, log *zap.Logger) (*directory.Directory, error) {
 	wk, err := WellKnown(cfg, log)
 	if err != nil {
 		return nil, err
@@ -117,7 +129,7 @@ func Directory(cfg *config.Config, b bus.Bus, persist bool, log *zap.Logger) (*d
 	}
 	return directory.New(directory.Options{
 		Bus: b, Exchange: cfg.Bus.Exchange, WellKnown: wk, KnownAgentsFile: known, AnnounceSecret: []byte(cfg.Directory.AnnounceSecret),
-		StaleAfter: cfg.EffectiveStaleAfter(), ForgetAfter: cfg.Directory.ForgetAfter,
+		StaleAfter: cfg.EffectiveStaleAfter(), ForgetAfter: cfg.Directory.ForgetAfter, QueryOnMiss: queryOnMiss,
 		Codec: a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}, Logger: log,
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -19,40 +18,16 @@ import (
 )
 
 // faultBound bounds the recovery waits of fault tests (a broker restart takes seconds).
-const faultBound = 90 * time.Second
-
-// rabbitmqctl runs one rabbitmqctl command; the test needs the broker to be
-// on this machine.
-func rabbitmqctl(t *testing.T, args ...string) error {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), faultBound)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "rabbitmqctl", args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("rabbitmqctl %v: %w: %s", args, err, out)
-	}
-	return nil
-}
-
-// needRabbitmqctl skips (fails under CI) when the broker cannot be controlled.
-func needRabbitmqctl(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("rabbitmqctl"); err != nil {
-		if testenv.InCI() {
-			t.Fatalf("rabbitmqctl not found under CI=true: %v", err)
-		}
-		t.Skipf("rabbitmqctl not found: %v", err)
-	}
-}
+const faultBound = testenv.BrokerControlBound
 
 // restoreBroker makes sure, when the test ends, that the broker app runs and
 // accepts AMQP connections again.
 func restoreBroker(t *testing.T, url string) {
 	t.Cleanup(func() {
-		if err := rabbitmqctl(t, "start_app"); err != nil {
+		if err := testenv.Rabbitmqctl(t, "start_app"); err != nil {
 			t.Errorf("restore broker: %v", err)
 		}
-		if err := rabbitmqctl(t, "await_startup"); err != nil {
+		if err := testenv.Rabbitmqctl(t, "await_startup"); err != nil {
 			t.Errorf("restore broker: %v", err)
 		}
 		deadline := time.Now().Add(faultBound)
@@ -75,7 +50,7 @@ func restoreBroker(t *testing.T, url string) {
 // the broker closes every connection mid-stream.
 func TestFaultPublishThroughConnectionClose(t *testing.T) {
 	streamThroughFault(t, func(t *testing.T) error {
-		return rabbitmqctl(t, "close_all_connections", "test")
+		return testenv.Rabbitmqctl(t, "close_all_connections", "test")
 	})
 }
 
@@ -83,11 +58,11 @@ func TestFaultPublishThroughConnectionClose(t *testing.T) {
 // broker application stops and starts mid-stream.
 func TestFaultPublishThroughBrokerRestart(t *testing.T) {
 	streamThroughFault(t, func(t *testing.T) error {
-		if err := rabbitmqctl(t, "stop_app"); err != nil {
+		if err := testenv.Rabbitmqctl(t, "stop_app"); err != nil {
 			return err
 		}
 		time.Sleep(time.Second) // publishes meanwhile wait for the connection
-		return rabbitmqctl(t, "start_app")
+		return testenv.Rabbitmqctl(t, "start_app")
 	})
 }
 
@@ -99,7 +74,7 @@ func TestFaultPublishThroughBrokerRestart(t *testing.T) {
 // after it.
 func streamThroughFault(t *testing.T, fault func(t *testing.T) error) {
 	const n, faultAt, tail, workers = 1000, 300, 100, 8
-	needRabbitmqctl(t)
+	testenv.NeedRabbitmqctl(t)
 	e := newTestEnv(t)
 	restoreBroker(t, e.url) // runs before the env's cleanup
 	b := e.open(t, Options{ReconnectMin: 50 * time.Millisecond, ReconnectMax: time.Second, Logger: zaptest.NewLogger(t)})
@@ -226,7 +201,7 @@ func closed(ch <-chan struct{}) bool {
 // connection, consumers of a task queue and of an exclusive instance queue
 // (re-declared on the new connection) deliver again, and Publish works.
 func TestFaultConsumeResumesAfterReconnect(t *testing.T) {
-	needRabbitmqctl(t)
+	testenv.NeedRabbitmqctl(t)
 	e := newTestEnv(t)
 	b := e.open(t, Options{ReconnectMin: 50 * time.Millisecond, ReconnectMax: time.Second, Logger: zaptest.NewLogger(t)})
 	task := e.taskQueue(t, b)
@@ -257,7 +232,7 @@ func TestFaultConsumeResumesAfterReconnect(t *testing.T) {
 		}
 	}
 	roundTrip("before")
-	if err := rabbitmqctl(t, "close_all_connections", "test"); err != nil {
+	if err := testenv.Rabbitmqctl(t, "close_all_connections", "test"); err != nil {
 		t.Fatal(err)
 	}
 	roundTrip("after reconnect")

@@ -4,11 +4,13 @@ package caller
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/agent"
 )
@@ -49,5 +51,66 @@ func TestFaultRedisPausedWhileResultArrives(t *testing.T) {
 	}
 	if turns := w.turns("fault1"); len(turns) != 1 {
 		t.Fatalf("%d notification turns, want 1", len(turns))
+	}
+}
+
+// TestFaultBrokerLostWhileTheAgentAnswers closes every broker connection —
+// or restarts the broker — while the agent's handler runs. The agent
+// publishes its reply once its bus has reconnected; the request it could not
+// ack comes back and runs again; the caller, reconnected too, returns the
+// result and stores and notifies it exactly once although it arrives twice.
+func TestFaultBrokerLostWhileTheAgentAnswers(t *testing.T) {
+	testenv.NeedRabbitmqctl(t)
+	faults := map[string]func(t *testing.T) error{
+		"connections closed": func(t *testing.T) error {
+			return testenv.Rabbitmqctl(t, "close_all_connections", "a2abus fault test")
+		},
+		"broker restarted": func(t *testing.T) error {
+			t.Cleanup(func() { _ = testenv.Rabbitmqctl(t, "start_app") }) // whatever happens below
+			if err := testenv.Rabbitmqctl(t, "stop_app"); err != nil {
+				return err
+			}
+			time.Sleep(time.Second) // the reply's publish waits for the broker meanwhile
+			return testenv.Rabbitmqctl(t, "start_app")
+		},
+	}
+	for name, fault := range faults {
+		t.Run(name, func(t *testing.T) { brokerLostWhileAnswering(t, fault) })
+	}
+}
+
+func brokerLostWhileAnswering(t *testing.T, fault func(t *testing.T) error) {
+	w := wrap(t, testworld.Real(t))
+	var runs atomic.Int32
+	w.agent(w.N("Echo"), map[string]agent.Handler{"echo": func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
+		if runs.Add(1) == 1 {
+			if err := fault(t); err != nil {
+				return nil, err
+			}
+		}
+		return agent.TextResult("survived: " + task.Text()), nil
+	}})
+	c := w.caller(w.N("Primary"), true)
+	session := "fault-" + w.N("s")
+	out, err := c.Call(ctxT(t), Request{Target: w.N("Echo"), Skill: "echo", Text: "lost", SessionID: session, Timeout: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Err() != nil || out.Result.Text() != "survived: lost" {
+		t.Fatalf("outcome = %+v", out.Result)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for runs.Load() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the unacked request ran %d times, want it redelivered and run again", runs.Load())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // room for the second reply to be handled
+	if turns := w.turns(session); len(turns) != 1 {
+		t.Fatalf("%d notification turns, want 1: %+v", len(turns), turns)
+	}
+	if s := w.stored(out.MemoryKey); s.Text() != "survived: lost" || s.Error != nil {
+		t.Fatalf("stored = %+v", s)
 	}
 }

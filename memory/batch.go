@@ -21,32 +21,40 @@ type Batcher interface {
 // OpKind is what an Op does.
 type OpKind int
 
-// The kinds of Op, each the batch form of the Store or Conversations method of the same name.
+// The kinds of Op, each the batch form of the Store, Conversations or Indexes method of the same name.
 const (
 	OpSet OpKind = iota + 1
 	OpSetIfAbsent
 	OpDelete
 	OpAppendTurnOnce
+	OpIndexAdd
+	OpIndexRemove
 )
 
-// Op is one write of a batch; build it with SetOp, SetIfAbsentOp, DeleteOp or AppendTurnOnceOp.
+// Op is one write of a batch; build it with SetOp, SetIfAbsentOp, DeleteOp,
+// AppendTurnOnceOp, IndexAddOp or IndexRemoveOp.
 type Op struct {
 	Kind OpKind
-	// Key, Value and TTL are the arguments of OpSet, OpSetIfAbsent and OpDelete (Key only).
-	Key   string
+	// Key is the key of OpSet, OpSetIfAbsent and OpDelete, and the index of OpIndexAdd and OpIndexRemove.
+	Key string
+	// Value and TTL are the other arguments of OpSet and OpSetIfAbsent.
 	Value []byte
 	TTL   time.Duration
 	// Session, OnceID and Turn are the arguments of OpAppendTurnOnce.
 	Session string
 	OnceID  string
 	Turn    Turn
+	// Member is the member of OpIndexAdd and OpIndexRemove; Score the score of OpIndexAdd.
+	Member string
+	Score  int64
 }
 
 // OpResult is the outcome of one Op.
 type OpResult struct {
 	// Applied is whether the op changed memory: false for an OpSetIfAbsent
 	// that found its key, or an OpAppendTurnOnce whose id was used before;
-	// always true for OpSet and OpDelete.
+	// always true for OpSet, OpDelete, OpIndexAdd and OpIndexRemove (even
+	// when the member already had that score, or was not in the index).
 	Applied bool
 	// Turn is, for OpAppendTurnOnce, the turn stored under its id (now or before).
 	Turn Turn
@@ -70,7 +78,17 @@ func AppendTurnOnceOp(session, id string, t Turn) Op {
 	return Op{Kind: OpAppendTurnOnce, Session: session, OnceID: id, Turn: t}
 }
 
-// String names the op and its key (or session and once id), for errors.
+// IndexAddOp is Indexes.IndexAdd as a batch op.
+func IndexAddOp(index, member string, score int64) Op {
+	return Op{Kind: OpIndexAdd, Key: index, Member: member, Score: score}
+}
+
+// IndexRemoveOp is Indexes.IndexRemove as a batch op.
+func IndexRemoveOp(index, member string) Op {
+	return Op{Kind: OpIndexRemove, Key: index, Member: member}
+}
+
+// String names the op and its key (or session and once id, or index and member), for errors.
 func (o Op) String() string {
 	switch o.Kind {
 	case OpSet:
@@ -81,12 +99,16 @@ func (o Op) String() string {
 		return fmt.Sprintf("delete %q", o.Key)
 	case OpAppendTurnOnce:
 		return fmt.Sprintf("append turn once %q to %q", o.OnceID, o.Session)
+	case OpIndexAdd:
+		return fmt.Sprintf("index add %q to %q at %d", o.Member, o.Key, o.Score)
+	case OpIndexRemove:
+		return fmt.Sprintf("index remove %q from %q", o.Member, o.Key)
 	}
 	return fmt.Sprintf("op of unknown kind %d", int(o.Kind))
 }
 
 // Validate reports whether o may run: a known kind with valid arguments (key
-// and TTL; or session, once id and turn, see PrepareTurn).
+// and TTL; or session, once id and turn, see PrepareTurn; or index, member and score).
 func (o Op) Validate() error {
 	switch o.Kind {
 	case OpSet, OpSetIfAbsent:
@@ -105,8 +127,13 @@ func (o Op) Validate() error {
 		}
 		_, err := PrepareTurn(o.Turn, time.Time{})
 		return err
+	case OpIndexAdd:
+		return ValidateIndexAdd(o.Key, o.Member, o.Score)
+	case OpIndexRemove:
+		return ValidateIndexRemove(o.Key, o.Member)
 	}
-	return fmt.Errorf("%w: unknown op kind %d (build ops with SetOp, SetIfAbsentOp, DeleteOp, AppendTurnOnceOp)", ErrInvalidArgument, int(o.Kind))
+	return fmt.Errorf("%w: unknown op kind %d (build ops with SetOp, SetIfAbsentOp, DeleteOp, AppendTurnOnceOp, IndexAddOp, IndexRemoveOp)",
+		ErrInvalidArgument, int(o.Kind))
 }
 
 // ValidateOps validates every op of a batch; the error names the first bad one by index.

@@ -6,9 +6,9 @@ import "errors"
 var (
 	// ErrNotFound: the key is missing or expired.
 	ErrNotFound = errors.New("memory: not found")
-	// ErrInvalidKey: a key, prefix, session id, agent name or task id breaks its naming rule.
+	// ErrInvalidKey: a key, prefix, session id, agent name, task id or index name breaks its naming rule.
 	ErrInvalidKey = errors.New("memory: invalid key")
-	// ErrInvalidArgument: a TTL, turn, sequence number or option is out of its domain.
+	// ErrInvalidArgument: a TTL, turn, sequence number, index name, member or score, or option is out of its domain.
 	ErrInvalidArgument = errors.New("memory: invalid argument")
 	// ErrClosed: the memory was closed.
 	ErrClosed = errors.New("memory: closed")

@@ -1,6 +1,7 @@
 // Package memory defines a2abus's working memory: a key/value Store with TTLs
-// (task results, idempotence markers) and Conversations, the ordered turns of
-// each session with live subscriptions. Backends live in memory/redis and
+// (task results, idempotence markers), Conversations, the ordered turns of
+// each session with live subscriptions, and Indexes, sorted sets of members
+// by score. Backends live in memory/redis and
 // memory/inmem; memory/memorytest is the conformance suite both pass.
 //
 // Keys are validated (ValidateKey) so that a key can neither collide with
@@ -78,10 +79,11 @@ type Conversations interface {
 	SubscribeTurns(ctx context.Context, session string, afterSeq int64) (<-chan Turn, error)
 }
 
-// Memory is a Store and Conversations, with batched writes, and a lifecycle.
+// Memory is a Store, Conversations and Indexes, with batched writes, and a lifecycle.
 type Memory interface {
 	Store
 	Conversations
+	Indexes
 	Batcher
 	// Ping checks that the backend answers.
 	Ping(ctx context.Context) error

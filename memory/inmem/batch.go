@@ -40,6 +40,10 @@ func (m *Memory) run(ctx context.Context, o memory.Op) (memory.OpResult, error) 
 	case memory.OpAppendTurnOnce:
 		turn, appended, err := m.AppendTurnOnce(ctx, o.Session, o.OnceID, o.Turn)
 		return memory.OpResult{Applied: appended, Turn: turn}, err
+	case memory.OpIndexAdd:
+		return memory.OpResult{Applied: true}, m.IndexAdd(ctx, o.Key, o.Member, o.Score)
+	case memory.OpIndexRemove:
+		return memory.OpResult{Applied: true}, m.IndexRemove(ctx, o.Key, o.Member)
 	}
 	return memory.OpResult{}, o.Validate() // unreachable after ValidateOps: an unknown kind
 }

@@ -1,5 +1,5 @@
 // Package inmem is the embedded, in-process working memory: the same
-// semantics as memory/redis (TTLs, ordered conversations, subscriptions)
+// semantics as memory/redis (TTLs, ordered conversations, subscriptions, indexes)
 // without a server. It is the default when no Redis is configured.
 package inmem
 
@@ -36,6 +36,7 @@ type Memory struct {
 	mu       sync.Mutex
 	items    map[string]item
 	sessions map[string]*session
+	indexes  map[string]map[string]int64 // index -> member -> score; an empty index is removed
 	closed   bool
 
 	done chan struct{}  // closed by Close
@@ -66,6 +67,7 @@ func New(opts Options) *Memory {
 		log:      opts.Logger,
 		items:    make(map[string]item),
 		sessions: make(map[string]*session),
+		indexes:  make(map[string]map[string]int64),
 		done:     make(chan struct{}),
 	}
 	m.wg.Add(1)

@@ -122,6 +122,11 @@ func testBatchInvalid(t *testing.T, m memory.Memory) {
 		{"once id", memory.AppendTurnOnceOp(s, "a b", user), memory.ErrInvalidKey, "once id"},
 		{"role", memory.AppendTurnOnceOp(s, "id", memory.Turn{Role: "bot"}), memory.ErrInvalidArgument, "bot"},
 		{"seq", memory.AppendTurnOnceOp(s, "id", memory.Turn{Role: memory.RoleUser, Seq: 3}), memory.ErrInvalidArgument, "seq"},
+		{"index add index", memory.IndexAddOp("a//b", "m", 1), memory.ErrInvalidArgument, "a//b"},
+		{"index add member", memory.IndexAddOp(key+"/i", "a b", 1), memory.ErrInvalidArgument, "member"},
+		{"index add score", memory.IndexAddOp(key+"/i", "m", memory.MaxIndexScore+1), memory.ErrInvalidArgument, "score"},
+		{"index remove index", memory.IndexRemoveOp("", "m"), memory.ErrInvalidArgument, "index"},
+		{"index remove member", memory.IndexRemoveOp(key+"/i", ""), memory.ErrInvalidArgument, "member"},
 		{"zero op", memory.Op{}, memory.ErrInvalidArgument, "kind"},
 	}
 	for _, tc := range cases {

@@ -279,6 +279,14 @@ func testClosed(t *testing.T, m memory.Memory) {
 	mustBe(t, err, memory.ErrClosed, "turns")
 	_, err = m.SubscribeTurns(ctx, s, 0)
 	mustBe(t, err, memory.ErrClosed, "subscribe")
+	mustBe(t, m.IndexAdd(ctx, key, "m", 1), memory.ErrClosed, "index add")
+	mustBe(t, m.IndexRemove(ctx, key, "m"), memory.ErrClosed, "index remove")
+	_, err = m.IndexRange(ctx, key, 0, 0)
+	mustBe(t, err, memory.ErrClosed, "index range")
+	_, _, err = m.IndexScore(ctx, key, "m")
+	mustBe(t, err, memory.ErrClosed, "index score")
+	_, err = m.Batch(ctx, memory.IndexAddOp(key, "m", 1), memory.IndexRemoveOp(key, "m"))
+	mustBe(t, err, memory.ErrClosed, "batch of index ops")
 }
 
 // appendN appends n user turns to session and returns them as stored.

@@ -56,6 +56,11 @@ func Run(t *testing.T, newMemory func(t *testing.T) memory.Memory) {
 		{"BatchResults", testBatchResults},
 		{"BatchOrder", testBatchOrder},
 		{"BatchInvalid", testBatchInvalid},
+		{"IndexAddMoveRemove", testIndexAddMoveRemove},
+		{"IndexRange", testIndexRange},
+		{"IndexConcurrent", testIndexConcurrent},
+		{"IndexBatch", testIndexBatch},
+		{"IndexInvalid", testIndexInvalid},
 		{"Closed", testClosed},
 	}
 	for _, tc := range tests {

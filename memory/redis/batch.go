@@ -186,6 +186,10 @@ func (m *Memory) queue(ctx context.Context, pipe goredis.Pipeliner, o memory.Op)
 			return nil, memory.Turn{}, err
 		}
 		return appendScript.Eval(ctx, pipe, keys, args...), turn, nil
+	case memory.OpIndexAdd:
+		return pipe.ZAdd(ctx, m.indexKey(o.Key), zMember(o.Member, o.Score)), memory.Turn{}, nil
+	case memory.OpIndexRemove:
+		return pipe.ZRem(ctx, m.indexKey(o.Key), o.Member), memory.Turn{}, nil
 	}
 	return nil, memory.Turn{}, o.Validate() // unreachable after ValidateOps: an unknown kind
 }
@@ -199,5 +203,5 @@ func result(o memory.Op, turn memory.Turn, cmd goredis.Cmder) (memory.OpResult, 
 		turn, appended, err := decodeAppend(o.OnceID, turn, c)
 		return memory.OpResult{Applied: appended, Turn: turn}, err
 	}
-	return memory.OpResult{Applied: true}, nil // SET, DEL
+	return memory.OpResult{Applied: true}, nil // SET, DEL, ZADD, ZREM
 }

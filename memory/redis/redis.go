@@ -9,6 +9,8 @@
 //	                           the turn with Seq n at index n-1
 //	P conv:{<session>}:once    AppendTurnOnce ids: a hash of id -> Seq
 //	P conv:{<session>}:events  the pub/sub channel announcing each appended Seq
+//	P idx:<index>              an index (memory.Indexes): a sorted set of members,
+//	                           each scored by its int64 score as a Redis float
 //
 // The {<session>} hash tag keeps a session's keys in one Cluster slot, so the
 // append script may touch them together.
@@ -145,6 +147,9 @@ func unavailable(err error) bool {
 
 // kvKey is the Redis key of Store key.
 func (m *Memory) kvKey(key string) string { return m.opts.KeyPrefix + "kv:" + key }
+
+// indexKey is the Redis sorted set of index.
+func (m *Memory) indexKey(index string) string { return m.opts.KeyPrefix + "idx:" + index }
 
 // turnsKey is the Redis list of session's turns.
 func (m *Memory) turnsKey(session string) string {

@@ -1,0 +1,88 @@
+package inmem
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/a2abus/a2abus/memory"
+)
+
+// IndexAdd adds member to index with score, or moves it to score.
+func (m *Memory) IndexAdd(ctx context.Context, index, member string, score int64) error {
+	if err := memory.ValidateIndexAdd(index, member, score); err != nil {
+		return fmt.Errorf("index add: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("index add %q to %q", member, index)); err != nil {
+		return err
+	}
+	members := m.indexes[index]
+	if members == nil {
+		members = make(map[string]int64)
+		m.indexes[index] = members
+	}
+	members[member] = score
+	return nil
+}
+
+// IndexRemove removes member from index, and the index when it empties; a missing member is no error.
+func (m *Memory) IndexRemove(ctx context.Context, index, member string) error {
+	if err := memory.ValidateIndexRemove(index, member); err != nil {
+		return fmt.Errorf("index remove: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("index remove %q from %q", member, index)); err != nil {
+		return err
+	}
+	members := m.indexes[index]
+	delete(members, member)
+	if len(members) == 0 {
+		delete(m.indexes, index)
+	}
+	return nil
+}
+
+// IndexRange returns the members of index with score <= max, lowest score
+// first, ties in byte order of member (as Redis), at most limit (<= 0: all).
+func (m *Memory) IndexRange(ctx context.Context, index string, max int64, limit int) ([]memory.IndexMember, error) {
+	if err := memory.ValidateIndex(index); err != nil {
+		return nil, fmt.Errorf("index range: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("index range %q", index)); err != nil {
+		return nil, err
+	}
+	out := []memory.IndexMember{}
+	for member, score := range m.indexes[index] {
+		if score <= max {
+			out = append(out, memory.IndexMember{Member: member, Score: score})
+		}
+	}
+	slices.SortFunc(out, func(a, b memory.IndexMember) int {
+		return cmp.Or(cmp.Compare(a.Score, b.Score), strings.Compare(a.Member, b.Member))
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit:limit]
+	}
+	return out, nil
+}
+
+// IndexScore returns member's score and whether it is in index.
+func (m *Memory) IndexScore(ctx context.Context, index, member string) (int64, bool, error) {
+	if err := memory.ValidateIndexRemove(index, member); err != nil {
+		return 0, false, fmt.Errorf("index score: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(fmt.Sprintf("index score %q in %q", member, index)); err != nil {
+		return 0, false, err
+	}
+	score, ok := m.indexes[index][member]
+	return score, ok, nil
+}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
@@ -438,6 +440,26 @@ func TestInvalidRequests(t *testing.T) {
 		}
 		if _, err := c.Wait(context.Background(), "nope", nil); !errors.Is(err, ErrUnknownTask) {
 			t.Fatalf("wait unknown: %v", err)
+		}
+	})
+}
+
+// A task in the pending index whose record has expired (its caller died
+// long ago) is dropped from the index by the next sweep, with nothing to
+// time out.
+func TestSweepDropsTasksWithoutRecord(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		c := w.caller(w.N("Primary"), false)
+		ctx := ctxT(t)
+		ghost := uuid.NewString()
+		if err := w.mem.IndexAdd(ctx, pendingIndex(c.Name()), ghost, time.Now().Add(-time.Hour).UnixMilli()); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.sweep(ctx); err != nil {
+			t.Fatalf("sweep: %v", err)
+		}
+		if _, found, err := w.mem.IndexScore(ctx, pendingIndex(c.Name()), ghost); err != nil || found {
+			t.Fatalf("ghost task still pending (found %v, err %v)", found, err)
 		}
 	})
 }

@@ -70,7 +70,7 @@ func (c *Caller) Invoke(ctx context.Context, req Request) (_ Invocation, err err
 	return c.send(ctx, tr, rec, req.Trace)
 }
 
-// send records the task (record and pending marker, in one batch) and
+// send records the task (its record, and its deadline in the pending index, in one batch) and
 // publishes its request, once Options.Guard admitted it.
 func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, trace a2a.Trace) (_ Invocation, err error) {
 	if err := c.admit(tr); err != nil {
@@ -103,7 +103,7 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	}
 	_, err = c.opts.Memory.Batch(ctx,
 		memory.SetOp(recordKey(c.opts.Name, rec.TaskID), recJSON, recTTL),
-		memory.SetOp(pendingKey(c.opts.Name, rec.TaskID), []byte(rec.Deadline.Format(time.RFC3339Nano)), recTTL))
+		memory.IndexAddOp(pendingIndex(c.opts.Name), rec.TaskID, rec.Deadline.UnixMilli()))
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
@@ -117,7 +117,7 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 		c.local.drop(rec.TaskID)
 		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_, _ = c.opts.Memory.Batch(cleanup, memory.DeleteOp(pendingKey(c.opts.Name, rec.TaskID)), memory.DeleteOp(recordKey(c.opts.Name, rec.TaskID)))
+		_, _ = c.opts.Memory.Batch(cleanup, memory.IndexRemoveOp(pendingIndex(c.opts.Name), rec.TaskID), memory.DeleteOp(recordKey(c.opts.Name, rec.TaskID)))
 		return Invocation{}, fmt.Errorf("caller %q: publish task %s to %q: %w", c.opts.Name, rec.TaskID, taskSpec.Name, err)
 	}
 	c.log.Debug("task invoked", zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.String("skill", rec.Skill))

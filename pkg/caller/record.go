@@ -78,11 +78,12 @@ func (s *StoredResult) Text() string {
 	return a2a.MessageText(s.Message)
 }
 
-// Keys of the caller's own state in working memory.
-func recordKey(caller, taskID string) string  { return "a2a/tasks/" + caller + "/" + taskID }
-func pendingPrefix(caller string) string      { return "a2a/pending/" + caller + "/" }
-func pendingKey(caller, taskID string) string { return pendingPrefix(caller) + taskID }
-func claimKey(caller, taskID string) string   { return "a2a/final/" + caller + "/" + taskID }
+// Keys of the caller's own state in working memory: a task's record, who
+// finalized it, and the index of the caller's unfinished tasks by deadline
+// (Unix ms), from which the sweeper reads the overdue ones without scanning keys.
+func recordKey(caller, taskID string) string { return "a2a/tasks/" + caller + "/" + taskID }
+func claimKey(caller, taskID string) string  { return "a2a/final/" + caller + "/" + taskID }
+func pendingIndex(caller string) string      { return "a2a/pending/" + caller }
 
 // Who finalized a task first: its result, or the deadline sweeper.
 const (

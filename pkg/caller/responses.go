@@ -112,25 +112,23 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	}
 	notify := memory.AppendTurnOnceOp(rec.SessionID, "a2a-notify/"+s.TaskID+"/"+by,
 		notificationTurn(s, rec.MemoryKey, by == claimTimeout))
-	pending := pendingKey(c.opts.Name, s.TaskID)
+	pending := memory.IndexRemoveOp(pendingIndex(c.opts.Name), s.TaskID)
 	// An answer is retried by its redelivery (it is acked only after this), so
-	// one batch stores it, notifies it and clears its pending marker. A TIMEOUT
-	// is retried by the sweeper only while its pending marker stands, so the
-	// marker is cleared last, after the batch that stores it — never over a
-	// real answer that arrived (late) meanwhile — and notifies it.
+	// one batch stores it, notifies it and takes it out of the pending index.
+	// A TIMEOUT is retried by the sweeper only while the task is in the
+	// index, so it leaves the index last, after the batch that stores it —
+	// never over a real answer that arrived (late) meanwhile — and notifies it.
 	switch {
 	case by == claimTimeout:
 		err = c.batch(ctx, "store and notify timeout", memory.SetIfAbsentOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s))
 		if err == nil {
-			err = c.retry(ctx, "clear pending", func(ctx context.Context) error {
-				return c.opts.Memory.Delete(ctx, pending)
-			})
+			err = c.batch(ctx, "clear pending", pending)
 		}
 	case early:
 		err = c.batch(ctx, "claim, store and notify result", c.claimOp(s.TaskID, by),
-			memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s), memory.DeleteOp(pending))
+			memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s), pending)
 	default:
-		err = c.batch(ctx, "store and notify result", memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s), memory.DeleteOp(pending))
+		err = c.batch(ctx, "store and notify result", memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s), pending)
 	}
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package caller
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -28,32 +27,26 @@ func (c *Caller) sweepLoop(ctx context.Context) error {
 	}
 }
 
-// sweep times out every pending task of this caller whose deadline passed.
-// Replicas may sweep at once: the claim and the once-only notification keep
-// the outcome single.
+// sweep times out every pending task of this caller whose deadline passed,
+// at most sweepBatch per sweep (the rest wait for the next one). Replicas may
+// sweep at once: the claim and the once-only notification keep the outcome
+// single.
 func (c *Caller) sweep(ctx context.Context) error {
-	keys, err := c.opts.Memory.List(ctx, pendingPrefix(c.opts.Name))
+	overdue, err := c.opts.Memory.IndexRange(ctx, pendingIndex(c.opts.Name), c.opts.Now().UnixMilli(), sweepBatch)
 	if err != nil {
 		return err
 	}
-	now := c.opts.Now()
 	var errs []error
-	for _, k := range keys {
-		raw, err := c.opts.Memory.Get(ctx, k)
-		if err != nil {
-			continue // finalized meanwhile
-		}
-		deadline, err := time.Parse(time.RFC3339Nano, string(raw))
-		if err != nil || now.Before(deadline) {
-			continue
-		}
-		taskID := strings.TrimPrefix(k, pendingPrefix(c.opts.Name))
-		if err := c.timeout(ctx, taskID); err != nil {
+	for _, m := range overdue {
+		if err := c.timeout(ctx, m.Member); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// sweepBatch bounds the tasks one sweep times out.
+const sweepBatch = 1000
 
 // timeout stores and notifies a TIMEOUT for an unanswered task, sends a
 // cancel to its target and wakes its waiters.
@@ -63,7 +56,7 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 		return err
 	}
 	if rec == nil {
-		return c.opts.Memory.Delete(ctx, pendingKey(c.opts.Name, taskID))
+		return c.opts.Memory.IndexRemove(ctx, pendingIndex(c.opts.Name), taskID) // its record expired: nothing to time out
 	}
 	te := &a2a.TaskError{TaskID: taskID, Agent: rec.Target, State: a2a.StateFailed, Code: a2a.CodeTimeout, Retryable: true,
 		Message: "no answer from " + rec.Target + " within the deadline of " + rec.Deadline.Sub(rec.CreatedAt).Round(time.Millisecond).String(),

@@ -69,8 +69,23 @@ func TestTopologyApplyRabbitMQ(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		// A connection of its own: the test's closes first, and its channel
+		// is closed by the failed declares it provokes.
+		conn, err := amqp.Dial(url)
+		if err != nil {
+			t.Errorf("clean up: %v", err)
+			return
+		}
+		defer conn.Close()
+		ch, err := conn.Channel()
+		if err != nil {
+			t.Errorf("clean up: %v", err)
+			return
+		}
 		for _, q := range []string{"agent.task." + agent, "agent.task." + clash, exchange + ".dead"} {
-			_, _ = ch.QueueDelete(q, false, false, false)
+			if _, err := ch.QueueDelete(q, false, false, false); err != nil {
+				t.Errorf("clean up: delete queue %s: %v", q, err)
+			}
 		}
 		_ = ch.ExchangeDelete(exchange, false, false)
 		_ = ch.ExchangeDelete(exchange+".dlx", false, false)

@@ -118,6 +118,8 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 			Input: json.RawMessage(`{"cash_flows":[-100000,25000,35000,45000,55000],"discount_rate":0.12}`)}},
 		{"ResearchAgent.research", caller.Request{Target: "ResearchAgent", Skill: "research", Text: "how is a task result stored in working memory"}},
 		{"SampleAgent.sleep past its deadline", caller.Request{Target: "SampleAgent", Skill: "sleep", Text: "2000", Timeout: 500 * time.Millisecond}},
+		{"SampleAgent.npv with input its schema refuses", caller.Request{Target: "SampleAgent", Skill: "npv", Text: "a bad rate",
+			Input: json.RawMessage(`{"cash_flows":[-100,60,60],"discount_rate":"12%"}`)}},
 	}
 	for i, st := range steps {
 		st.req.SessionID = session
@@ -132,6 +134,14 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 	d.printf("The conversation of session %s now holds %d notification turns:\n", session, len(turns))
 	for _, t := range turns {
 		d.printf("  #%d [%s] %s\n", t.Seq, t.Role, t.Content)
+	}
+	history, err := caller.History(runCtx, m, session)
+	if err != nil {
+		return err
+	}
+	d.printf("\nIts call history (a2abus history %s):\n", session)
+	if d.err == nil {
+		d.err = printHistory(d.out, history)
 	}
 	return d.err
 }

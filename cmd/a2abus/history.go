@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -42,7 +43,7 @@ func newHistoryCmd(c *cli) *cobra.Command {
 					_, err := fmt.Fprintf(e.Out, "session %s has no call history\n", args[0])
 					return err
 				}
-				return printHistory(e, entries)
+				return printHistory(e.Out, entries)
 			})
 		}),
 	}
@@ -50,9 +51,9 @@ func newHistoryCmd(c *cli) *cobra.Command {
 	return cmd
 }
 
-// printHistory writes entries as an aligned table.
-func printHistory(e *env, entries []caller.HistoryEntry) error {
-	tw := tabwriter.NewWriter(e.Out, 0, 4, 2, ' ', 0)
+// printHistory writes entries to w as an aligned table.
+func printHistory(w io.Writer, entries []caller.HistoryEntry) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tCALL\tTASK\tSTATUS\tCODE\tDURATION")
 	for _, en := range entries {
 		status := en.Status

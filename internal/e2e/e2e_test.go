@@ -246,7 +246,8 @@ func TestDemoRunsWithoutServers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"[Agent 'SampleAgent' completed", "[Agent 'ResearchAgent' completed", "session/", "get_from_working_memory", "code=TIMEOUT"} {
+	for _, want := range []string{"[Agent 'SampleAgent' completed", "[Agent 'ResearchAgent' completed", "session/", "get_from_working_memory", "code=TIMEOUT",
+		"code=INVALID_INPUT", "/discount_rate", "call history", "SUCCESS", "TIMEOUT"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}

@@ -114,24 +114,39 @@ func invalidKey(what, value, rule string) error {
 	return fmt.Errorf("%w: %s %q %s", ErrInvalidKey, what, value, rule)
 }
 
-// CancelPrefix is the List prefix of the cancel markers of agent:
-// "a2a/canceled/<agent>/". A marker is left by a caller that cancels a task,
-// so an instance of agent that starts later skips the task.
-func CancelPrefix(agent string) (string, error) {
+// CancelIndex is the index of the tasks canceled for agent,
+// "a2a/canceled/<agent>": a caller that cancels a task adds
+// CancelMember(taskID, caller), scored by when the cancel may be forgotten
+// (Unix ms), so that an instance of agent that starts later skips the task.
+func CancelIndex(agent string) (string, error) {
 	if err := a2a.ValidateAgentName(agent); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidKey, err)
 	}
-	return "a2a/canceled/" + agent + "/", nil
+	return "a2a/canceled/" + agent, nil
 }
 
-// CancelKey is the key of the marker of a canceled task: "a2a/canceled/<agent>/<taskID>".
-func CancelKey(agent, taskID string) (string, error) {
-	prefix, err := CancelPrefix(agent)
-	if err != nil {
-		return "", err
-	}
+// CancelMember is the CancelIndex member of task taskID canceled by caller:
+// "<taskID>/<caller>".
+func CancelMember(taskID, caller string) (string, error) {
 	if err := a2a.ValidateTaskID(taskID); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalidKey, err)
+		return "", fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 	}
-	return prefix + taskID, nil
+	if err := a2a.ValidateAgentName(caller); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+	}
+	return taskID + "/" + caller, nil
+}
+
+// ParseCancelMember splits a CancelIndex member into its task id and caller;
+// ok is false for a member CancelMember did not make.
+func ParseCancelMember(member string) (taskID, caller string, ok bool) {
+	i := strings.LastIndexByte(member, '/')
+	if i <= 0 || i == len(member)-1 {
+		return "", "", false
+	}
+	taskID, caller = member[:i], member[i+1:]
+	if a2a.ValidateTaskID(taskID) != nil || a2a.ValidateAgentName(caller) != nil {
+		return "", "", false
+	}
+	return taskID, caller, true
 }

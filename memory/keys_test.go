@@ -171,3 +171,30 @@ func TestValidateTTLAndAfterSeq(t *testing.T) {
 		t.Fatalf("ValidateAfterSeq(-1) = %v", err)
 	}
 }
+
+func TestCancelIndexAndMembers(t *testing.T) {
+	index, err := memory.CancelIndex("ResearchAgent")
+	if err != nil || index != "a2a/canceled/ResearchAgent" || memory.ValidateIndex(index) != nil {
+		t.Fatalf("memory.CancelIndex = %q, %v", index, err)
+	}
+	if _, err := memory.CancelIndex("bad name"); !errors.Is(err, memory.ErrInvalidKey) {
+		t.Fatalf("memory.CancelIndex of a bad name: %v", err)
+	}
+	member, err := memory.CancelMember("task-1", "Cli")
+	if err != nil || member != "task-1/Cli" || memory.ValidateIndexMember(member) != nil {
+		t.Fatalf("memory.CancelMember = %q, %v", member, err)
+	}
+	if id, caller, ok := memory.ParseCancelMember(member); !ok || id != "task-1" || caller != "Cli" {
+		t.Fatalf("memory.ParseCancelMember(%q) = %q, %q, %v", member, id, caller, ok)
+	}
+	for _, bad := range [][2]string{{"", "Cli"}, {"task 1", "Cli"}, {"task-1", ""}, {"task-1", "a/b"}} {
+		if _, err := memory.CancelMember(bad[0], bad[1]); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("memory.CancelMember(%q, %q): %v, want memory.ErrInvalidArgument", bad[0], bad[1], err)
+		}
+	}
+	for _, bad := range []string{"", "task-1", "/Cli", "task-1/", "task 1/Cli", "task-1/bad name"} {
+		if _, _, ok := memory.ParseCancelMember(bad); ok {
+			t.Errorf("memory.ParseCancelMember(%q) accepted it", bad)
+		}
+	}
+}

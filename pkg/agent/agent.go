@@ -68,10 +68,10 @@ type Options struct {
 	// agent; a task it refuses is answered FORBIDDEN without running.
 	Policy Policy
 	// Memory, when set, is read at start for the cancels callers recorded
-	// while no instance ran (caller.Cancel's markers): those tasks are
-	// answered CANCELED when dequeued, without running. Without it only the
-	// cancels received while an instance runs are honoured.
-	Memory memory.Store
+	// while no instance ran (memory.CancelIndex): those tasks are answered
+	// CANCELED when dequeued, without running. Without it only the cancels
+	// received while an instance runs are honoured.
+	Memory memory.Memory
 	// InstanceID names this process; default a random UUID.
 	InstanceID string
 	// Codec encodes and decodes bus messages (body limit).

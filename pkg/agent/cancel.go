@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"sync"
 	"time"
 
@@ -76,7 +74,7 @@ func (r *runningTasks) remember(id, caller string, now time.Time) {
 	r.canceled[id] = canceledTask{caller: caller, at: now}
 }
 
-// load remembers cancels recorded elsewhere (the markers in working memory).
+// load remembers cancels recorded elsewhere (the agent's cancel index in working memory).
 func (r *runningTasks) load(cancels map[string]string, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -114,52 +112,54 @@ func (a *Agent) handleInstance(ctx context.Context, d *bus.Delivery) error {
 
 // Bounds of loadCanceled.
 const (
-	// maxLoadedCancels is how many cancel markers an instance loads at start.
+	// maxLoadedCancels is how many recorded cancels an instance loads at start.
 	maxLoadedCancels = 10_000
-	// loadCancelsTimeout bounds the reading of the markers.
+	// loadCancelsTimeout bounds the reading of the recorded cancels.
 	loadCancelsTimeout = 10 * time.Second
 )
 
-// loadCanceled reads the cancel markers callers left in working memory for
-// this agent (a2a/canceled/<Name>/<taskId>, holding the caller's name) while
-// no instance ran, so the tasks they name are answered CANCELED when they
-// are dequeued. Called after the instance queue is declared: a cancel sent
-// later waits there, one sent before left its marker first. Best effort: a
-// memory failure is logged and the agent runs on, honouring the cancels it
-// receives. Without Options.Memory it does nothing.
+// loadCanceled reads the cancels callers recorded in working memory for this
+// agent (memory.CancelIndex) while no instance ran, so the tasks they name
+// are answered CANCELED when they are dequeued; it first drops the recorded
+// cancels that have expired. Called after the instance queue is declared: a
+// cancel sent later waits there, one sent before was recorded first. Best
+// effort: a memory failure is logged and the agent runs on, honouring the
+// cancels it receives. Without Options.Memory it does nothing.
 func (a *Agent) loadCanceled(ctx context.Context) {
 	if a.opts.Memory == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, loadCancelsTimeout)
 	defer cancel()
-	prefix, err := memory.CancelPrefix(a.Name())
+	index, err := memory.CancelIndex(a.Name())
 	if err != nil {
 		return // the name was validated by New
 	}
-	keys, err := a.opts.Memory.List(ctx, prefix)
+	if expired, err := a.opts.Memory.IndexRange(ctx, index, a.opts.Now().UnixMilli(), maxLoadedCancels); err == nil && len(expired) > 0 {
+		ops := make([]memory.Op, len(expired))
+		for i, m := range expired {
+			ops[i] = memory.IndexRemoveOp(index, m.Member)
+		}
+		_, _ = a.opts.Memory.Batch(ctx, ops...) // housekeeping: the next start retries
+	}
+	live, err := a.opts.Memory.IndexRange(ctx, index, memory.MaxIndexScore, maxLoadedCancels+1)
 	if err != nil {
-		a.log.Warn("cancel markers not loaded: tasks canceled while no instance ran may still run", zap.Error(err))
+		a.log.Warn("recorded cancels not loaded: tasks canceled while no instance ran may still run", zap.Error(err))
 		return
 	}
-	if len(keys) > maxLoadedCancels {
-		a.log.Warn("too many cancel markers: only some are loaded", zap.Int("markers", len(keys)), zap.Int("loaded", maxLoadedCancels))
-		keys = keys[:maxLoadedCancels]
+	if len(live) > maxLoadedCancels {
+		a.log.Warn("too many recorded cancels: only some are loaded", zap.Int("loaded", maxLoadedCancels))
+		live = live[:maxLoadedCancels]
 	}
-	cancels := make(map[string]string, len(keys))
-	for _, k := range keys {
-		v, err := a.opts.Memory.Get(ctx, k)
-		if errors.Is(err, memory.ErrNotFound) {
-			continue // expired since the listing
+	cancels := make(map[string]string, len(live))
+	now := a.opts.Now().UnixMilli()
+	for _, m := range live {
+		if taskID, caller, ok := memory.ParseCancelMember(m.Member); ok && m.Score > now {
+			cancels[taskID] = caller
 		}
-		if err != nil {
-			a.log.Warn("cancel markers partly loaded", zap.Int("loaded", len(cancels)), zap.Int("markers", len(keys)), zap.Error(err))
-			break
-		}
-		cancels[strings.TrimPrefix(k, prefix)] = string(v)
 	}
 	a.running.load(cancels, a.opts.Now())
 	if len(cancels) > 0 {
-		a.log.Info("cancel markers loaded", zap.Int("tasks", len(cancels)))
+		a.log.Info("recorded cancels loaded", zap.Int("tasks", len(cancels)))
 	}
 }

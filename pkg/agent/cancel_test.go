@@ -56,7 +56,7 @@ func (q *queuedCancel) invoke() string {
 }
 
 // start runs the agent (with mem as its Memory) until the test ends.
-func (q *queuedCancel) start(mem memory.Store) {
+func (q *queuedCancel) start(mem memory.Memory) {
 	q.t.Helper()
 	a, err := New(Options{Card: a2a.AgentCard{Name: q.target}, Bus: q.w.Connect(q.t), Memory: mem, StopTimeout: time.Second})
 	if err != nil {
@@ -89,7 +89,7 @@ func (q *queuedCancel) hasRun(taskID string) bool {
 
 // A task canceled while no instance of its agent runs (KEDA scaled to zero)
 // is answered CANCELED, without running, by the instance that starts later.
-// A marker left under another caller's name is not a cancel.
+// A cancel recorded under another caller's name is not a cancel.
 func TestCancelOfQueuedTaskWithNoInstanceRunning(t *testing.T) {
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {
 		q := newQueuedCancel(t, w)
@@ -97,13 +97,7 @@ func TestCancelOfQueuedTaskWithNoInstanceRunning(t *testing.T) {
 		if err := q.c.Cancel(q.ctx, canceled); err != nil {
 			t.Fatalf("cancel with no instance running: %v", err)
 		}
-		key, err := memory.CancelKey(q.target, forged)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Memory.Set(q.ctx, key, []byte("Intruder"), time.Minute); err != nil {
-			t.Fatal(err)
-		}
+		addCancel(t, w.Memory, q.target, forged, "Intruder", time.Now().Add(time.Minute))
 		q.start(w.Memory)
 
 		out := q.wait(canceled)
@@ -140,23 +134,42 @@ func TestCancelOfQueuedTaskNeedsMemory(t *testing.T) {
 	})
 }
 
-// loadCanceled loads at most maxLoadedCancels markers and says so.
+// addCancel records in mem that caller canceled task id of agent, until until.
+func addCancel(t *testing.T, mem memory.Memory, agent, id, caller string, until time.Time) {
+	t.Helper()
+	index, err := memory.CancelIndex(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	member, err := memory.CancelMember(id, caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.IndexAdd(context.Background(), index, member, until.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loadCanceled drops the expired cancels, loads at most maxLoadedCancels
+// live ones and says when there are more.
 func TestLoadCanceledIsBounded(t *testing.T) {
 	w := testworld.Embedded(t)
 	ctx := context.Background()
+	index, _ := memory.CancelIndex("Busy")
+	later := time.Now().Add(time.Minute).UnixMilli()
+	var ops []memory.Op
 	for i := range maxLoadedCancels + 5 {
-		key, err := memory.CancelKey("Busy", fmt.Sprintf("t%05d", i))
+		member, err := memory.CancelMember(fmt.Sprintf("t%05d", i), testCaller)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Memory.Set(ctx, key, []byte(testCaller), time.Minute); err != nil {
-			t.Fatal(err)
-		}
+		ops = append(ops, memory.IndexAddOp(index, member, later))
 	}
-	// Another agent's marker is not loaded.
-	if err := w.Memory.Set(ctx, "a2a/canceled/Busy2/other", []byte(testCaller), time.Minute); err != nil {
+	if _, err := w.Memory.Batch(ctx, ops...); err != nil {
 		t.Fatal(err)
 	}
+	addCancel(t, w.Memory, "Busy", "expired", testCaller, time.Now().Add(-time.Second))
+	addCancel(t, w.Memory, "Busy2", "other", testCaller, time.Now().Add(time.Minute)) // another agent's: not loaded
 	core, logs := observer.New(zapcore.InfoLevel)
 	a, err := New(Options{Card: a2a.AgentCard{Name: "Busy"}, Bus: w.Connect(t), Memory: w.Memory, Logger: zap.New(core)})
 	if err != nil {
@@ -166,11 +179,15 @@ func TestLoadCanceledIsBounded(t *testing.T) {
 	if n := len(a.running.canceled); n != maxLoadedCancels {
 		t.Fatalf("%d cancels loaded, want %d", n, maxLoadedCancels)
 	}
-	if !a.running.wasCanceled("t00000", testCaller) || a.running.wasCanceled("t00000", "Other") || a.running.wasCanceled("other", testCaller) {
+	if !a.running.wasCanceled("t00000", testCaller) || a.running.wasCanceled("t00000", "Other") ||
+		a.running.wasCanceled("other", testCaller) || a.running.wasCanceled("expired", testCaller) {
 		t.Fatal("wrong cancels loaded")
 	}
-	if logs.FilterMessage("too many cancel markers: only some are loaded").Len() != 1 {
+	if logs.FilterMessage("too many recorded cancels: only some are loaded").Len() != 1 {
 		t.Fatalf("no warning: %v", logs.All())
+	}
+	if _, found, err := w.Memory.IndexScore(ctx, index, "expired/"+testCaller); err != nil || found {
+		t.Fatalf("the expired cancel is still recorded (found %v, err %v)", found, err)
 	}
 }
 
@@ -178,19 +195,19 @@ func TestLoadCanceledIsBounded(t *testing.T) {
 func TestLoadCanceledSurvivesMemoryFailure(t *testing.T) {
 	w := testworld.Embedded(t)
 	core, logs := observer.New(zapcore.InfoLevel)
-	a, err := New(Options{Card: a2a.AgentCard{Name: "Busy"}, Bus: w.Connect(t), Memory: failingStore{}, Logger: zap.New(core)})
+	a, err := New(Options{Card: a2a.AgentCard{Name: "Busy"}, Bus: w.Connect(t), Memory: failingMemory{}, Logger: zap.New(core)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.loadCanceled(context.Background())
-	if logs.FilterMessage("cancel markers not loaded: tasks canceled while no instance ran may still run").Len() != 1 {
+	if logs.FilterMessage("recorded cancels not loaded: tasks canceled while no instance ran may still run").Len() != 1 {
 		t.Fatalf("no warning: %v", logs.All())
 	}
 }
 
-// failingStore is a memory.Store whose every call fails.
-type failingStore struct{ memory.Store }
+// failingMemory is a memory.Memory whose index reads fail (the others are not used).
+type failingMemory struct{ memory.Memory }
 
-func (failingStore) List(context.Context, string) ([]string, error) {
+func (failingMemory) IndexRange(context.Context, string, int64, int) ([]memory.IndexMember, error) {
 	return nil, errors.Join(memory.ErrUnavailable, errors.New("redis down"))
 }

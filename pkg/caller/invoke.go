@@ -211,14 +211,14 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 
 func (c *Caller) isClosed() bool { return c.life.Closed() }
 
-// Cancel cancels a task this caller invoked. It first leaves a durable
-// marker, a2a/canceled/<target>/<taskId> (until the task's deadline plus a
-// margin), so an instance of the target that starts later — one given
+// Cancel cancels a task this caller invoked. It first records the cancel in
+// the target's cancel index (memory.CancelIndex, until the task's deadline
+// plus a margin), so an instance of the target that starts later — one given
 // working memory (agent.Options.Memory) — answers CANCELED when it dequeues
 // the task; then it asks every running instance to cancel it. The task
 // still ends with the agent's CANCELED error (or its result, if it finished
-// first). With no instance running, Cancel succeeds once the marker is
-// written: the task is skipped when an instance starts. Without the marker
+// first). With no instance running, Cancel succeeds once the cancel is
+// recorded: the task is skipped when an instance starts. Unrecorded
 // (working memory failed) that case is bus.ErrUnroutable.
 func (c *Caller) Cancel(ctx context.Context, taskID string) error {
 	rec, err := c.loadRecord(ctx, taskID)
@@ -243,21 +243,26 @@ func (c *Caller) Cancel(ctx context.Context, taskID string) error {
 	return errors.Join(sendErr, markErr)
 }
 
-// cancelMarkerMargin keeps a cancel marker past the task's deadline, for
+// cancelMarkerMargin keeps a recorded cancel past the task's deadline, for
 // clock skew: until then the agent could still dequeue and start the task.
 const cancelMarkerMargin = time.Minute
 
-// markCanceled writes the cancel marker of rec's task, holding the caller's
-// name (only the task's own caller may cancel it). A task past its deadline
-// and the margin needs none: no agent starts it any more.
+// markCanceled records the cancel of rec's task in its agent's cancel index
+// (memory.CancelIndex), with the caller's name (only the task's own caller
+// may cancel it) and until the task's deadline and the margin. A task past
+// them needs none: no agent starts it any more.
 func (c *Caller) markCanceled(ctx context.Context, rec *Record) error {
-	ttl := rec.Deadline.Sub(c.opts.Now()) + cancelMarkerMargin
-	if ttl <= 0 {
+	until := rec.Deadline.Add(cancelMarkerMargin)
+	if !until.After(c.opts.Now()) {
 		return nil
 	}
-	key, err := memory.CancelKey(rec.Target, rec.TaskID)
+	index, err := memory.CancelIndex(rec.Target)
+	var member string
 	if err == nil {
-		err = c.opts.Memory.Set(ctx, key, []byte(c.opts.Name), ttl)
+		member, err = memory.CancelMember(rec.TaskID, c.opts.Name)
+	}
+	if err == nil {
+		err = c.opts.Memory.IndexAdd(ctx, index, member, until.UnixMilli())
 	}
 	if err != nil {
 		return fmt.Errorf("caller %q: record the cancel of %s: %w", c.opts.Name, rec.TaskID, err)

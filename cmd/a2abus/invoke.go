@@ -26,7 +26,7 @@ const exitTaskFailed = 2
 type invokeFlags struct {
 	input, session, callerName, priority string
 	timeout, directoryWait               time.Duration
-	wait, asJSON, noNestedCalls          bool
+	wait, asJSON, noNestedCalls, stream  bool
 }
 
 // newInvokeCmd builds `a2abus invoke AGENT SKILL TEXT`.
@@ -52,6 +52,7 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	fl.BoolVar(&f.wait, "wait", false, "wait for the result, showing status updates on stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fl.BoolVar(&f.noNestedCalls, "no-nested-calls", false, "forbid the agent to call other agents for this task (they are refused with FORBIDDEN)")
+	fl.BoolVar(&f.stream, "stream", false, "ask the agent for status updates without --wait, for a later `a2abus wait TASK` (--wait always asks)")
 	fl.DurationVar(&f.directoryWait, "directory-wait", time.Second,
 		"how long an agent the directory does not know yet may take to announce itself before the call is refused (0: do not check the directory)")
 	return cmd
@@ -81,7 +82,7 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 		return err
 	}
 	defer closeAll()
-	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, Timeout: f.timeout, Priority: prio}
+	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, Timeout: f.timeout, Priority: prio, Stream: f.stream}
 	if f.noNestedCalls {
 		req.AllowNestedCalls = new(false)
 	}

@@ -26,8 +26,9 @@ func TestInvokeRefusedByPolicy(t *testing.T) {
 	}
 }
 
-// --no-nested-calls reaches the agent as the task's allowNestedCalls: false.
-func TestInvokeNoNestedCalls(t *testing.T) {
+// --no-nested-calls reaches the agent as the task's allowNestedCalls: false,
+// and --stream (or --wait) as its stream: true.
+func TestInvokeFlagsReachTheAgent(t *testing.T) {
 	isolate(t, "")
 	w := testworld.Real(t)
 	agentName := w.N("NestAgent")
@@ -46,32 +47,35 @@ func TestInvokeNoNestedCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := make(chan *bool, 2)
+	seen := make(chan *a2a.TaskRequest, 4)
 	_ = a.Handle("echo", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
-		seen <- task.Request.AllowNestedCalls
+		seen <- task.Request
 		return agent.TextResult("ok"), nil
 	})
 	go func() { _ = a.Run(ctx) }()
 	defer a.Close()
 	for _, tc := range []struct {
-		args []string
-		want string
+		args   []string
+		nested string
+		stream bool
 	}{
-		{nil, "<nil>"},
-		{[]string{"--no-nested-calls"}, "false"},
+		{[]string{"--wait"}, "<nil>", true},
+		{[]string{"--wait", "--no-nested-calls"}, "false", true},
+		{nil, "<nil>", false},
+		{[]string{"--stream"}, "<nil>", true},
 	} {
-		args := append([]string{"invoke", agentName, "echo", "hi", "--wait", "--timeout", "20s", "--directory-wait", "0"}, tc.args...)
+		args := append([]string{"invoke", agentName, "echo", "hi", "--timeout", "20s", "--directory-wait", "0"}, tc.args...)
 		if code, _, errOut := runCLI(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
 		select {
 		case got := <-seen:
 			s := "<nil>"
-			if got != nil {
-				s = map[bool]string{true: "true", false: "false"}[*got]
+			if got.AllowNestedCalls != nil {
+				s = map[bool]string{true: "true", false: "false"}[*got.AllowNestedCalls]
 			}
-			if s != tc.want {
-				t.Errorf("%v: the task's allowNestedCalls = %s, want %s", tc.args, s, tc.want)
+			if s != tc.nested || got.Stream != tc.stream {
+				t.Errorf("%v: the task's allowNestedCalls = %s, stream = %v; want %s, %v", tc.args, s, got.Stream, tc.nested, tc.stream)
 			}
 		case <-time.After(20 * time.Second):
 			t.Fatal("the agent never ran the task")

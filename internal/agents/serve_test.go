@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2abus/a2abus/bus/inproc"
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
-	"github.com/a2abus/a2abus/memory/inmem"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
 )
@@ -87,7 +86,7 @@ func TestServeEphemeralResearchRunsOneTask(t *testing.T) {
 	}
 	// Each job runs one task and exits; the other task waits for the next job.
 	for job := 1; job <= 2; job++ {
-		if err := serve(ctx, cfg, KindResearch, KindResearch, w.broker.Connect(), nil, nil); err != nil {
+		if err := serve(ctx, cfg, KindResearch, KindResearch, w.Connect(w.t), nil, nil); err != nil {
 			t.Fatalf("job %d: serve = %v, want a clean stop", job, err)
 		}
 		if got := w.awaitResults(ctx, invs, job); got != job {
@@ -112,7 +111,7 @@ func TestServeSampleDelegatesThroughItsCaller(t *testing.T) {
 	ctx, cancel := context.WithCancel(testCtx(t))
 	done := make(chan error, 2)
 	for _, name := range []string{"Main", "Helper"} {
-		go func() { done <- serve(ctx, cfg, KindSample, name, w.broker.Connect(), keepOpen{w.mem}, nil) }()
+		go func() { done <- serve(ctx, cfg, KindSample, name, w.Connect(w.t), keepOpen{w.Memory}, nil) }()
 	}
 	input, _ := json.Marshal(map[string]any{"agent": "Helper", "skill": "echo", "text": "relayed"})
 	out, err := tester.Call(ctx, caller.Request{Target: "Main", Skill: "delegate", Input: input, Timeout: 10 * time.Second}, nil)
@@ -133,26 +132,19 @@ func TestServeSampleDelegatesThroughItsCaller(t *testing.T) {
 // world is an embedded broker and memory shared by the agents Serve runs
 // and the test's callers.
 type world struct {
-	t      *testing.T
-	broker *inproc.Broker
-	mem    memory.Memory
+	*testworld.World
+	t *testing.T
 }
 
-func newWorld(t *testing.T) *world {
-	w := &world{t: t, broker: inproc.NewBroker(inproc.Options{}), mem: inmem.New(inmem.Options{})}
-	t.Cleanup(func() { _ = w.broker.Close(); _ = w.mem.Close() })
-	return w
-}
+func newWorld(t *testing.T) *world { return &world{World: testworld.Embedded(t), t: t} }
 
 func (w *world) caller(name string) *caller.Caller {
 	w.t.Helper()
-	c, err := caller.New(caller.Options{Name: name, Bus: w.broker.Connect(), Memory: w.mem, SweepInterval: 50 * time.Millisecond})
+	c, err := caller.New(caller.Options{Name: name, Bus: w.Connect(w.t), Memory: w.Memory, SweepInterval: 50 * time.Millisecond})
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { defer close(done); _ = c.Run(context.Background()) }()
-	w.t.Cleanup(func() { _ = c.Close(); <-done })
+	testworld.Start(w.t, c, caller.ErrClosed)
 	return c
 }
 
@@ -162,7 +154,7 @@ func (w *world) awaitResults(ctx context.Context, invs []caller.Invocation, want
 	for {
 		n := 0
 		for _, inv := range invs {
-			if _, err := w.mem.Get(ctx, inv.MemoryKey); err == nil {
+			if _, err := w.Memory.Get(ctx, inv.MemoryKey); err == nil {
 				n++
 			}
 		}

@@ -40,19 +40,13 @@ func TestInvokeThenReadResult(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		go func() { _ = a.Run(context.Background()) }()
-		t.Cleanup(func() { _ = a.Close() })
+		testworld.Start(t, a)
 
 		c, err := caller.New(caller.Options{Name: primary, Bus: w.Connect(t), Memory: w.Memory})
 		if err != nil {
 			t.Fatal(err)
 		}
-		go func() {
-			if err := c.Run(context.Background()); err != nil && !errors.Is(err, caller.ErrClosed) {
-				t.Errorf("caller Run: %v", err)
-			}
-		}()
-		t.Cleanup(func() { _ = c.Close() })
+		testworld.Start(t, c, caller.ErrClosed)
 
 		const sessionID = "conv-1"
 		agents := &fakeLister{agents: []tools.AgentInfo{{Name: echoName, Status: tools.StatusOnline, Instances: 1}}}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus/inproc"
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory/inmem"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -68,11 +69,8 @@ func researchWorld(t *testing.T, dir string) *caller.Caller {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); _ = a.Run(context.Background()) }()
-	go func() { defer wg.Done(); _ = c.Run(context.Background()) }()
-	t.Cleanup(func() { _ = c.Close(); _ = a.Close(); wg.Wait() })
+	testworld.Start(t, a)
+	testworld.Start(t, c, caller.ErrClosed)
 	return c
 }
 

@@ -25,7 +25,7 @@ func newDelegation(t *testing.T) *delegation {
 	w := newWorld(t)
 	w.sample(DefaultName, true)
 	w.sample("Helper", false)
-	probe, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: "Probe"}, Bus: w.broker.Connect(), StopTimeout: time.Second})
+	probe, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: "Probe"}, Bus: w.Connect(w.t), StopTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,12 +191,12 @@ func TestDelegateCancelsTheSubTask(t *testing.T) {
 	// The sub-task's own outcome, stored by SampleAgent's caller, is CANCELED too.
 	prefix := "session/cancel-me/a2a/Helper/"
 	for {
-		keys, err := d.w.mem.List(ctx, prefix)
+		keys, err := d.w.Memory.List(ctx, prefix)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(keys) == 1 {
-			raw, err := d.w.mem.Get(ctx, keys[0])
+			raw, err := d.w.Memory.Get(ctx, keys[0])
 			if err != nil {
 				t.Fatal(err)
 			}

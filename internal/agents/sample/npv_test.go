@@ -191,7 +191,7 @@ func TestNPVInputSchemaAgreesWithTheHandler(t *testing.T) {
 			t.Errorf("npv accepted %s, which the schema refuses", tc.input)
 		}
 	}
-	a, err := agent.New(agent.Options{Card: Card(DefaultName), Bus: newWorld(t).broker.Connect()})
+	a, err := agent.New(agent.Options{Card: Card(DefaultName), Bus: newWorld(t).Connect(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2abus/a2abus/bus/inproc"
-	"github.com/a2abus/a2abus/memory"
-	"github.com/a2abus/a2abus/memory/inmem"
+	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -20,33 +18,20 @@ import (
 // world is an embedded bus and working memory shared by the agents and
 // callers of one test.
 type world struct {
-	t      *testing.T
-	broker *inproc.Broker
-	mem    memory.Memory
+	*testworld.World
+	t *testing.T
 }
 
-func newWorld(t *testing.T) *world {
-	t.Helper()
-	w := &world{t: t, broker: inproc.NewBroker(inproc.Options{}), mem: inmem.New(inmem.Options{})}
-	t.Cleanup(func() { _ = w.broker.Close(); _ = w.mem.Close() })
-	return w
-}
+func newWorld(t *testing.T) *world { return &world{World: testworld.Embedded(t), t: t} }
 
 // caller returns a running caller named name.
 func (w *world) caller(name string) *caller.Caller {
 	w.t.Helper()
-	c, err := caller.New(caller.Options{Name: name, Bus: w.broker.Connect(), Memory: w.mem, SweepInterval: 50 * time.Millisecond})
+	c, err := caller.New(caller.Options{Name: name, Bus: w.Connect(w.t), Memory: w.Memory, SweepInterval: 50 * time.Millisecond})
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := c.Run(context.Background()); err != nil && !errors.Is(err, caller.ErrClosed) {
-			w.t.Errorf("caller %s: Run: %v", name, err)
-		}
-	}()
-	w.t.Cleanup(func() { _ = c.Close(); <-done })
+	testworld.Start(w.t, c, caller.ErrClosed)
 	return c
 }
 
@@ -54,7 +39,7 @@ func (w *world) caller(name string) *caller.Caller {
 // name for its delegations (nil when withCaller is false).
 func (w *world) sample(name string, withCaller bool) *agent.Agent {
 	w.t.Helper()
-	a, err := agent.New(agent.Options{Card: Card(name), Bus: w.broker.Connect(), StopTimeout: time.Second})
+	a, err := agent.New(agent.Options{Card: Card(name), Bus: w.Connect(w.t), StopTimeout: time.Second})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -70,16 +55,7 @@ func (w *world) sample(name string, withCaller bool) *agent.Agent {
 }
 
 // run runs a until the test ends.
-func (w *world) run(a *agent.Agent) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := a.Run(context.Background()); err != nil {
-			w.t.Errorf("agent %s: Run: %v", a.Name(), err)
-		}
-	}()
-	w.t.Cleanup(func() { _ = a.Close(); <-done })
-}
+func (w *world) run(a *agent.Agent) { testworld.Start(w.t, a) }
 
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -1,0 +1,35 @@
+package testworld
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// Runner is what Start runs: a caller, an agent or a directory.
+type Runner interface {
+	Run(ctx context.Context) error
+	Close() error
+}
+
+// Start runs r in the background until the test ends; then it closes r and
+// waits for Run, failing the test if Run returned an error other than one
+// wrapping an error of ignore (for example caller.ErrClosed: Close came
+// before Run began).
+func Start(t testing.TB, r Runner, ignore ...error) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := r.Run(context.Background())
+		for _, ok := range ignore {
+			if errors.Is(err, ok) {
+				return
+			}
+		}
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	t.Cleanup(func() { _ = r.Close(); <-done })
+}

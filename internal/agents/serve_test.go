@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/internal/testworld/callers"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -138,15 +139,8 @@ type world struct {
 
 func newWorld(t *testing.T) *world { return &world{World: testworld.Embedded(t), t: t} }
 
-func (w *world) caller(name string) *caller.Caller {
-	w.t.Helper()
-	c, err := caller.New(caller.Options{Name: name, Bus: w.Connect(w.t), Memory: w.Memory, SweepInterval: 50 * time.Millisecond})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	testworld.Start(w.t, c, caller.ErrClosed)
-	return c
-}
+// caller returns a running caller named name.
+func (w *world) caller(name string) *caller.Caller { return callers.Start(w.t, w.World, name) }
 
 // awaitResults waits until at least want of the invocations have their
 // result in working memory (or ctx ends) and returns how many have.

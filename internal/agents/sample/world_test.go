@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/internal/testworld/callers"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -25,15 +26,7 @@ type world struct {
 func newWorld(t *testing.T) *world { return &world{World: testworld.Embedded(t), t: t} }
 
 // caller returns a running caller named name.
-func (w *world) caller(name string) *caller.Caller {
-	w.t.Helper()
-	c, err := caller.New(caller.Options{Name: name, Bus: w.Connect(w.t), Memory: w.Memory, SweepInterval: 50 * time.Millisecond})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	testworld.Start(w.t, c, caller.ErrClosed)
-	return c
-}
+func (w *world) caller(name string) *caller.Caller { return callers.Start(w.t, w.World, name) }
 
 // sample runs SampleAgent's skills under name, with a caller of the same
 // name for its delegations (nil when withCaller is false).

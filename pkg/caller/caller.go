@@ -180,6 +180,9 @@ func (c *Caller) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	// Outcomes handled by other replicas arrive as events from here on; those
+	// handled before free their guard slots now.
+	c.releaseFinishedTickets(ctx)
 
 	// Responses: in-flight handlers finish under workCtx after ctx ends.
 	var wg sync.WaitGroup

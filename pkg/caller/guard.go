@@ -1,6 +1,7 @@
 package caller
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -86,3 +87,30 @@ func (c *Caller) guardDonePayload(p a2a.Payload) {
 // guardAbandon frees the slot of a task whose outcome this process will
 // not learn (never sent, or handled elsewhere), counting it neither way.
 func (c *Caller) guardAbandon(id string) { c.takeTicket(id).Abandon() }
+
+// releaseFinishedTickets frees the slots of tasks another replica finalized
+// before this process listened to the replicas' events (Run calls it once
+// its event queue is declared: later outcomes arrive as events). A task
+// that has left the pending index is finished; its stored outcome tells
+// the circuit how it went.
+func (c *Caller) releaseFinishedTickets(ctx context.Context) {
+	c.tickets.mu.Lock()
+	ids := make([]string, 0, len(c.tickets.byID))
+	for id := range c.tickets.byID {
+		ids = append(ids, id)
+	}
+	c.tickets.mu.Unlock()
+	for _, id := range ids {
+		_, pending, err := c.opts.Memory.IndexScore(ctx, pendingIndex(c.opts.Name), id)
+		if err != nil || pending {
+			continue // still running, or unknown now: its event or its deadline frees it
+		}
+		rec, ok := c.local.get(id)
+		var s StoredResult
+		if found, err := getJSON(ctx, c.opts.Memory, rec.MemoryKey, &s); !ok || err != nil || !found {
+			c.guardAbandon(id)
+			continue
+		}
+		c.guardDone(&s)
+	}
+}

@@ -332,6 +332,40 @@ func TestSlotFreedWhicheverReplicaHandlesTheOutcome(t *testing.T) {
 	})
 }
 
+// A process that invokes before its Run listens to the replicas' events
+// learns, when Run starts, of the outcomes another replica handled
+// meanwhile: their slots are freed then, not at their deadlines.
+func TestSlotsFreedOfOutcomesHandledBeforeRun(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		target, me := w.N("Echo"), w.N("Primary")
+		w.agent(target, map[string]agent.Handler{"echo": echo})
+		g := newGuard(t, guard.Config{Limits: guard.Limits{MaxInFlight: 8}})
+		c := w.caller(me, false, withGuard(g)) // not running yet
+		w.caller(me, true)                     // the replica that handles the responses
+		var keys []string
+		for range 3 {
+			inv, err := c.Invoke(ctxT(t), Request{Target: target, Skill: "echo", Text: "x", Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, inv.MemoryKey)
+		}
+		eventually(t, "the other replica stored every result", func() bool {
+			for _, k := range keys {
+				if _, err := w.mem.Get(context.Background(), k); err != nil {
+					return false
+				}
+			}
+			return true
+		})
+		if n := g.InFlight(me); n != 3 {
+			t.Fatalf("%d calls in flight before Run, want 3", n)
+		}
+		go func() { _ = c.Run(context.Background()) }()
+		eventually(t, "every slot is freed once Run starts", func() bool { return g.InFlight(me) == 0 })
+	})
+}
+
 // A task whose outcome this process never learns (no Run here) gives its
 // slot back once it is well past its deadline.
 func TestSlotFreedPastTheDeadline(t *testing.T) {

@@ -91,8 +91,8 @@ func (c *Caller) guardAbandon(id string) { c.takeTicket(id).Abandon() }
 // releaseFinishedTickets frees the slots of tasks another replica finalized
 // before this process listened to the replicas' events (Run calls it once
 // its event queue is declared: later outcomes arrive as events). A task
-// that has left the pending index is finished; its stored outcome tells
-// the circuit how it went.
+// that has left the pending index and whose outcome is stored is finished;
+// the outcome tells the circuit how it went.
 func (c *Caller) releaseFinishedTickets(ctx context.Context) {
 	c.tickets.mu.Lock()
 	ids := make([]string, 0, len(c.tickets.byID))
@@ -101,16 +101,20 @@ func (c *Caller) releaseFinishedTickets(ctx context.Context) {
 	}
 	c.tickets.mu.Unlock()
 	for _, id := range ids {
+		rec, ok := c.local.get(id)
+		if !ok {
+			continue
+		}
 		_, pending, err := c.opts.Memory.IndexScore(ctx, pendingIndex(c.opts.Name), id)
 		if err != nil || pending {
 			continue // still running, or unknown now: its event or its deadline frees it
 		}
-		rec, ok := c.local.get(id)
+		// Not pending and stored: finished. Not pending and not stored: not
+		// recorded yet (Invoke admits before it records), or long expired —
+		// its event or its deadline frees it.
 		var s StoredResult
-		if found, err := getJSON(ctx, c.opts.Memory, rec.MemoryKey, &s); !ok || err != nil || !found {
-			c.guardAbandon(id)
-			continue
+		if found, err := getJSON(ctx, c.opts.Memory, rec.MemoryKey, &s); err == nil && found {
+			c.guardDone(&s)
 		}
-		c.guardDone(&s)
 	}
 }

@@ -119,14 +119,15 @@ func (m *Memory) flush(group []*pendingBatch) {
 	defer cancel()
 	pipe := m.client.Pipeline()
 	for _, b := range group {
+		appends, err := m.prepareAppends(b.ops)
+		if err != nil { // nothing of this batch goes out
+			b.err = err
+			continue
+		}
 		b.cmds, b.turns = make([]goredis.Cmder, len(b.ops)), make([]memory.Turn, len(b.ops))
 		for i, o := range b.ops {
-			cmd, turn, err := m.queue(ctx, pipe, o)
-			if err != nil {
-				b.err = fmt.Errorf("op %d (%s): %w", i, o, err)
-				break
-			}
-			b.cmds[i], b.turns[i] = cmd, turn
+			b.cmds[i] = m.queue(ctx, pipe, o, appends[i])
+			b.turns[i] = appends[i].turn
 		}
 	}
 	_, execErr := pipe.Exec(ctx)
@@ -169,32 +170,55 @@ func isReplyError(err error) bool {
 	return errors.As(err, &re) && !unavailable(err) && !errors.Is(err, goredis.ErrClosed)
 }
 
-// queue adds the command of one validated op to pipe, and for an
-// AppendTurnOnce returns the turn it appends (but for Seq). The context is
-// only recorded by go-redis here; Exec runs the pipeline with its own.
-func (m *Memory) queue(ctx context.Context, pipe goredis.Pipeliner, o memory.Op) (goredis.Cmder, memory.Turn, error) {
-	switch o.Kind {
-	case memory.OpSet:
-		return pipe.Set(ctx, m.kvKey(o.Key), o.Value, redisTTL(o.TTL)), memory.Turn{}, nil
-	case memory.OpSetIfAbsent:
-		return pipe.SetNX(ctx, m.kvKey(o.Key), o.Value, redisTTL(o.TTL)), memory.Turn{}, nil
-	case memory.OpDelete:
-		return pipe.Del(ctx, m.kvKey(o.Key)), memory.Turn{}, nil
-	case memory.OpAppendTurnOnce:
-		keys, args, turn, err := m.appendArgs(o.Session, o.OnceID, o.Turn)
-		if err != nil {
-			return nil, memory.Turn{}, err
-		}
-		return appendScript.Eval(ctx, pipe, keys, args...), turn, nil
-	case memory.OpIndexAdd:
-		return pipe.ZAdd(ctx, m.indexKey(o.Key), zMember(o.Member, o.Score)), memory.Turn{}, nil
-	case memory.OpIndexRemove:
-		return pipe.ZRem(ctx, m.indexKey(o.Key), o.Member), memory.Turn{}, nil
-	}
-	return nil, memory.Turn{}, o.Validate() // unreachable after ValidateOps: an unknown kind
+// appendCall is the script call of one AppendTurnOnce op.
+type appendCall struct {
+	keys []string
+	args []any
+	turn memory.Turn // as it is appended, but for Seq
 }
 
-// result reads the reply of op's command; turn is what queue returned.
+// prepareAppends encodes the AppendTurnOnce ops of a batch (the only ops
+// whose encoding can fail) before anything of the batch is queued, so that
+// a batch goes out whole or not at all; the result is indexed like ops.
+func (m *Memory) prepareAppends(ops []memory.Op) ([]appendCall, error) {
+	calls := make([]appendCall, len(ops))
+	for i, o := range ops {
+		if o.Kind != memory.OpAppendTurnOnce {
+			continue
+		}
+		keys, args, turn, err := m.appendArgs(o.Session, o.OnceID, o.Turn)
+		if err != nil {
+			return nil, fmt.Errorf("op %d (%s): %w", i, o, err)
+		}
+		calls[i] = appendCall{keys: keys, args: args, turn: turn}
+	}
+	return calls, nil
+}
+
+// queue adds the command of one validated op to pipe (app: its script call
+// when it is an AppendTurnOnce). The context is only recorded by go-redis
+// here; Exec runs the pipeline with its own.
+func (m *Memory) queue(ctx context.Context, pipe goredis.Pipeliner, o memory.Op, app appendCall) goredis.Cmder {
+	switch o.Kind {
+	case memory.OpSetIfAbsent:
+		return pipe.SetNX(ctx, m.kvKey(o.Key), o.Value, redisTTL(o.TTL))
+	case memory.OpDelete:
+		return pipe.Del(ctx, m.kvKey(o.Key))
+	case memory.OpAppendTurnOnce:
+		return appendScript.Eval(ctx, pipe, app.keys, app.args...)
+	case memory.OpIndexAdd:
+		return pipe.ZAdd(ctx, m.indexKey(o.Key), zMember(o.Member, o.Score))
+	case memory.OpIndexRemove:
+		return pipe.ZRem(ctx, m.indexKey(o.Key), o.Member)
+	case memory.OpSet:
+		return pipe.Set(ctx, m.kvKey(o.Key), o.Value, redisTTL(o.TTL))
+	}
+	failed := goredis.NewStatusCmd(ctx) // unreachable after ValidateOps: an unknown kind fails its batch
+	failed.SetErr(fmt.Errorf("%w: unknown op kind %d", memory.ErrInvalidArgument, int(o.Kind)))
+	return failed
+}
+
+// result reads the reply of op's command; turn is the appended turn of an AppendTurnOnce.
 func result(o memory.Op, turn memory.Turn, cmd goredis.Cmder) (memory.OpResult, error) {
 	switch c := cmd.(type) {
 	case *goredis.BoolCmd: // SET NX

@@ -7,28 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
-// clock is a settable time for the rate limits.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// newClock is a settable test clock.
+func newClock() *testenv.Clock { return testenv.NewClock() }
 
 // refused asserts err is a retryable *a2a.Error with code whose message says each of parts.
 func refused(t *testing.T, err error, code a2a.ErrorCode, parts ...string) {
@@ -99,10 +83,10 @@ func TestRateLimitPerCallerAndTarget(t *testing.T) {
 	refused(t, err, a2a.CodeRateLimited, "calls from Cli to X are limited to 1 per second (burst 2", "retry in 1s")
 	admit(t, g, "Cli", "Y").Done("")   // another target has its own bucket
 	admit(t, g, "Other", "X").Done("") // and another caller
-	clk.advance(500 * time.Millisecond)
+	clk.Advance(500 * time.Millisecond)
 	_, err = g.Admit("Cli", "X")
 	refused(t, err, a2a.CodeRateLimited, "retry in 500ms")
-	clk.advance(500 * time.Millisecond)
+	clk.Advance(500 * time.Millisecond)
 	admit(t, g, "Cli", "X").Done("")
 	if _, err := g.Admit("Cli", "X"); a2a.CodeOf(err) != a2a.CodeRateLimited {
 		t.Fatalf("call after the refill = %v, want RATE_LIMITED (a refusal took no token, the refill was one)", err)
@@ -131,7 +115,7 @@ func TestChecksRunInOrderAndRefusalsConsumeNothing(t *testing.T) {
 	// Rate before breaker: X's bucket is empty and its circuit open: RATE_LIMITED.
 	_, err = g.Admit("Cli", "X")
 	refused(t, err, a2a.CodeRateLimited)
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	// Breaker last: CIRCUIT_OPEN gives the token and the slot back.
 	_, err = g.Admit("Cli", "X")
 	refused(t, err, a2a.CodeCircuitOpen)
@@ -153,7 +137,7 @@ func TestIdleStateIsPruned(t *testing.T) {
 	if len(g.rates.byPair) != 101 || len(g.breakers.byTarget) != 101 {
 		t.Fatalf("%d buckets, %d circuits; want 101 of each", len(g.rates.byPair), len(g.breakers.byTarget))
 	}
-	clk.advance(2 * pruneEvery) // every bucket is full again
+	clk.Advance(2 * pruneEvery) // every bucket is full again
 	admit(t, g, "Cli", "New").Done("")
 	if len(g.rates.byPair) > 2 {
 		t.Errorf("%d rate buckets left after pruning, want at most 2", len(g.rates.byPair))
@@ -169,7 +153,7 @@ func TestIdleStateIsPruned(t *testing.T) {
 		t.Error("the circuit just used was pruned before the next pass")
 	}
 	held.Done("")
-	clk.advance(2 * time.Hour)
+	clk.Advance(2 * time.Hour)
 	admit(t, g, "Cli", "Last").Done("")
 	if n := len(g.breakers.byTarget); n > 1 {
 		t.Errorf("%d circuits left after two idle hours, want at most 1", n)

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/inmem"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -87,15 +87,13 @@ type fixture struct {
 	inv    *fakeInvoker
 	agents *fakeLister
 	mem    *inmem.Memory
-
-	mu  sync.Mutex
-	now time.Time
+	clock  *testenv.Clock
 }
 
 func newFixture(t testing.TB, resolver tools.Resolver) *fixture {
 	t.Helper()
-	f := &fixture{inv: &fakeInvoker{}, agents: &fakeLister{}, now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
-	f.mem = inmem.New(inmem.Options{Now: f.clock})
+	f := &fixture{inv: &fakeInvoker{}, agents: &fakeLister{}, clock: testenv.NewClock()}
+	f.mem = inmem.New(inmem.Options{Now: f.clock.Now})
 	t.Cleanup(func() { _ = f.mem.Close() })
 	set, err := tools.New(tools.Deps{Caller: f.inv, Agents: f.agents, Resolver: resolver, Memory: f.mem, SessionID: session})
 	if err != nil {
@@ -103,18 +101,6 @@ func newFixture(t testing.TB, resolver tools.Resolver) *fixture {
 	}
 	f.set = set
 	return f
-}
-
-func (f *fixture) clock() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *fixture) advance(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.now = f.now.Add(d)
 }
 
 // call dispatches a tool and decodes its result into a generic value.

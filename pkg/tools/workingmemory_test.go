@@ -66,7 +66,7 @@ func TestGetFromWorkingMemoryMissingOrExpired(t *testing.T) {
 	if got, err := f.call(t, "get_from_working_memory", `{"key":"`+key+`"}`); err != nil || got != "done" {
 		t.Fatalf("stored value = %v, %v", got, err)
 	}
-	f.advance(time.Minute + time.Second)
+	f.clock.Advance(time.Minute + time.Second)
 	check("expired")
 }
 

@@ -114,3 +114,11 @@ func Defaults(instanceID *string, logger **zap.Logger, now *func() time.Time) {
 		*now = time.Now
 	}
 }
+
+// Default sets *v to def when it is zero or negative: the rule of the
+// numeric options of agents and callers.
+func Default[T ~int | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}

@@ -64,3 +64,18 @@ func TestDefaults(t *testing.T) {
 		t.Fatal("an id given was replaced")
 	}
 }
+
+func TestDefaultReplacesOnlyUnsetValues(t *testing.T) {
+	n, d := 0, -time.Second
+	Default(&n, 4)
+	Default(&d, time.Minute)
+	if n != 4 || d != time.Minute {
+		t.Fatalf("unset values became %d, %s; want 4, 1m", n, d)
+	}
+	n, d = 2, time.Second
+	Default(&n, 4)
+	Default(&d, time.Minute)
+	if n != 2 || d != time.Second {
+		t.Fatalf("set values became %d, %s; want them kept", n, d)
+	}
+}

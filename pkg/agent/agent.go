@@ -89,30 +89,14 @@ func (o *Options) normalize() error {
 	if err := a2a.ValidateAgentName(o.Card.Name); err != nil {
 		return fmt.Errorf("%w: card name: %w", ErrInvalidOptions, err)
 	}
-	if o.Concurrency <= 0 {
-		o.Concurrency = DefaultConcurrency
-	}
-	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = bus.DefaultMaxAttempts
-	}
-	if o.StopTimeout <= 0 {
-		o.StopTimeout = DefaultStopTimeout
-	}
-	if o.PublishTimeout <= 0 {
-		o.PublishTimeout = DefaultPublishTimeout
-	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = a2a.DefaultMaxDepth
-	}
-	if o.AnnounceInterval <= 0 {
-		o.AnnounceInterval = DefaultAnnounceInterval
-	}
-	if o.MaxTasks <= 0 {
-		o.MaxTasks = DefaultMaxTasks
-	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = DefaultIdleTimeout
-	}
+	lifecycle.Default(&o.Concurrency, DefaultConcurrency)
+	lifecycle.Default(&o.MaxAttempts, bus.DefaultMaxAttempts)
+	lifecycle.Default(&o.StopTimeout, DefaultStopTimeout)
+	lifecycle.Default(&o.PublishTimeout, DefaultPublishTimeout)
+	lifecycle.Default(&o.MaxDepth, a2a.DefaultMaxDepth)
+	lifecycle.Default(&o.AnnounceInterval, DefaultAnnounceInterval)
+	lifecycle.Default(&o.MaxTasks, DefaultMaxTasks)
+	lifecycle.Default(&o.IdleTimeout, DefaultIdleTimeout)
 	if o.Ephemeral && o.Concurrency > o.MaxTasks {
 		o.Concurrency = o.MaxTasks
 	}

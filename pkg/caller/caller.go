@@ -84,24 +84,15 @@ func (o *Options) normalize() error {
 	if o.Bus == nil || o.Memory == nil {
 		return fmt.Errorf("%w: Bus and Memory are required", ErrInvalidOptions)
 	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&o.ResultTTL, DefaultResultTTL)
-	def(&o.DefaultTimeout, DefaultTimeout)
-	def(&o.MaxTimeout, DefaultMaxTimeout)
-	def(&o.SweepInterval, DefaultSweepInterval)
+	lifecycle.Default(&o.ResultTTL, DefaultResultTTL)
+	lifecycle.Default(&o.DefaultTimeout, DefaultTimeout)
+	lifecycle.Default(&o.MaxTimeout, DefaultMaxTimeout)
+	lifecycle.Default(&o.SweepInterval, DefaultSweepInterval)
 	if o.DefaultTimeout > o.MaxTimeout {
 		o.DefaultTimeout = o.MaxTimeout
 	}
-	if o.Concurrency <= 0 {
-		o.Concurrency = DefaultConcurrency
-	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = a2a.DefaultMaxDepth
-	}
+	lifecycle.Default(&o.Concurrency, DefaultConcurrency)
+	lifecycle.Default(&o.MaxDepth, a2a.DefaultMaxDepth)
 	lifecycle.Defaults(&o.InstanceID, &o.Logger, &o.Now)
 	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)

@@ -62,11 +62,10 @@ func resultStatus(s *StoredResult) string {
 // TIMEOUT the sweeper recorded — and a TIMEOUT recorded after a late result
 // (the two finalizations race) never replaces it. rec comes from Invoke,
 // which validated its session and task ids, so the op is always valid.
-func (c *Caller) historyOp(rec *Record, s *StoredResult) memory.Op {
-	e := c.historyEntry(rec, s)
-	key, _ := historyKey(rec.SessionID, rec.TaskID) // validated by Invoke (ResultKey)
-	b, _ := json.Marshal(e)                         // strings, times and ints only: cannot fail
-	if s.Late {
+func (c *Caller) historyOp(e *HistoryEntry) memory.Op {
+	key, _ := historyKey(e.SessionID, e.TaskID) // validated by Invoke (ResultKey)
+	b, _ := json.Marshal(e)                     // strings, times and ints only: cannot fail
+	if e.Late {
 		return memory.SetOp(key, b, c.opts.ResultTTL)
 	}
 	return memory.SetIfAbsentOp(key, b, c.opts.ResultTTL)
@@ -75,12 +74,11 @@ func (c *Caller) historyOp(rec *Record, s *StoredResult) memory.Op {
 // logOutcome writes the structured log line of a finalized task: task,
 // session, target, skill, chain, state, status, code, duration, late and the
 // redacted error (the caller and instance are on every line of c.log).
-func (c *Caller) logOutcome(rec *Record, s *StoredResult) {
+func (c *Caller) logOutcome(e *HistoryEntry) {
 	ce := c.log.Check(zap.InfoLevel, "task finished")
 	if ce == nil {
 		return // not logged: spare building the fields
 	}
-	e := c.historyEntry(rec, s)
 	ce.Write(zap.String("task", e.TaskID), zap.String("session", e.SessionID),
 		zap.String("target", e.Target), zap.String("skill", e.Skill), zap.Strings("chain", e.Chain),
 		zap.String("state", string(e.State)), zap.String("status", e.Status), zap.String("code", string(e.Code)),

@@ -60,9 +60,9 @@ func TestHistoryRecordsOutcomesOnceAndRedacted(t *testing.T) {
 		bad := testRecord(t, session, c.Name(), "Fetcher", t0.Add(time.Second))
 		badRes := &StoredResult{TaskID: bad.TaskID, Agent: "Fetcher", State: a2a.StateFailed, StoredAt: t0.Add(3 * time.Second),
 			Error: a2a.NewError(a2a.CodeExecutionFailed, "GET https://bob:hunter2@api.example.com?token=T0K3N failed; Authorization: Bearer abc.def")}
-		w.apply(c.historyOp(ok, okRes), c.historyOp(bad, badRes))
-		w.apply(c.historyOp(bad, badRes)) // a redelivered response records nothing twice
-		c.logOutcome(bad, badRes)
+		w.apply(c.historyOp(c.historyEntry(ok, okRes)), c.historyOp(c.historyEntry(bad, badRes)))
+		w.apply(c.historyOp(c.historyEntry(bad, badRes))) // a redelivered response records nothing twice
+		c.logOutcome(c.historyEntry(bad, badRes))
 
 		h := w.history(session)
 		if len(h) != 2 {
@@ -112,12 +112,12 @@ func TestHistoryLateResultReplacesTimeout(t *testing.T) {
 		timeout := &StoredResult{TaskID: rec.TaskID, Agent: "Slow", State: a2a.StateFailed, Error: a2a.NewError(a2a.CodeTimeout, "no answer"), StoredAt: t0.Add(time.Second)}
 		late := &StoredResult{TaskID: rec.TaskID, Agent: "Slow", State: a2a.StateCompleted, Late: true, StoredAt: t0.Add(2 * time.Second)}
 
-		w.apply(c.historyOp(rec, timeout))
+		w.apply(c.historyOp(c.historyEntry(rec, timeout)))
 		if h := w.history(session); len(h) != 1 || h[0].Status != "TIMEOUT" || h[0].Code != a2a.CodeTimeout || h[0].Late {
 			t.Fatalf("after the timeout: %+v", h)
 		}
-		w.apply(c.historyOp(rec, late))
-		w.apply(c.historyOp(rec, timeout)) // the sweeper's batch, retried after the late result: no effect
+		w.apply(c.historyOp(c.historyEntry(rec, late)))
+		w.apply(c.historyOp(c.historyEntry(rec, timeout))) // the sweeper's batch, retried after the late result: no effect
 		h := w.history(session)
 		if len(h) != 1 || h[0].Status != "SUCCESS" || !h[0].Late || h[0].Code != "" || h[0].DurationMs != 2000 {
 			t.Fatalf("after the late result: %+v", h)

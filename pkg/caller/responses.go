@@ -113,6 +113,8 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	notify := memory.AppendTurnOnceOp(rec.SessionID, "a2a-notify/"+s.TaskID+"/"+by,
 		notificationTurn(s, rec.MemoryKey, by == claimTimeout))
 	pending := memory.IndexRemoveOp(pendingIndex(c.opts.Name), s.TaskID)
+	entry := c.historyEntry(rec, s) // the call history's entry and the outcome's log line
+	history := c.historyOp(entry)
 	// An answer is retried by its redelivery (it is acked only after this), so
 	// one batch stores it, notifies it and takes it out of the pending index.
 	// A TIMEOUT is retried by the sweeper only while the task is in the
@@ -120,22 +122,22 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	// never over a real answer that arrived (late) meanwhile — and notifies it.
 	switch {
 	case by == claimTimeout:
-		err = c.batch(ctx, "store and notify timeout", memory.SetIfAbsentOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s))
+		err = c.batch(ctx, "store and notify timeout", memory.SetIfAbsentOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, history)
 		if err == nil {
 			err = c.batch(ctx, "clear pending", pending)
 		}
 	case early:
 		err = c.batch(ctx, "claim, store and notify result", c.claimOp(s.TaskID, by),
-			memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s), pending)
+			memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, history, pending)
 	default:
-		err = c.batch(ctx, "store and notify result", memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, c.historyOp(rec, s), pending)
+		err = c.batch(ctx, "store and notify result", memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, history, pending)
 	}
 	if err != nil {
 		return nil, err
 	}
 	c.local.drop(s.TaskID)
 	c.guardDone(s) // frees the guard's slot and tells the circuit (guard.go)
-	c.logOutcome(rec, s)
+	c.logOutcome(entry)
 	return &Outcome{Invocation: rec.invocation(), Result: s}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -247,25 +248,18 @@ func (d *Directory) run(ctx context.Context, stop context.CancelFunc) error {
 
 // sweepLoop sweeps every SweepInterval until ctx ends.
 func (d *Directory) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(d.opts.SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			offline, forgotten := d.reg.sweep(d.opts.Now())
-			for _, n := range offline {
-				d.log.Info("agent offline: stopped announcing", zap.String("agent", n))
-			}
-			for _, n := range forgotten {
-				d.log.Info("agent forgotten", zap.String("agent", n))
-			}
-			if len(offline)+len(forgotten) > 0 {
-				d.changed()
-			}
+	lifecycle.Every(ctx.Done(), d.opts.SweepInterval, func() {
+		offline, forgotten := d.reg.sweep(d.opts.Now())
+		for _, n := range offline {
+			d.log.Info("agent offline: stopped announcing", zap.String("agent", n))
 		}
-	}
+		for _, n := range forgotten {
+			d.log.Info("agent forgotten", zap.String("agent", n))
+		}
+		if len(offline)+len(forgotten) > 0 {
+			d.changed()
+		}
+	})
 }
 
 // handle applies one delivery of the instance queue. Nothing is requeued:

@@ -122,3 +122,18 @@ func Default[T ~int | ~int64](v *T, def T) {
 		*v = def
 	}
 }
+
+// Every runs f every interval until done is closed (a context's Done, or a
+// component's stop channel); the first run is one interval in.
+func Every(done <-chan struct{}, interval time.Duration, f func()) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			f()
+		}
+	}
+}

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,5 +78,27 @@ func TestDefaultReplacesOnlyUnsetValues(t *testing.T) {
 	Default(&d, time.Minute)
 	if n != 2 || d != time.Second {
 		t.Fatalf("set values became %d, %s; want them kept", n, d)
+	}
+}
+
+func TestEveryRunsUntilDone(t *testing.T) {
+	done := make(chan struct{})
+	var runs atomic.Int32
+	returned := make(chan struct{})
+	go func() {
+		Every(done, time.Millisecond, func() {
+			if runs.Add(1) == 3 {
+				close(done)
+			}
+		})
+		close(returned)
+	}()
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Every did not return once done was closed")
+	}
+	if n := runs.Load(); n != 3 {
+		t.Fatalf("f ran %d times, want 3 (none after done)", n)
 	}
 }

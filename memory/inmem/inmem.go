@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/memory"
 )
 
@@ -232,16 +233,7 @@ func (m *Memory) newItem(value []byte, ttl time.Duration) item {
 // janitor sweeps every janitorInterval until Close.
 func (m *Memory) janitor() {
 	defer m.wg.Done()
-	tick := time.NewTicker(janitorInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-m.done:
-			return
-		case <-tick.C:
-			m.sweep()
-		}
-	}
+	lifecycle.Every(m.done, janitorInterval, m.sweep)
 }
 
 // sweep removes every expired key.

@@ -8,23 +8,18 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // sweepLoop looks for overdue tasks every SweepInterval until ctx ends.
 func (c *Caller) sweepLoop(ctx context.Context) error {
-	t := time.NewTicker(c.opts.SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			if err := c.sweep(ctx); err != nil && ctx.Err() == nil {
-				c.log.Warn("deadline sweep failed", zap.Error(err))
-			}
+	lifecycle.Every(ctx.Done(), c.opts.SweepInterval, func() {
+		if err := c.sweep(ctx); err != nil && ctx.Err() == nil {
+			c.log.Warn("deadline sweep failed", zap.Error(err))
 		}
-	}
+	})
+	return nil
 }
 
 // sweep times out every pending task of this caller whose deadline passed,

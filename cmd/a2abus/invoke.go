@@ -117,6 +117,15 @@ func awaitOutcome(e *env, asJSON bool, wait func(caller.StatusFunc) (*caller.Out
 	return nil
 }
 
+// openCallerNamed opens a caller named name (default caller.name) that
+// vets no targets: for a task invoked earlier (wait, cancel).
+func openCallerNamed(ctx context.Context, e *env, name string) (*caller.Caller, func(), error) {
+	if name != "" {
+		e.Config.Caller.Name = name
+	}
+	return openCaller(ctx, e, 0)
+}
+
 // openCaller opens the configured backends and a caller on them; closeAll
 // closes the caller, then the bus and memory. With directoryWait > 0 a
 // directory runs beside the caller and vets every target, giving agents not
@@ -276,10 +285,7 @@ func newWaitCmd(c *cli) *cobra.Command {
 			"prints it like invoke --wait: exit 0 when completed, 2 when it failed or timed out.",
 		Args: cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
-			if callerName != "" {
-				e.Config.Caller.Name = callerName
-			}
-			cl, closeAll, err := openCaller(ctx, e, 0)
+			cl, closeAll, err := openCallerNamed(ctx, e, callerName)
 			if err != nil {
 				return err
 			}
@@ -310,10 +316,7 @@ func newCancelCmd(c *cli) *cobra.Command {
 		Short: "Cancel a task invoked earlier: its handler's context is cancelled and it ends CANCELED",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
-			if callerName != "" {
-				e.Config.Caller.Name = callerName
-			}
-			cl, closeAll, err := openCaller(ctx, e, 0)
+			cl, closeAll, err := openCallerNamed(ctx, e, callerName)
 			if err != nil {
 				return err
 			}

@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/a2abus/a2abus/memory"
+	memredis "github.com/a2abus/a2abus/memory/redis"
 )
 
 // pause is how long the fault tests pause every Redis client. CLIENT UNPAUSE
@@ -54,6 +56,17 @@ func TestFaultRedisPaused(t *testing.T) {
 	if !errors.Is(err, memory.ErrUnavailable) {
 		t.Fatalf("batch while redis is paused = %v, want ErrUnavailable", err)
 	}
+	// Concurrent batches share pipelines (group commit): every one of them
+	// gives up with ErrUnavailable, none hangs behind another.
+	batchErrs := concurrentBatches(ctx, m, key, 16)
+	for i, err := range batchErrs {
+		if !errors.Is(err, memory.ErrUnavailable) {
+			t.Fatalf("concurrent batch %d while redis is paused = %v, want ErrUnavailable", i, err)
+		}
+	}
+	if _, err := m.IndexRange(ctx, "t/idx", 0, 0); !errors.Is(err, memory.ErrUnavailable) {
+		t.Fatalf("index range while redis is paused = %v, want ErrUnavailable", err)
+	}
 
 	deadline := time.Now().Add(pause + 10*time.Second)
 	for err = m.Set(ctx, key, []byte("after"), time.Minute); err != nil; err = m.Set(ctx, key, []byte("after"), time.Minute) {
@@ -65,6 +78,27 @@ func TestFaultRedisPaused(t *testing.T) {
 	if got, err := m.Get(ctx, key); err != nil || string(got) != "after" {
 		t.Fatalf("get after the pause = %q, %v; want %q", got, err, "after")
 	}
+	for i, err := range concurrentBatches(ctx, m, key, 16) {
+		if err != nil {
+			t.Fatalf("concurrent batch %d after the pause: %v", i, err)
+		}
+		if got, err := m.Get(ctx, fmt.Sprintf("%s/b%d", key, i)); err != nil || string(got) != "v" {
+			t.Fatalf("value of concurrent batch %d = %q, %v", i, got, err)
+		}
+	}
+}
+
+// concurrentBatches runs n batches at once (each sets key/b<i>) and returns their errors.
+func concurrentBatches(ctx context.Context, m *memredis.Memory, key string, n int) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, errs[i] = m.Batch(ctx, memory.SetOp(fmt.Sprintf("%s/b%d", key, i), []byte("v"), time.Minute))
+		})
+	}
+	wg.Wait()
+	return errs
 }
 
 // TestFaultSubscriberSurvivesPubsubKill: a subscriber whose pub/sub connection

@@ -140,7 +140,9 @@ func (a *Agent) loadCanceled(ctx context.Context) {
 		for i, m := range expired {
 			ops[i] = memory.IndexRemoveOp(index, m.Member)
 		}
-		_, _ = a.opts.Memory.Batch(ctx, ops...) // housekeeping: the next start retries
+		if _, err := a.opts.Memory.Batch(ctx, ops...); err != nil { // housekeeping: the next start retries
+			a.log.Debug("expired recorded cancels not dropped", zap.Int("cancels", len(ops)), zap.Error(err))
+		}
 	}
 	live, err := a.opts.Memory.IndexRange(ctx, index, memory.MaxIndexScore, maxLoadedCancels+1)
 	if err != nil {

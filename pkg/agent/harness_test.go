@@ -156,25 +156,6 @@ func (h *harness) final(id string) a2a.Payload {
 	return out
 }
 
-// hasFinal reports whether the result or error of task id has arrived.
-func (h *harness) hasFinal(id string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, p := range h.replies {
-		switch r := p.(type) {
-		case *a2a.TaskResult:
-			if r.TaskID == id {
-				return true
-			}
-		case *a2a.TaskError:
-			if r.TaskID == id {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 func (h *harness) statuses(id string) []*a2a.TaskStatus {
 	h.mu.Lock()
 	defer h.mu.Unlock()

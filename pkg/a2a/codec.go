@@ -57,7 +57,7 @@ func (c Codec) Encode(p Payload, trace Trace) (Envelope, error) {
 	if err := p.Validate(); err != nil {
 		return Envelope{}, fmt.Errorf("a2a: encode %s: %w", kind, err)
 	}
-	body, err := json.Marshal(p)
+	body, err := marshalPayload(p)
 	if err != nil {
 		return Envelope{}, fmt.Errorf("a2a: encode %s: %w: %v", kind, ErrMalformed, err)
 	}
@@ -116,14 +116,14 @@ func (c Codec) decode(env Envelope) (Payload, error) {
 	if err := checkContentType(env.ContentType); err != nil {
 		return nil, err
 	}
-	if v, ok := env.Headers[HeaderVersion]; ok && !strings.HasPrefix(v+".", "1.") {
+	if v, ok := env.Headers[HeaderVersion]; ok && v != "1" && !strings.HasPrefix(v, "1.") {
 		return nil, fieldErr("header "+HeaderVersion, ErrInvalidField, fmt.Sprintf("unsupported protocol version %q, want 1.x", v))
 	}
 	if len(env.Body) == 0 {
 		return nil, fmt.Errorf("%w: empty body", ErrMalformed)
 	}
-	p := newPayload(kind)
-	if err := json.Unmarshal(env.Body, p); err != nil {
+	p, err := unmarshalPayload(kind, env.Body)
+	if err != nil {
 		return nil, jsonErr(err)
 	}
 	if err := p.Validate(); err != nil {
@@ -137,7 +137,7 @@ func (c Codec) decode(env Envelope) (Payload, error) {
 }
 
 func checkContentType(ct string) error {
-	if ct == "" {
+	if ct == "" || ct == ContentTypeJSON {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)

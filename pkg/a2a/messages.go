@@ -80,8 +80,8 @@ func (r *TaskRequest) Validate() error {
 		return fieldErr("callChain", ErrInvalidField, fmt.Sprintf("at most %d entries, got %d", MaxCallChain, len(r.CallChain)))
 	}
 	for i, name := range r.CallChain {
-		if err := nameErr(fmt.Sprintf("callChain[%d]", i), ValidateAgentName(name)); err != nil {
-			return err
+		if err := ValidateAgentName(name); err != nil {
+			return nameErr(fmt.Sprintf("callChain[%d]", i), err)
 		}
 	}
 	return nil

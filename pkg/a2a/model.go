@@ -95,33 +95,37 @@ func validateMessage(field string, m *Message) error {
 	if len(m.Parts) == 0 {
 		return fieldErr(field+".parts", ErrMissingField, "at least one part is required")
 	}
-	return validateParts(field+".parts", m.Parts)
-}
-
-func validateParts(field string, parts spec.ContentParts) error {
-	for i, p := range parts {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		if p == nil || p.Content == nil {
-			return fieldErr(f, ErrMissingField, "part has no content")
-		}
+	if i := emptyPart(m.Parts); i >= 0 {
+		return fieldErr(fmt.Sprintf("%s.parts[%d]", field, i), ErrMissingField, "part has no content")
 	}
 	return nil
 }
 
+// emptyPart is the index of the first part without content, -1 if none.
+// (Validation builds the names of fields only for an error: it allocates
+// nothing on the way through.)
+func emptyPart(parts spec.ContentParts) int {
+	for i, p := range parts {
+		if p == nil || p.Content == nil {
+			return i
+		}
+	}
+	return -1
+}
+
 func validateArtifacts(field string, arts []*Artifact) error {
 	for i, a := range arts {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		if a == nil {
-			return fieldErr(f, ErrMissingField, "artifact is null")
+		f := func() string { return fmt.Sprintf("%s[%d]", field, i) }
+		switch {
+		case a == nil:
+			return fieldErr(f(), ErrMissingField, "artifact is null")
+		case a.ID == "":
+			return fieldErr(f()+".artifactId", ErrMissingField, "required")
+		case len(a.Parts) == 0:
+			return fieldErr(f()+".parts", ErrMissingField, "at least one part is required")
 		}
-		if a.ID == "" {
-			return fieldErr(f+".artifactId", ErrMissingField, "required")
-		}
-		if len(a.Parts) == 0 {
-			return fieldErr(f+".parts", ErrMissingField, "at least one part is required")
-		}
-		if err := validateParts(f+".parts", a.Parts); err != nil {
-			return err
+		if j := emptyPart(a.Parts); j >= 0 {
+			return fieldErr(fmt.Sprintf("%s.parts[%d]", f(), j), ErrMissingField, "part has no content")
 		}
 	}
 	return nil

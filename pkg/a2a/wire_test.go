@@ -1,0 +1,151 @@
+package a2a
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	spec "github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// wirePayloads are payloads with every shape of A2A content the mirrors
+// handle: each part kind, file names, media types, metadata, artifacts, nil
+// entries, unspecified roles and states.
+func wirePayloads() []Payload {
+	msg := &Message{ID: "m-1", ContextID: "c-1", Extensions: []string{"urn:x"}, Metadata: map[string]any{"k": "v"},
+		ReferenceTasks: []spec.TaskID{"t-0"}, TaskID: "t-1", Role: RoleAgent, Parts: ContentPartsOf(
+			NewTextPart("<b>text & more</b>"),
+			&Part{Content: spec.Raw([]byte{0, 1, 2, 255}), Filename: "blob.bin", MediaType: "application/octet-stream"},
+			&Part{Content: spec.Data{Value: map[string]any{"n": 1.5, "list": []any{"a", nil, true}}}, Metadata: map[string]any{"m": 1.0}},
+			&Part{Content: spec.URL("https://example.com/doc.pdf"), MediaType: "application/pdf"},
+			NewTextPart(""),
+			nil,
+		)}
+	unspecified := &Message{ID: "m-2", Parts: ContentPartsOf(NewTextPart("x"))}
+	out := append(samplePayloads(),
+		&TaskStatus{TaskID: "t-1", Agent: "A", State: spec.TaskStateUnspecified, Message: unspecified, Time: testNow},
+		&TaskStatus{TaskID: "t-1", Agent: "A", State: StateWorking, Time: testNow},
+		&TaskResult{TaskID: "t-1", Agent: "A", State: StateCompleted, Message: msg, Time: testNow,
+			Artifacts: []*Artifact{nil, {ID: "a1", Description: "d", Extensions: []string{"e"}, Metadata: map[string]any{"x": "y"}, Name: "n", Parts: msg.Parts}, {ID: "a2"}}},
+		&TaskResult{TaskID: "t-1", Agent: "A", State: StateFailed, Time: testNow},
+		&TaskError{TaskID: "t-1", Agent: "A", Code: CodeTimeout, Message: "late", Time: testNow},
+	)
+	req := sampleRequest()
+	req.Message = msg
+	return append(out, req, &TaskRequest{TaskID: "t-2"})
+}
+
+// ContentPartsOf is a test shorthand for a parts list.
+func ContentPartsOf(parts ...*Part) spec.ContentParts { return parts }
+
+// The mirrors write what a2a-go's JSON methods write, for every payload:
+// decoded the standard way, both give the same value.
+func TestWireMarshalMatchesStandard(t *testing.T) {
+	for _, p := range wirePayloads() {
+		std, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, err := marshalPayload(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Kind(), err)
+		}
+		want, got := newPayload(p.Kind()), newPayload(p.Kind())
+		if err := json.Unmarshal(std, want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(fast, got); err != nil {
+			t.Fatalf("%s: standard decode of the mirror's JSON: %v\n%s", p.Kind(), err, fast)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: mirror JSON decodes to\n%#v\nstandard JSON to\n%#v", p.Kind(), got, want)
+		}
+		var gotMap, wantMap map[string]any
+		_ = json.Unmarshal(std, &wantMap)
+		_ = json.Unmarshal(fast, &gotMap)
+		if !reflect.DeepEqual(gotMap, wantMap) {
+			t.Errorf("%s: JSON differs beyond key order:\n%s\n%s", p.Kind(), fast, std)
+		}
+	}
+}
+
+// The mirrors read what a2a-go's JSON methods read into the same values,
+// and input they do not take falls back to the standard path's result or error.
+func TestWireUnmarshalMatchesStandard(t *testing.T) {
+	for _, p := range wirePayloads() {
+		body, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSameDecode(t, p.Kind(), body)
+	}
+	odd := map[Kind][]string{
+		KindTaskResult: {
+			`{"taskId":"t","state":"TASK_STATE_COMPLETED","message":{"role":"ROLE_AGENT","parts":[{"filename":"f"}]}}`,
+			`{"taskId":"t","state":"TASK_STATE_COMPLETED","artifacts":[{"artifactId":"a","parts":[{"text":"x","url":"u"}]}]}`,
+			`{"taskId":"t","state":"TASK_STATE_COMPLETED","message":{"role":"ROLE_AGENT","parts":[{"url":""}]}}`,
+			`{"taskId":"t","state":7}`,
+			`{"taskId":"t","state":"TASK_STATE_UNSPECIFIED","message":null,"artifacts":null}`,
+			`{"TASKID":"t","State":"TASK_STATE_WORKING","MESSAGE":{"ROLE":"ROLE_UNSPECIFIED","Parts":[{"Text":"x"},null]}}`,
+		},
+		KindTaskRequest: {
+			`{"taskId":"t","message":{"role":"ROLE_USER","parts":[{"raw":"not base64!"}]}}`,
+			`{"taskId":"t","message":{"role":"ROLE_USER","parts":[{"data":null}]}}`,
+			`{"taskId":"t","message":{"role":"ROLE_USER","parts":[{"text":"a","text":"b"}]}}`,
+			`{"taskId":"t","message":"nope"}`,
+			`{"taskId":"t"`,
+		},
+		KindTaskStatus: {`{"taskId":"t","state":"TASK_STATE_WORKING","message":{"parts":[{"data":{"a":[1,2]}}]},"progress":0.5}`},
+		KindTaskError:  {`{"taskId":"t","state":"TASK_STATE_FAILED","code":"TIMEOUT"}`, `{"state":["x"]}`},
+	}
+	for kind, bodies := range odd {
+		for _, b := range bodies {
+			assertSameDecode(t, kind, []byte(b))
+		}
+	}
+}
+
+// assertSameDecode checks unmarshalPayload gives what encoding/json gives.
+func assertSameDecode(t *testing.T, kind Kind, body []byte) {
+	t.Helper()
+	want := newPayload(kind)
+	wantErr := json.Unmarshal(body, want)
+	got, err := unmarshalPayload(kind, body)
+	switch {
+	case wantErr != nil || err != nil:
+		if wantErr == nil || err == nil || !sameError(err, wantErr) {
+			t.Errorf("%s %s: error %v, standard %v", kind, body, err, wantErr)
+		}
+	case !reflect.DeepEqual(got, want):
+		t.Errorf("%s %s:\ngot  %#v\nwant %#v", kind, body, got, want)
+	}
+}
+
+// FuzzWireDecode checks the mirrors against encoding/json on any input.
+func FuzzWireDecode(f *testing.F) {
+	for _, p := range wirePayloads() {
+		b, err := json.Marshal(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(p.Kind()), b)
+	}
+	f.Fuzz(func(t *testing.T, kind string, body []byte) {
+		k := Kind(kind)
+		if newPayload(k) == nil {
+			return
+		}
+		assertSameDecode(t, k, body)
+	})
+}
+
+// sameError compares error messages; a2a-go lists the keys of a part
+// without content in map order, so those compare by their prefix.
+func sameError(a, b error) bool {
+	const unknownPart = "unknown part content type:"
+	if strings.HasPrefix(a.Error(), unknownPart) {
+		return strings.HasPrefix(b.Error(), unknownPart)
+	}
+	return a.Error() == b.Error()
+}

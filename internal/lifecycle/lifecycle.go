@@ -30,11 +30,16 @@ type Runner struct {
 	stop    context.CancelFunc
 	done    chan struct{}
 	closing chan struct{}
+	// closingCtx is cancelled by Close, like closing.
+	closingCtx    context.Context
+	cancelClosing context.CancelFunc
 }
 
 // New returns a runner that has neither started nor closed.
 func New() *Runner {
-	return &Runner{done: make(chan struct{}), closing: make(chan struct{})}
+	r := &Runner{done: make(chan struct{}), closing: make(chan struct{})}
+	r.closingCtx, r.cancelClosing = context.WithCancel(context.Background())
+	return r
 }
 
 // Start marks the component running and returns the context its Run works
@@ -77,6 +82,10 @@ func (r *Runner) Closed() bool {
 // Closing is closed when Close is called.
 func (r *Runner) Closing() <-chan struct{} { return r.closing }
 
+// ClosingContext is cancelled when Close is called: the context of work
+// that outlives a stopped consumer but not the component.
+func (r *Runner) ClosingContext() context.Context { return r.closingCtx }
+
 // Close cancels Run and waits for it to return, at most bound; what is named
 // what timed out. Idempotent.
 func (r *Runner) Close(what string, bound time.Duration) error {
@@ -87,6 +96,7 @@ func (r *Runner) Close(what string, bound time.Duration) error {
 	}
 	r.closed = true
 	close(r.closing)
+	r.cancelClosing()
 	stop, started := r.stop, r.started
 	r.mu.Unlock()
 	if !started || stop == nil {

@@ -102,3 +102,19 @@ func TestEveryRunsUntilDone(t *testing.T) {
 		t.Fatalf("f ran %d times, want 3 (none after done)", n)
 	}
 }
+
+func TestClosingContextEndsWithClose(t *testing.T) {
+	r := New()
+	ctx := r.ClosingContext()
+	if ctx.Err() != nil {
+		t.Fatal("closing context done before Close")
+	}
+	if err := r.Close("x", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Second):
+		t.Fatal("closing context not cancelled by Close")
+	}
+}

@@ -279,3 +279,22 @@ func fromWireParts(ws []*wirePart) (spec.ContentParts, bool) {
 	}
 	return out, true
 }
+
+// MessageMirror is a value that encodes to JSON as m does, without a2a-go's
+// nested JSON calls, for types outside this package that embed a message;
+// nil (so that omitempty omits it) when m is nil.
+func MessageMirror(m *Message) any {
+	if m == nil {
+		return nil
+	}
+	return toWireMessage(m)
+}
+
+// ArtifactsMirror is a value that encodes to JSON as as does, without
+// a2a-go's nested JSON calls; nil when as is empty (omitempty omits both).
+func ArtifactsMirror(as []*Artifact) any {
+	if len(as) == 0 {
+		return nil
+	}
+	return toWireArtifacts(as)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -239,4 +240,35 @@ func TestHistoryOfFinishedCalls(t *testing.T) {
 			t.Fatalf("history = %+v", h)
 		}
 	})
+}
+
+// StoredResult.encode writes what json.Marshal writes (keys aside).
+func TestStoredResultEncodeMatchesJSON(t *testing.T) {
+	now := time.Now()
+	for _, s := range []*StoredResult{
+		{TaskID: "t", Agent: "A", State: a2a.StateCompleted, Status: a2a.StatusSuccess, Message: a2a.NewTextMessage(a2a.RoleAgent, "x <&>"),
+			Artifacts: []*a2a.Artifact{{ID: "a", Name: "n", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"v": 1.0}), a2a.NewTextPart("p")}}},
+			Confidence: a2a.ConfidenceHigh, Warnings: []string{"w"}, Metadata: a2a.ResultMetadata{ProcessingTimeMs: 3}, Late: true, StoredAt: now},
+		{TaskID: "t", Agent: "A", State: a2a.StateFailed, Error: a2a.NewError(a2a.CodeTimeout, "late"), Artifacts: []*a2a.Artifact{}, StoredAt: now},
+		{},
+	} {
+		std, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, err := s.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b map[string]any
+		if err := json.Unmarshal(std, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(fast, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("encode:\n%s\njson.Marshal:\n%s", fast, std)
+		}
+	}
 }

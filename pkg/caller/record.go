@@ -67,6 +67,19 @@ type StoredResult struct {
 	StoredAt time.Time `json:"storedAt"`
 }
 
+// encode is the JSON of s, as json.Marshal writes it but through the
+// codec's mirrors of its A2A fields (a2a.MessageMirror): it is on every
+// call's path.
+func (s *StoredResult) encode() ([]byte, error) {
+	type fields StoredResult
+	return json.Marshal(struct {
+		*fields
+		State     string `json:"state"`
+		Message   any    `json:"message,omitempty"`
+		Artifacts any    `json:"artifacts,omitempty"`
+	}{(*fields)(s), s.State.String(), a2a.MessageMirror(s.Message), a2a.ArtifactsMirror(s.Artifacts)})
+}
+
 // Failed reports whether the task did not complete.
 func (s *StoredResult) Failed() bool { return s.Error != nil || s.State != a2a.StateCompleted }
 

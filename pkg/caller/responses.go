@@ -2,7 +2,6 @@ package caller
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -42,16 +41,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	}
 	// A context that survives the consumer's stop: a finalization that has
 	// begun completes (memory retries end only with Close).
-	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	go func() {
-		select {
-		case <-c.life.Closing():
-			cancel()
-		case <-work.Done():
-		}
-	}()
-	out, err := c.finalize(work, stored, claimResult)
+	out, err := c.finalize(c.life.ClosingContext(), stored, claimResult)
 	if err != nil {
 		if errors.Is(err, ErrUnknownTask) {
 			c.log.Warn("response for an unknown task dead-lettered", zap.String("task", stored.TaskID), zap.Error(err))
@@ -106,7 +96,7 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	}
 	s.StoredAt = c.opts.Now()
 
-	result, err := json.Marshal(s)
+	result, err := s.encode()
 	if err != nil {
 		return nil, fmt.Errorf("encode result of task %s: %w", s.TaskID, err)
 	}

@@ -247,7 +247,7 @@ func TestStoredResultEncodeMatchesJSON(t *testing.T) {
 	now := time.Now()
 	for _, s := range []*StoredResult{
 		{TaskID: "t", Agent: "A", State: a2a.StateCompleted, Status: a2a.StatusSuccess, Message: a2a.NewTextMessage(a2a.RoleAgent, "x <&>"),
-			Artifacts: []*a2a.Artifact{{ID: "a", Name: "n", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"v": 1.0}), a2a.NewTextPart("p")}}},
+			Artifacts:  []*a2a.Artifact{{ID: "a", Name: "n", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"v": 1.0}), a2a.NewTextPart("p")}}},
 			Confidence: a2a.ConfidenceHigh, Warnings: []string{"w"}, Metadata: a2a.ResultMetadata{ProcessingTimeMs: 3}, Late: true, StoredAt: now},
 		{TaskID: "t", Agent: "A", State: a2a.StateFailed, Error: a2a.NewError(a2a.CodeTimeout, "late"), Artifacts: []*a2a.Artifact{}, StoredAt: now},
 		{},

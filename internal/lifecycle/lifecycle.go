@@ -29,16 +29,15 @@ type Runner struct {
 	closed  bool
 	stop    context.CancelFunc
 	done    chan struct{}
-	closing chan struct{}
-	// closingCtx is cancelled by Close, like closing.
-	closingCtx    context.Context
+	// closing is cancelled by Close.
+	closing       context.Context
 	cancelClosing context.CancelFunc
 }
 
 // New returns a runner that has neither started nor closed.
 func New() *Runner {
-	r := &Runner{done: make(chan struct{}), closing: make(chan struct{})}
-	r.closingCtx, r.cancelClosing = context.WithCancel(context.Background())
+	r := &Runner{done: make(chan struct{})}
+	r.closing, r.cancelClosing = context.WithCancel(context.Background())
 	return r
 }
 
@@ -80,11 +79,11 @@ func (r *Runner) Closed() bool {
 }
 
 // Closing is closed when Close is called.
-func (r *Runner) Closing() <-chan struct{} { return r.closing }
+func (r *Runner) Closing() <-chan struct{} { return r.closing.Done() }
 
 // ClosingContext is cancelled when Close is called: the context of work
 // that outlives a stopped consumer but not the component.
-func (r *Runner) ClosingContext() context.Context { return r.closingCtx }
+func (r *Runner) ClosingContext() context.Context { return r.closing }
 
 // Close cancels Run and waits for it to return, at most bound; what is named
 // what timed out. Idempotent.
@@ -95,7 +94,6 @@ func (r *Runner) Close(what string, bound time.Duration) error {
 		return nil
 	}
 	r.closed = true
-	close(r.closing)
 	r.cancelClosing()
 	stop, started := r.stop, r.started
 	r.mu.Unlock()

@@ -54,9 +54,13 @@ func (w *world) caller(name string, run bool, mod ...func(*Options)) *Caller {
 	return c
 }
 
-func (w *world) agent(name string, skills map[string]agent.Handler) *agent.Agent {
+func (w *world) agent(name string, skills map[string]agent.Handler, mod ...func(*agent.Options)) *agent.Agent {
 	w.t.Helper()
-	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: name, Version: "1.0"}, Bus: w.Connect(w.t), StopTimeout: time.Second})
+	o := agent.Options{Card: a2a.AgentCard{Name: name, Version: "1.0"}, Bus: w.Connect(w.t), StopTimeout: time.Second}
+	for _, m := range mod {
+		m(&o)
+	}
+	a, err := agent.New(o)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -26,24 +26,6 @@ func newGuard(t *testing.T, cfg guard.Config) *guard.Guard {
 
 func withGuard(g *guard.Guard) func(*Options) { return func(o *Options) { o.Guard = g } }
 
-// agentWith starts an agent like world.agent, with mod applied to its options.
-func (w *world) agentWith(name string, mod func(*agent.Options), skills map[string]agent.Handler) {
-	w.t.Helper()
-	o := agent.Options{Card: a2a.AgentCard{Name: name, Version: "1.0"}, Bus: w.Connect(w.t), StopTimeout: time.Second}
-	mod(&o)
-	a, err := agent.New(o)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	for s, h := range skills {
-		if err := a.Handle(s, h); err != nil {
-			w.t.Fatal(err)
-		}
-	}
-	go func() { _ = a.Run(context.Background()) }()
-	w.t.Cleanup(func() { _ = a.Close() })
-}
-
 // counting returns a handler that counts its runs and answers "ok".
 func counting(runs *atomic.Int32) agent.Handler {
 	return func(context.Context, *agent.Task) (*agent.Result, error) {
@@ -107,7 +89,7 @@ func TestPolicyForbidsOnTheAgentSide(t *testing.T) {
 		target := w.N("Guarded")
 		var runs atomic.Int32
 		policy := newGuard(t, guard.Config{Policy: guard.Policy{Rules: []guard.Rule{{Caller: "Intruder*", Deny: []string{"*"}}}}})
-		w.agentWith(target, func(o *agent.Options) { o.Policy = policy }, map[string]agent.Handler{"echo": counting(&runs)})
+		w.agent(target, map[string]agent.Handler{"echo": counting(&runs)}, func(o *agent.Options) { o.Policy = policy })
 		intruder := w.caller(w.N("Intruder"), true) // no guard of its own: only the agent refuses
 		out, err := intruder.Call(ctxT(t), Request{Target: target, Skill: "echo", Text: "x"}, nil)
 		if err != nil {

@@ -35,14 +35,13 @@ func (m *Memory) appendTurn(sessionID, id string, t memory.Turn) (memory.Turn, b
 	if err := memory.ValidateSessionID(sessionID); err != nil {
 		return memory.Turn{}, false, fmt.Errorf("append turn: %w", err)
 	}
-	op := fmt.Sprintf("append turn to %q", sessionID)
 	t, err := memory.PrepareTurn(t, m.now())
 	if err != nil {
-		return memory.Turn{}, false, fmt.Errorf("%s: %w", op, err)
+		return memory.Turn{}, false, fmt.Errorf("append turn to %q: %w", sessionID, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(op); err != nil {
+	if err := m.check("append turn to %q", sessionID); err != nil {
 		return memory.Turn{}, false, err
 	}
 	s := m.session(sessionID)
@@ -66,7 +65,7 @@ func (m *Memory) Turns(ctx context.Context, sessionID string, afterSeq int64, li
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("turns of %q", sessionID)); err != nil {
+	if err := m.check("turns of %q", sessionID); err != nil {
 		return nil, err
 	}
 	s := m.sessions[sessionID]
@@ -84,7 +83,7 @@ func (m *Memory) SubscribeTurns(ctx context.Context, sessionID string, afterSeq 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("subscribe turns of %q", sessionID)); err != nil {
+	if err := m.check("subscribe turns of %q", sessionID); err != nil {
 		return nil, err
 	}
 	out := make(chan memory.Turn)

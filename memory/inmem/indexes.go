@@ -17,7 +17,7 @@ func (m *Memory) IndexAdd(ctx context.Context, index, member string, score int64
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("index add %q to %q", member, index)); err != nil {
+	if err := m.check("index add %q to %q", member, index); err != nil {
 		return err
 	}
 	members := m.indexes[index]
@@ -36,7 +36,7 @@ func (m *Memory) IndexRemove(ctx context.Context, index, member string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("index remove %q from %q", member, index)); err != nil {
+	if err := m.check("index remove %q from %q", member, index); err != nil {
 		return err
 	}
 	members := m.indexes[index]
@@ -55,7 +55,7 @@ func (m *Memory) IndexRange(ctx context.Context, index string, max int64, limit 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("index range %q", index)); err != nil {
+	if err := m.check("index range %q", index); err != nil {
 		return nil, err
 	}
 	out := []memory.IndexMember{}
@@ -80,7 +80,7 @@ func (m *Memory) IndexScore(ctx context.Context, index, member string) (int64, b
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("index score %q in %q", member, index)); err != nil {
+	if err := m.check("index score %q in %q", member, index); err != nil {
 		return 0, false, err
 	}
 	score, ok := m.indexes[index][member]

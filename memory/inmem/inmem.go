@@ -105,7 +105,7 @@ func (m *Memory) Set(ctx context.Context, key string, value []byte, ttl time.Dur
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("set %q", key)); err != nil {
+	if err := m.check("set %q", key); err != nil {
 		return err
 	}
 	m.items[key] = m.newItem(value, ttl)
@@ -119,7 +119,7 @@ func (m *Memory) SetIfAbsent(ctx context.Context, key string, value []byte, ttl 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("set if absent %q", key)); err != nil {
+	if err := m.check("set if absent %q", key); err != nil {
 		return false, err
 	}
 	if _, ok := m.live(key); ok {
@@ -136,7 +136,7 @@ func (m *Memory) Get(ctx context.Context, key string) ([]byte, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("get %q", key)); err != nil {
+	if err := m.check("get %q", key); err != nil {
 		return nil, err
 	}
 	it, ok := m.live(key)
@@ -153,7 +153,7 @@ func (m *Memory) TTL(ctx context.Context, key string) (time.Duration, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("ttl %q", key)); err != nil {
+	if err := m.check("ttl %q", key); err != nil {
 		return 0, err
 	}
 	it, ok := m.live(key)
@@ -173,7 +173,7 @@ func (m *Memory) Delete(ctx context.Context, key string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("delete %q", key)); err != nil {
+	if err := m.check("delete %q", key); err != nil {
 		return err
 	}
 	delete(m.items, key)
@@ -187,7 +187,7 @@ func (m *Memory) List(ctx context.Context, prefix string) ([]string, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.check(fmt.Sprintf("list %q", prefix)); err != nil {
+	if err := m.check("list %q", prefix); err != nil {
 		return nil, err
 	}
 	now := m.now()
@@ -201,12 +201,17 @@ func (m *Memory) List(ctx context.Context, prefix string) ([]string, error) {
 	return keys, nil
 }
 
-// check returns ErrClosed, wrapped with op, after Close. m.mu must be held.
-func (m *Memory) check(op string) error {
-	if m.closed {
-		return fmt.Errorf("%s: %w", op, memory.ErrClosed)
+// check returns ErrClosed after Close, wrapped with the operation (format
+// and its subjects, formatted only then). m.mu must be held.
+func (m *Memory) check(format string, subjects ...string) error {
+	if !m.closed {
+		return nil // the operation's name is formatted only for the error
 	}
-	return nil
+	args := make([]any, len(subjects))
+	for i, s := range subjects {
+		args[i] = s
+	}
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), memory.ErrClosed)
 }
 
 // live returns the unexpired item of key, removing an expired one. m.mu must be held.

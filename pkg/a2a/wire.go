@@ -150,7 +150,7 @@ func fastUnmarshal(p Payload, body []byte) bool {
 
 // fromWireState reads a state as TaskState.UnmarshalJSON does.
 func fromWireState(s string) TaskState {
-	if s == string(spec.TaskStateUnspecified.String()) {
+	if s == spec.TaskStateUnspecified.String() {
 		return spec.TaskStateUnspecified
 	}
 	return TaskState(s)

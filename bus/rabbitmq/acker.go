@@ -31,16 +31,13 @@ const HeaderDeathQueue = "x-a2a-death-queue"
 type acker struct {
 	c       *consumer
 	d       *amqp.Delivery
+	acks    *acks // of d's channel
 	attempt int
 }
 
-// Ack removes the message from its queue.
-func (a *acker) Ack() error {
-	if err := a.d.Ack(false); err != nil {
-		return fmt.Errorf("ack: %w", err)
-	}
-	return nil
-}
+// Ack removes the message from its queue (the ack may be coalesced with
+// others', see acks).
+func (a *acker) Ack() error { return a.acks.ack(a.d.DeliveryTag) }
 
 // Nack requeues the message as its next attempt, or dead-letters it when
 // requeue is false (reason "rejected") or its attempts are used up
@@ -95,12 +92,12 @@ func (a *acker) replace(exchange, key string, pub amqp.Publishing, what string) 
 	ctx, cancel := context.WithTimeout(context.Background(), b.publishTimeout)
 	defer cancel()
 	if err := b.pub.publish(ctx, exchange, key, pub, false); err != nil {
-		if nerr := a.d.Nack(false, true); nerr != nil {
+		if nerr := a.acks.nack(a.d.DeliveryTag, true); nerr != nil {
 			return fmt.Errorf("%s: %w; and nack: %w", what, err, nerr)
 		}
 		return fmt.Errorf("%s: %w (the message went back to its queue)", what, err)
 	}
-	if err := a.d.Ack(false); err != nil {
+	if err := a.acks.ack(a.d.DeliveryTag); err != nil {
 		return fmt.Errorf("%s: ack original: %w", what, err)
 	}
 	return nil

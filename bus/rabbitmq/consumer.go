@@ -123,16 +123,18 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 		return c.subscribeErr(err)
 	}
 	c.subscribed = true
+	settle := newAcks(ch, c.b.log)
+	defer settle.flush() // before the channel closes (deferred earlier)
 
 	var wg sync.WaitGroup
 	if c.opts.Ordered {
-		c.dispatchOrdered(ctx, deliveries, &wg)
+		c.dispatchOrdered(ctx, deliveries, settle, &wg)
 	} else {
 		for range c.opts.Concurrency {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c.work(ctx, deliveries)
+				c.work(ctx, deliveries, settle)
 			}()
 		}
 	}
@@ -151,7 +153,7 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	// already pushed are handed back unhandled.
 	if err := ch.Cancel(tag, false); err == nil && !c.opts.Ordered { // an ordered dispatcher drains them itself
 		for d := range deliveries {
-			c.handBack(&d)
+			c.handBack(&d, settle)
 		}
 	}
 	<-workersDone
@@ -161,7 +163,7 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 // dispatchOrdered reads deliveries on one goroutine and hands each to the
 // lane of its correlation id, so one id is handled one at a time, in queue
 // order. Once ctx is done it hands back whatever still arrives.
-func (c *consumer) dispatchOrdered(ctx context.Context, deliveries <-chan amqp.Delivery, wg *sync.WaitGroup) {
+func (c *consumer) dispatchOrdered(ctx context.Context, deliveries <-chan amqp.Delivery, settle *acks, wg *sync.WaitGroup) {
 	lanes := make([]chan amqp.Delivery, c.opts.Concurrency)
 	for i := range lanes {
 		lanes[i] = make(chan amqp.Delivery)
@@ -171,11 +173,11 @@ func (c *consumer) dispatchOrdered(ctx context.Context, deliveries <-chan amqp.D
 			defer wg.Done()
 			for d := range lane {
 				if ctx.Err() != nil {
-					c.handBack(&d)
+					c.handBack(&d, settle)
 					continue
 				}
 				c.delivered.Store(true)
-				c.handle(ctx, &d)
+				c.handle(ctx, &d, settle)
 			}
 		}()
 	}
@@ -189,20 +191,20 @@ func (c *consumer) dispatchOrdered(ctx context.Context, deliveries <-chan amqp.D
 		}()
 		for d := range deliveries {
 			if ctx.Err() != nil {
-				c.handBack(&d)
+				c.handBack(&d, settle)
 				continue
 			}
 			select {
 			case lanes[bus.Lane(d.CorrelationId, len(lanes))] <- d:
 			case <-ctx.Done():
-				c.handBack(&d)
+				c.handBack(&d, settle)
 			}
 		}
 	}()
 }
 
 // work handles deliveries until they end or ctx is done.
-func (c *consumer) work(ctx context.Context, deliveries <-chan amqp.Delivery) {
+func (c *consumer) work(ctx context.Context, deliveries <-chan amqp.Delivery, settle *acks) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -213,17 +215,17 @@ func (c *consumer) work(ctx context.Context, deliveries <-chan amqp.Delivery) {
 			}
 			c.delivered.Store(true)
 			if ctx.Err() != nil {
-				c.handBack(&d)
+				c.handBack(&d, settle)
 				continue
 			}
-			c.handle(ctx, &d)
+			c.handle(ctx, &d, settle)
 		}
 	}
 }
 
 // handle runs the handler on one delivery and settles what it left unsettled.
-func (c *consumer) handle(ctx context.Context, d *amqp.Delivery) {
-	a := &acker{c: c, d: d, attempt: attemptOf(d.Headers)}
+func (c *consumer) handle(ctx context.Context, d *amqp.Delivery, settle *acks) {
+	a := &acker{c: c, d: d, acks: settle, attempt: attemptOf(d.Headers)}
 	if d.Redelivered {
 		// The consumer that had it died or lost its connection without
 		// settling: that was an attempt. Count it where it sticks — a copy
@@ -267,8 +269,8 @@ func (c *consumer) call(ctx context.Context, d *bus.Delivery) (err error) {
 
 // handBack returns a delivery that was never handled: republished unchanged
 // (same attempt) and acked, so that stopping a consumer costs no attempt.
-func (c *consumer) handBack(d *amqp.Delivery) {
-	a := &acker{c: c, d: d, attempt: attemptOf(d.Headers)}
+func (c *consumer) handBack(d *amqp.Delivery, settle *acks) {
+	a := &acker{c: c, d: d, acks: settle, attempt: attemptOf(d.Headers)}
 	var err error
 	if d.Redelivered {
 		err = a.countCrash() // its earlier, crashed attempt still counts

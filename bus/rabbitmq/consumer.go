@@ -48,6 +48,7 @@ type consumer struct {
 // (bus.ErrClosed). It survives reconnections. A missing queue is
 // bus.ErrNoQueue. A delivery h leaves unsettled is acked when h returns nil
 // and nacked (requeued as its next attempt) when h returns an error or panics.
+// Acks are coalesced (see acks): one may reach the broker up to ackHold later.
 // On stop, in-flight handlers are waited for and prefetched deliveries not
 // yet handled are handed back without counting an attempt.
 func (b *Bus) Consume(ctx context.Context, queue string, opts bus.ConsumeOptions, h bus.Handler) error {

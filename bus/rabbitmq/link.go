@@ -152,7 +152,7 @@ func (l *link) dial(ctx context.Context) (*amqp.Connection, error) {
 			}
 			// A cancelled ctx interrupts the handshake by expiring the deadline.
 			stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
-			return nc, nil
+			return coalesce(nc), nil // under load, many frames per system call (coalesce.go)
 		},
 	}
 	c, err := amqp.DialConfig(l.url, cfg)

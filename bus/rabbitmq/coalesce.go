@@ -1,0 +1,134 @@
+package rabbitmq
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// maxUnwritten bounds the bytes a coalescingConn holds unwritten: a Write
+// beyond it waits for the socket, so the broker's flow control (it stops
+// reading) still holds the publishers back.
+const maxUnwritten = 1 << 20
+
+// closeFlushTimeout bounds how long Close waits for the queued bytes (a
+// last close-ok, say) to be written.
+const closeFlushTimeout = time.Second
+
+// coalescingConn writes to its connection from one goroutine, which sends
+// everything written while its previous write was on the wire in one system
+// call. amqp091-go writes every publish and every ack with a system call of
+// its own, under the connection's lock; under load this turns many small
+// writes — and as many reads by the broker — into a few larger ones, while
+// a lone write goes out at once.
+//
+// A Write returns once its bytes are queued, as a socket write returns once
+// they are in the kernel's buffer. A failed write fails every later Write
+// and closes the connection, so amqp091-go sees the failure on its reader.
+type coalescingConn struct {
+	net.Conn
+	kick chan struct{} // wakes the writer goroutine
+	done chan struct{} // closed by Close: the writer goroutine ends
+
+	mu       sync.Mutex
+	changed  *sync.Cond // signalled when the queue shrinks, the writer idles or the conn fails
+	queued   []byte     // written, not yet sent
+	spare    []byte     // the buffer the writer sent last, reused for the queue
+	flushing bool       // the writer goroutine has bytes to send or on the wire
+	err      error      // the failed write's error, or net.ErrClosed after Close
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// coalesce wraps nc and starts its writer goroutine, which ends with Close
+// or with a failed write.
+func coalesce(nc net.Conn) *coalescingConn {
+	c := &coalescingConn{Conn: nc, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	c.changed = sync.NewCond(&c.mu)
+	go c.writeLoop()
+	return c
+}
+
+// Write queues a copy of p for the writer goroutine; it waits only while
+// maxUnwritten bytes are queued.
+func (c *coalescingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.err == nil && len(c.queued) >= maxUnwritten {
+		c.changed.Wait()
+	}
+	if c.err != nil {
+		return 0, c.err
+	}
+	c.queued = append(c.queued, p...)
+	if !c.flushing {
+		c.flushing = true
+		c.kick <- struct{}{} // never blocks: the writer took the last kick before it cleared flushing
+	}
+	return len(p), nil
+}
+
+// writeLoop sends the queue, all that queued up during the previous send
+// at each turn, until Close or a failed write.
+func (c *coalescingConn) writeLoop() {
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.kick:
+		}
+		if !c.flush() {
+			return
+		}
+	}
+}
+
+// flush sends the queue until it is empty; false when a write failed.
+func (c *coalescingConn) flush() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	defer c.changed.Broadcast()
+	for len(c.queued) > 0 {
+		buf := c.queued
+		c.queued = c.spare[:0]
+		c.mu.Unlock()
+		_, err := c.Conn.Write(buf)
+		c.mu.Lock()
+		c.spare = buf
+		if err != nil {
+			if c.err == nil {
+				c.err = err
+			}
+			c.queued = nil
+			_ = c.Conn.Close() // the reader fails too: amqp091-go shuts the connection down
+			return false
+		}
+		c.changed.Broadcast()
+	}
+	c.flushing = false
+	return true
+}
+
+// Close lets the writer send what is queued (at most closeFlushTimeout),
+// then stops it and closes the connection. It is idempotent; later Writes
+// fail with net.ErrClosed.
+func (c *coalescingConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		if c.err == nil && c.flushing {
+			_ = c.Conn.SetWriteDeadline(time.Now().Add(closeFlushTimeout))
+			for c.err == nil && c.flushing {
+				c.changed.Wait()
+			}
+		}
+		if c.err == nil {
+			c.err = net.ErrClosed
+		}
+		c.changed.Broadcast()
+		c.mu.Unlock()
+		close(c.done)
+		c.closeErr = c.Conn.Close()
+	})
+	return c.closeErr
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -14,9 +15,10 @@ import (
 // Batch validates ops, then sends them in one pipeline (one round trip per
 // server, bounded by the timeout as one call) and returns their results in
 // op order. It is not a transaction: a Cluster spreads the ops over their
-// slots' masters. An AppendTurnOnce runs the append script with EVAL (Redis
-// caches the compiled script), so a script flushed by a restart never fails
-// the batch.
+// slots' masters. An AppendTurnOnce runs the append script by its digest
+// (EVALSHA); a server that does not have the script (flushed by a restart)
+// runs it again with its source (EVAL) in a second round trip, so the
+// batch never fails for it.
 //
 // Batches are group-committed: those called while another pipeline is on
 // the wire wait for it and then go out together in the next one, so many
@@ -52,7 +54,7 @@ func (m *Memory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult
 type pendingBatch struct {
 	ops     []memory.Op
 	cmds    []goredis.Cmder
-	turns   []memory.Turn // per AppendTurnOnce op, the turn as it is appended (but for Seq)
+	appends []appendCall // per op, its script call when it is an AppendTurnOnce
 	results []memory.OpResult
 	err     error
 	done    chan struct{} // closed when results or err is set
@@ -124,18 +126,45 @@ func (m *Memory) flush(group []*pendingBatch) {
 			b.err = err
 			continue
 		}
-		b.cmds, b.turns = make([]goredis.Cmder, len(b.ops)), make([]memory.Turn, len(b.ops))
+		b.cmds, b.appends = make([]goredis.Cmder, len(b.ops)), appends
 		for i, o := range b.ops {
 			b.cmds[i] = m.queue(ctx, pipe, o, appends[i])
-			b.turns[i] = appends[i].turn
 		}
 	}
 	_, execErr := pipe.Exec(ctx)
+	if execErr != nil {
+		m.rerunUnknownScripts(ctx, group)
+	}
 	for _, b := range group {
 		if b.err == nil {
 			b.results, b.err = batchResults(b, execErr)
 		}
 	}
+}
+
+// rerunUnknownScripts runs again, with EVAL, the append scripts of group
+// that a server refused with NOSCRIPT (it had not run them), in one more
+// pipeline; their commands are replaced by the new ones.
+func (m *Memory) rerunUnknownScripts(ctx context.Context, group []*pendingBatch) {
+	var pipe goredis.Pipeliner
+	for _, b := range group {
+		for i, cmd := range b.cmds {
+			if c, ok := cmd.(*goredis.Cmd); ok && isNoScript(c.Err()) {
+				if pipe == nil {
+					pipe = m.client.Pipeline()
+				}
+				b.cmds[i] = appendScript.Eval(ctx, pipe, b.appends[i].keys, b.appends[i].args...)
+			}
+		}
+	}
+	if pipe != nil {
+		_, _ = pipe.Exec(ctx) // each command carries its own error
+	}
+}
+
+// isNoScript reports whether err is Redis's reply to an EVALSHA of a script it does not have.
+func isNoScript(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT")
 }
 
 // batchResults reads the replies of b's commands after a pipeline whose
@@ -153,7 +182,7 @@ func batchResults(b *pendingBatch, execErr error) ([]memory.OpResult, error) {
 	}
 	results := make([]memory.OpResult, len(b.ops))
 	for i, cmd := range b.cmds {
-		r, err := result(b.ops[i], b.turns[i], cmd)
+		r, err := result(b.ops[i], b.appends[i].turn, cmd)
 		if err != nil {
 			return nil, fmt.Errorf("op %d (%s): %w", i, b.ops[i], err)
 		}
@@ -205,7 +234,7 @@ func (m *Memory) queue(ctx context.Context, pipe goredis.Pipeliner, o memory.Op,
 	case memory.OpDelete:
 		return pipe.Del(ctx, m.kvKey(o.Key))
 	case memory.OpAppendTurnOnce:
-		return appendScript.Eval(ctx, pipe, app.keys, app.args...)
+		return appendScript.EvalSha(ctx, pipe, app.keys, app.args...)
 	case memory.OpIndexAdd:
 		return pipe.ZAdd(ctx, m.indexKey(o.Key), zMember(o.Member, o.Score))
 	case memory.OpIndexRemove:

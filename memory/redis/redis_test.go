@@ -307,3 +307,49 @@ func TestSubMillisecondTTL(t *testing.T) {
 		t.Fatalf("set with a 1µs ttl: %v", err)
 	}
 }
+
+func TestBatchRunsTheAppendScriptAfterRedisForgotIt(t *testing.T) {
+	opts := testOptions(t)
+	m := open(t, opts)
+	raw := rawClient(t)
+	ctx := t.Context()
+	session := "s-" + randomID(t)
+	turn := func(text string) memory.Turn { return memory.Turn{Role: memory.RoleUser, Content: text} }
+	batch := func(ids ...string) []memory.OpResult {
+		t.Helper()
+		ops := []memory.Op{memory.SetOp("k-"+session, []byte("v"), time.Minute)}
+		for _, id := range ids {
+			ops = append(ops, memory.AppendTurnOnceOp(session, id, turn("turn "+id)))
+		}
+		res, err := m.Batch(ctx, ops...)
+		if err != nil {
+			t.Fatalf("batch appending %v: %v", ids, err)
+		}
+		return res[1:]
+	}
+	// As after a restart: the server no longer has the script the batches run by digest.
+	for round, wantApplied := range []bool{true, false} {
+		if err := raw.ScriptFlush(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range batch("a", "b") {
+			if r.Applied != wantApplied || r.Turn.Seq != int64(i+1) || r.Turn.Content != "turn "+[]string{"a", "b"}[i] {
+				t.Errorf("round %d, append %d: applied %v, turn %+v; want applied %v, seq %d", round, i, r.Applied, r.Turn, wantApplied, i+1)
+			}
+		}
+	}
+	if r := batch("c"); !r[0].Applied || r[0].Turn.Seq != 3 { // the script is known again
+		t.Errorf("append after the re-run: %+v", r[0])
+	}
+	turns, err := m.Turns(ctx, session, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tu := range turns {
+		got = append(got, tu.Content)
+	}
+	if strings.Join(got, ",") != "turn a,turn b,turn c" {
+		t.Errorf("turns %q, want turn a, turn b, turn c once each", got)
+	}
+}

@@ -72,8 +72,8 @@ type ConsumeOptions struct {
 	Ordered bool
 }
 
-// Lane picks the handler lane of a message with correlation id key among n
-// lanes, so that an Ordered consumer keeps one id on one lane.
+// Lane picks one of n lanes for key, the same one every time (the
+// RabbitMQ publisher keeps one task's messages on one channel with it).
 func Lane(key string, n int) int {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(key))

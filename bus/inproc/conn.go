@@ -183,34 +183,18 @@ func (c *conn) Consume(ctx context.Context, queue string, opts bus.ConsumeOption
 	return nil
 }
 
-// consumeOrdered takes messages in queue order on one goroutine and hands
-// each to the lane of its correlation id: one id is handled one at a time,
-// in order. At most Concurrency messages are taken ahead of their handlers.
+// consumeOrdered runs the queue's messages through bus.RunOrdered: one
+// correlation id is handled one at a time, in order, while other ids go on.
+// At most Concurrency messages are taken ahead of their handlers.
 func (c *conn) consumeOrdered(ctx context.Context, q *queue, opts bus.ConsumeOptions, h bus.Handler, workers *sync.WaitGroup) {
-	lanes := make([]chan *pending, opts.Concurrency)
-	for i := range lanes {
-		lanes[i] = make(chan *pending)
-		lane := lanes[i]
-		workers.Go(func() {
-			for p := range lane {
-				c.handle(ctx, p, h) // releases p unhandled once ctx is done
-			}
-		})
-	}
 	workers.Go(func() {
-		defer func() {
-			for _, l := range lanes {
-				close(l)
-			}
-		}()
-		for p := c.next(ctx, q, opts.MaxAttempts); p != nil; p = c.next(ctx, q, opts.MaxAttempts) {
-			select {
-			case lanes[bus.Lane(p.e.msg.CorrelationID, len(lanes))] <- p:
-			case <-ctx.Done():
-				c.b.release(p, false)
-				return
-			}
+		next := func() (*pending, bool) {
+			p := c.next(ctx, q, opts.MaxAttempts)
+			return p, p != nil
 		}
+		bus.RunOrdered(opts.Concurrency, next, func(p *pending) string { return p.e.msg.CorrelationID }, func(p *pending) {
+			c.handle(ctx, p, h) // releases p unhandled once ctx is done
+		})
 	})
 }
 

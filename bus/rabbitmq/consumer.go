@@ -161,47 +161,24 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	return nil
 }
 
-// dispatchOrdered reads deliveries on one goroutine and hands each to the
-// lane of its correlation id, so one id is handled one at a time, in queue
-// order. Once ctx is done it hands back whatever still arrives.
+// dispatchOrdered runs the deliveries through bus.RunOrdered: one
+// correlation id is handled one at a time, in queue order, while other ids
+// go on. Once ctx is done it hands back whatever still arrives.
 func (c *consumer) dispatchOrdered(ctx context.Context, deliveries <-chan amqp.Delivery, settle *acks, wg *sync.WaitGroup) {
-	lanes := make([]chan amqp.Delivery, c.opts.Concurrency)
-	for i := range lanes {
-		lanes[i] = make(chan amqp.Delivery)
-		lane := lanes[i]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for d := range lane {
-				if ctx.Err() != nil {
-					c.handBack(&d, settle)
-					continue
-				}
-				c.delivered.Store(true)
-				c.handle(ctx, &d, settle)
-			}
-		}()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer func() {
-			for _, l := range lanes {
-				close(l)
-			}
-		}()
-		for d := range deliveries {
+	wg.Go(func() {
+		next := func() (amqp.Delivery, bool) {
+			d, ok := <-deliveries
+			return d, ok
+		}
+		bus.RunOrdered(c.opts.Concurrency, next, func(d amqp.Delivery) string { return d.CorrelationId }, func(d amqp.Delivery) {
 			if ctx.Err() != nil {
 				c.handBack(&d, settle)
-				continue
+				return
 			}
-			select {
-			case lanes[bus.Lane(d.CorrelationId, len(lanes))] <- d:
-			case <-ctx.Done():
-				c.handBack(&d, settle)
-			}
-		}
-	}()
+			c.delivered.Store(true)
+			c.handle(ctx, &d, settle)
+		})
+	})
 }
 
 // work handles deliveries until they end or ctx is done.

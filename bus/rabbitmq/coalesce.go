@@ -11,6 +11,9 @@ import (
 // reading) still holds the publishers back.
 const maxUnwritten = 1 << 20
 
+// maxKeptBuffer is the largest write buffer kept for reuse.
+const maxKeptBuffer = 64 << 10
+
 // closeFlushTimeout bounds how long Close waits for the queued bytes (a
 // last close-ok, say) to be written.
 const closeFlushTimeout = time.Second
@@ -95,7 +98,9 @@ func (c *coalescingConn) flush() bool {
 		c.mu.Unlock()
 		_, err := c.Conn.Write(buf)
 		c.mu.Lock()
-		c.spare = buf
+		if cap(buf) <= maxKeptBuffer { // a burst's large buffer is not kept for the connection's life
+			c.spare = buf
+		}
 		if err != nil {
 			if c.err == nil {
 				c.err = err

@@ -117,8 +117,11 @@ func fastUnmarshal(p Payload, body []byte) bool {
 	switch v := p.(type) {
 	case *TaskRequest:
 		w := wireTaskRequest{taskRequestFields: (*taskRequestFields)(v)}
-		if json.Unmarshal(body, &w) != nil {
-			return false
+		if !(&jsonReader{b: body}).taskRequest(&w) { // wirescan.go; else the encoding/json pass
+			*v, w.Message = TaskRequest{}, nil
+			if json.Unmarshal(body, &w) != nil {
+				return false
+			}
 		}
 		v.Message, ok = fromWireMessage(w.Message)
 	case *TaskStatus:
@@ -130,8 +133,11 @@ func fastUnmarshal(p Payload, body []byte) bool {
 		v.Message, ok = fromWireMessage(w.Message)
 	case *TaskResult:
 		w := wireTaskResult{taskResultFields: (*taskResultFields)(v)}
-		if json.Unmarshal(body, &w) != nil {
-			return false
+		if !(&jsonReader{b: body}).taskResult(&w) { // wirescan.go; else the encoding/json pass
+			*v, w.State, w.Message = TaskResult{}, "", nil
+			if json.Unmarshal(body, &w) != nil {
+				return false
+			}
 		}
 		v.State = fromWireState(w.State)
 		v.Message, ok = fromWireMessage(w.Message)

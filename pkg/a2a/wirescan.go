@@ -1,0 +1,430 @@
+package a2a
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// The codec's fastest path: a hand-written reader for the two payloads of
+// every call, task.request and task.result, in the shape this codec writes
+// them (any key order, any spacing). It fills the same mirrors as the
+// encoding/json pass (wire.go) in one scan of the body, without reflection.
+// Anything else — a key it does not know (or knows in another case), a key
+// twice, a null, an artifact, metadata maps, a part other than text, a
+// surrogate escape, invalid UTF-8, any syntax error — makes it give up, and
+// the body goes down the encoding/json path, so values and errors stay
+// a2a-go's (FuzzWireDecode checks it against encoding/json).
+
+// jsonReader reads one JSON document.
+type jsonReader struct {
+	b []byte
+	i int
+}
+
+func (r *jsonReader) skipSpace() {
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// consume takes the next non-space byte if it is c.
+func (r *jsonReader) consume(c byte) bool {
+	r.skipSpace()
+	if r.i < len(r.b) && r.b[r.i] == c {
+		r.i++
+		return true
+	}
+	return false
+}
+
+// end reports whether only spaces are left.
+func (r *jsonReader) end() bool {
+	r.skipSpace()
+	return r.i == len(r.b)
+}
+
+// members reads an object, calling member with each key once the reader is
+// at its value (member reads the value); false on a syntax error or when
+// member gives up.
+func (r *jsonReader) members(member func(key string) bool) bool {
+	if !r.consume('{') {
+		return false
+	}
+	if r.consume('}') {
+		return true
+	}
+	for {
+		key, ok := r.str()
+		if !ok || !r.consume(':') || !member(key) {
+			return false
+		}
+		if !r.consume(',') {
+			return r.consume('}')
+		}
+	}
+}
+
+// elements reads an array, calling elem at each element.
+func (r *jsonReader) elements(elem func() bool) bool {
+	if !r.consume('[') {
+		return false
+	}
+	if r.consume(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if !r.consume(',') {
+			return r.consume(']')
+		}
+	}
+}
+
+// str reads a string.
+func (r *jsonReader) str() (string, bool) {
+	if !r.consume('"') {
+		return "", false
+	}
+	start, ascii := r.i, true
+	for ; r.i < len(r.b); r.i++ {
+		switch c := r.b[r.i]; {
+		case c == '"':
+			s := r.b[start:r.i]
+			r.i++
+			if !ascii && !utf8.Valid(s) {
+				return "", false // encoding/json replaces invalid bytes
+			}
+			return string(s), true
+		case c == '\\':
+			return r.escaped(start)
+		case c < 0x20:
+			return "", false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return "", false
+}
+
+// escaped reads the rest of a string from start, at its first escape.
+func (r *jsonReader) escaped(start int) (string, bool) {
+	out := append(make([]byte, 0, r.i-start+16), r.b[start:r.i]...)
+	for r.i < len(r.b) {
+		c := r.b[r.i]
+		switch {
+		case c == '"':
+			r.i++
+			if !utf8.Valid(out) {
+				return "", false
+			}
+			return string(out), true
+		case c < 0x20:
+			return "", false
+		case c != '\\':
+			out = append(out, c)
+			r.i++
+			continue
+		}
+		if r.i+1 >= len(r.b) {
+			return "", false
+		}
+		e := r.b[r.i+1]
+		r.i += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if r.i+4 > len(r.b) {
+				return "", false
+			}
+			n, err := strconv.ParseUint(string(r.b[r.i:r.i+4]), 16, 16)
+			if err != nil || (n >= 0xD800 && n < 0xE000) { // surrogates: the standard path
+				return "", false
+			}
+			out = utf8.AppendRune(out, rune(n))
+			r.i += 4
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// strInto reads a string into a string-kinded field.
+func strInto[S ~string](r *jsonReader, dst *S) bool {
+	s, ok := r.str()
+	*dst = S(s)
+	return ok
+}
+
+// strings reads an array of strings (an empty one is not nil).
+func (r *jsonReader) strings(dst *[]string) bool {
+	out := []string{}
+	ok := r.elements(func() bool {
+		s, ok := r.str()
+		out = append(out, s)
+		return ok
+	})
+	*dst = out
+	return ok
+}
+
+// boolean reads true or false.
+func (r *jsonReader) boolean() (bool, bool) {
+	r.skipSpace()
+	for _, lit := range [...]string{"true", "false"} {
+		if len(r.b)-r.i >= len(lit) && string(r.b[r.i:r.i+len(lit)]) == lit {
+			r.i += len(lit)
+			return lit == "true", true
+		}
+	}
+	return false, false
+}
+
+// int reads an integer without fraction or exponent.
+func (r *jsonReader) int(dst *int64) bool {
+	r.skipSpace()
+	start := r.i
+	if r.i < len(r.b) && r.b[r.i] == '-' {
+		r.i++
+	}
+	digits := r.i
+	for r.i < len(r.b) && r.b[r.i] >= '0' && r.b[r.i] <= '9' {
+		r.i++
+	}
+	if r.i == digits || (r.b[digits] == '0' && r.i-digits > 1) {
+		return false
+	}
+	n, err := strconv.ParseInt(string(r.b[start:r.i]), 10, 64)
+	*dst = n
+	return err == nil
+}
+
+// time reads a time as encoding/json does: UnmarshalJSON on the quoted literal.
+func (r *jsonReader) time(dst *time.Time) bool {
+	r.skipSpace()
+	start := r.i
+	if _, ok := r.str(); !ok {
+		return false
+	}
+	return dst.UnmarshalJSON(r.b[start:r.i]) == nil
+}
+
+// raw reads any JSON value as its bytes, as into a json.RawMessage (a copy).
+func (r *jsonReader) raw(dst *json.RawMessage) bool {
+	r.skipSpace()
+	start := r.i
+	if !r.skipValue() {
+		return false
+	}
+	v := r.b[start:r.i]
+	if len(v) == 0 || !json.Valid(v) {
+		return false
+	}
+	*dst = append(json.RawMessage(nil), v...)
+	return true
+}
+
+// skipValue moves past one value: a string, an object or an array (to its
+// matching bracket), or a literal (to the next delimiter). Only its extent
+// is found here; json.Valid checks it.
+func (r *jsonReader) skipValue() bool {
+	if r.i >= len(r.b) {
+		return false
+	}
+	switch r.b[r.i] {
+	case '"':
+		_, ok := r.str()
+		return ok
+	case '{', '[':
+		for depth := 0; r.i < len(r.b); r.i++ {
+			switch r.b[r.i] {
+			case '"':
+				if _, ok := r.str(); !ok {
+					return false
+				}
+				r.i-- // the loop steps past the closing quote again
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					r.i++
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for ; r.i < len(r.b); r.i++ {
+		switch r.b[r.i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return true
+		}
+	}
+	return true
+}
+
+// once marks field bit in seen; false when it was marked (a key twice).
+func once(seen *uint32, bit uint) bool {
+	if *seen&(1<<bit) != 0 {
+		return false
+	}
+	*seen |= 1 << bit
+	return true
+}
+
+// message reads a message with text parts only.
+func (r *jsonReader) message(m *wireMessage) bool {
+	var seen uint32
+	return r.members(func(key string) bool {
+		switch key {
+		case "messageId":
+			return once(&seen, 0) && strInto(r, &m.ID)
+		case "contextId":
+			return once(&seen, 1) && strInto(r, &m.ContextID)
+		case "role":
+			return once(&seen, 2) && strInto(r, &m.Role)
+		case "taskId":
+			return once(&seen, 3) && strInto(r, &m.TaskID)
+		case "parts":
+			m.Parts = []*wirePart{}
+			return once(&seen, 4) && r.elements(func() bool {
+				p := &wirePart{}
+				m.Parts = append(m.Parts, p)
+				return r.textPart(p)
+			})
+		}
+		return false
+	})
+}
+
+// textPart reads a part whose content is text.
+func (r *jsonReader) textPart(p *wirePart) bool {
+	var seen uint32
+	return r.members(func(key string) bool {
+		switch key {
+		case "text":
+			s, ok := r.str()
+			p.Text = &s
+			return once(&seen, 0) && ok
+		case "mediaType":
+			return once(&seen, 1) && strInto(r, &p.MediaType)
+		case "filename":
+			return once(&seen, 2) && strInto(r, &p.Filename)
+		}
+		return false
+	}) && p.Text != nil
+}
+
+// taskRequest reads a task.request body into w.
+func (r *jsonReader) taskRequest(w *wireTaskRequest) bool {
+	v := w.taskRequestFields
+	var seen uint32
+	return r.members(func(key string) bool {
+		switch key {
+		case "taskId":
+			return once(&seen, 0) && strInto(r, &v.TaskID)
+		case "contextId":
+			return once(&seen, 1) && strInto(r, &v.ContextID)
+		case "sessionId":
+			return once(&seen, 2) && strInto(r, &v.SessionID)
+		case "caller":
+			return once(&seen, 3) && strInto(r, &v.Caller)
+		case "target":
+			return once(&seen, 4) && strInto(r, &v.Target)
+		case "skill":
+			return once(&seen, 5) && strInto(r, &v.Skill)
+		case "message":
+			w.Message = &wireMessage{}
+			return once(&seen, 6) && r.message(w.Message)
+		case "input":
+			return once(&seen, 7) && r.raw(&v.Input)
+		case "priority":
+			return once(&seen, 8) && strInto(r, &v.Priority)
+		case "deadline":
+			return once(&seen, 9) && r.time(&v.Deadline)
+		case "correlationId":
+			return once(&seen, 10) && strInto(r, &v.CorrelationID)
+		case "handoff":
+			return once(&seen, 11) && r.raw(&v.Handoff)
+		case "callChain":
+			return once(&seen, 12) && r.strings(&v.CallChain)
+		case "allowNestedCalls":
+			b, ok := r.boolean()
+			v.AllowNestedCalls = &b
+			return once(&seen, 13) && ok
+		case "stream":
+			b, ok := r.boolean()
+			v.Stream = b
+			return once(&seen, 14) && ok
+		case "createdAt":
+			return once(&seen, 15) && r.time(&v.CreatedAt)
+		}
+		return false
+	}) && r.end()
+}
+
+// taskResult reads a task.result body without artifacts into w.
+func (r *jsonReader) taskResult(w *wireTaskResult) bool {
+	v := w.taskResultFields
+	var seen uint32
+	return r.members(func(key string) bool {
+		switch key {
+		case "taskId":
+			return once(&seen, 0) && strInto(r, &v.TaskID)
+		case "agent":
+			return once(&seen, 1) && strInto(r, &v.Agent)
+		case "state":
+			return once(&seen, 2) && strInto(r, &w.State)
+		case "status":
+			return once(&seen, 3) && strInto(r, &v.Status)
+		case "message":
+			w.Message = &wireMessage{}
+			return once(&seen, 4) && r.message(w.Message)
+		case "confidence":
+			return once(&seen, 5) && strInto(r, &v.Confidence)
+		case "warnings":
+			return once(&seen, 6) && r.strings(&v.Warnings)
+		case "metadata":
+			return once(&seen, 7) && r.resultMetadata(&v.Metadata)
+		case "time":
+			return once(&seen, 8) && r.time(&v.Time)
+		}
+		return false
+	}) && r.end()
+}
+
+// resultMetadata reads result metadata without its extra map.
+func (r *jsonReader) resultMetadata(m *ResultMetadata) bool {
+	var seen uint32
+	return r.members(func(key string) bool {
+		switch key {
+		case "processingTimeMs":
+			return once(&seen, 0) && r.int(&m.ProcessingTimeMs)
+		case "agentVersion":
+			return once(&seen, 1) && strInto(r, &m.AgentVersion)
+		case "tokensUsed":
+			return once(&seen, 2) && r.int(&m.TokensUsed)
+		}
+		return false
+	})
+}

@@ -4,8 +4,9 @@
 // (which also owns the declared topology, so exclusive queues live on the
 // connection that consumes them). Publishes are persistent (unless the
 // message is Transient), mandatory and confirmed; consumers ack manually with
-// prefetch = concurrency, and an Ordered consumer keeps one correlation id on
-// one handler lane. Classic queues do not count deliveries, so the bus counts
+// prefetch = concurrency, and an Ordered consumer handles one correlation id
+// at a time (bus.RunOrdered). Each connection's writes go out coalesced
+// (coalesce.go). Classic queues do not count deliveries, so the bus counts
 // attempts itself in bus.HeaderAttempt: a requeue republishes a copy with the
 // next attempt number, and a delivery redelivered by the broker (its consumer
 // died or its connection dropped) is republished as its next attempt before

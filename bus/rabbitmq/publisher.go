@@ -146,10 +146,16 @@ func (p *publisher) open(i int, conn *amqp.Connection, opening chan struct{}) {
 	close(opening)
 }
 
+// confirmBuffer is the buffer of a lane's confirms: amqp091's reader hands
+// over the many confirms of one multiple-ack without waiting for the lane's
+// dispatcher at each.
+const confirmBuffer = 256
+
 // lane is one confirm-mode channel with its publishes in flight. A single
-// goroutine receives its returns and confirms over unbuffered channels:
-// amqp091 delivers a publish's return before its ack from one reader
-// goroutine, so the return is recorded before the ack is handled.
+// goroutine receives its returns and confirms. amqp091 delivers a publish's
+// return before its ack from one reader goroutine, and returns come over an
+// unbuffered channel: the dispatcher has taken (and records) the return
+// before the ack can even be queued behind it in the confirms' buffer.
 type lane struct {
 	conn *amqp.Connection
 	ch   *amqp.Channel
@@ -179,7 +185,7 @@ func openLane(conn *amqp.Connection, bg *group) (*lane, error) {
 	l := &lane{conn: conn, ch: ch, pending: make(map[uint64]*waiter)}
 	closes := ch.NotifyClose(make(chan *amqp.Error, 1))
 	returns := ch.NotifyReturn(make(chan amqp.Return))
-	confirms := ch.NotifyPublish(make(chan amqp.Confirmation))
+	confirms := ch.NotifyPublish(make(chan amqp.Confirmation, confirmBuffer))
 	if !bg.Go(func() { l.dispatch(returns, confirms, closes) }) {
 		_ = ch.Close()
 		return nil, bus.ErrClosed

@@ -39,10 +39,18 @@ func newRunningTasks() *runningTasks {
 	return &runningTasks{running: map[string]runningTask{}, canceled: map[string]canceledTask{}}
 }
 
-func (r *runningTasks) add(id, caller string, cancel context.CancelCauseFunc) {
+// start registers task id as running, unless its caller canceled it
+// before: the check and the registration are one step, so a cancel that
+// arrives while the task is being started is either seen here or finds the
+// task running (it reports false when the task must not start).
+func (r *runningTasks) start(id, caller string, cancel context.CancelCauseFunc) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if c, ok := r.canceled[id]; ok && a2a.SameAgent(c.caller, caller) {
+		return false
+	}
 	r.running[id] = runningTask{caller: caller, cancel: cancel}
+	return true
 }
 
 func (r *runningTasks) remove(id string) {

@@ -211,3 +211,28 @@ type failingMemory struct{ memory.Memory }
 func (failingMemory) IndexRange(context.Context, string, int64, int) ([]memory.IndexMember, error) {
 	return nil, errors.Join(memory.ErrUnavailable, errors.New("redis down"))
 }
+
+// A cancel that arrives while a task is being started (after the early
+// check in process, before the task is registered) is not lost: start
+// refuses the task; a cancel by another caller is no cancel.
+func TestStartRefusesATaskCanceledWhileStarting(t *testing.T) {
+	r := newRunningTasks()
+	now := time.Now()
+	if r.cancel("t-1", "Caller", now) {
+		t.Fatal("cancel reported a running task; none runs")
+	}
+	if r.start("t-1", "Caller", func(error) {}) {
+		t.Error("start registered a task its caller had canceled")
+	}
+	if !r.start("t-1-other", "Caller", func(error) {}) {
+		t.Error("start refused a task nobody canceled")
+	}
+	r.cancel("t-2", "Someone", now)
+	if !r.start("t-2", "Caller", func(error) {}) {
+		t.Error("start refused a task canceled under another caller's name")
+	}
+	canceled := false
+	if !r.start("t-3", "Caller", func(error) { canceled = true }) || !r.cancel("t-3", "Caller", now) || !canceled {
+		t.Error("a cancel after start did not reach the running task")
+	}
+}

@@ -116,7 +116,9 @@ func (a *Agent) execute(workCtx context.Context, d *bus.Delivery, req *a2a.TaskR
 	defer cancel(nil)
 	ctx, cancelDeadline := context.WithDeadline(ctx, req.Deadline)
 	defer cancelDeadline()
-	a.running.add(req.TaskID, req.Caller, cancel)
+	if !a.running.start(req.TaskID, req.Caller, cancel) { // canceled since process checked
+		return a.errorReply(req, trace, a2a.NewError(a2a.CodeCanceled, "task was canceled before it started")), false
+	}
 	defer a.running.remove(req.TaskID)
 
 	task := &Task{Request: req, Attempt: d.Attempt, Trace: trace, agentName: a.Name(), now: a.opts.Now,

@@ -32,7 +32,9 @@ func (w *world) caller(name string) *caller.Caller { return callers.Start(w.t, w
 // name for its delegations (nil when withCaller is false).
 func (w *world) sample(name string, withCaller bool) *agent.Agent {
 	w.t.Helper()
-	a, err := agent.New(agent.Options{Card: Card(name), Bus: w.Connect(w.t), StopTimeout: time.Second})
+	// With working memory, as when served (internal/agents): an instance still
+	// starting when a cancel is sent reads it from there.
+	a, err := agent.New(agent.Options{Card: Card(name), Bus: w.Connect(w.t), Memory: w.Memory, StopTimeout: time.Second})
 	if err != nil {
 		w.t.Fatal(err)
 	}

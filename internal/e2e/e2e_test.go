@@ -208,7 +208,10 @@ func TestTwentyCLIProcessesShareACallerName(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			text := fmt.Sprintf("message %d", i)
-			code, out, errOut := e.run("a2abus", "invoke", agent, "echo", text, "--wait", "--json", "--session", s, "--timeout", "2m")
+			// Twenty processes start at once, each asking the agent to announce
+			// itself: give it longer than the default second to answer them all.
+			code, out, errOut := e.run("a2abus", "invoke", agent, "echo", text, "--wait", "--json", "--session", s, "--timeout", "2m",
+				"--directory-wait", "30s")
 			if code != 0 {
 				t.Errorf("process %d: exit %d: %s", i, code, errOut)
 				return

@@ -234,14 +234,17 @@ func TestTimeoutThenLateResult(t *testing.T) {
 			})
 		}()
 		start := time.Now()
-		out, err := c.Call(ctxT(t), Request{Target: n("Slow"), Skill: "sleep", Text: "5000", SessionID: "s4", Timeout: 300 * time.Millisecond}, nil)
+		// A second leaves room, on a loaded machine, for the first publish's
+		// declarations before the deadline; the task still sleeps far longer.
+		const timeout = time.Second
+		out, err := c.Call(ctxT(t), Request{Target: n("Slow"), Skill: "sleep", Text: "5000", SessionID: "s4", Timeout: timeout}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if a2a.CodeOf(out.Err()) != a2a.CodeTimeout {
 			t.Fatalf("outcome = %+v", out.Result)
 		}
-		if time.Since(start) < 300*time.Millisecond {
+		if time.Since(start) < timeout {
 			t.Fatal("timed out before the deadline")
 		}
 		select {

@@ -46,7 +46,7 @@ func newRunningTasks() *runningTasks {
 func (r *runningTasks) start(id, caller string, cancel context.CancelCauseFunc) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if c, ok := r.canceled[id]; ok && a2a.SameAgent(c.caller, caller) {
+	if r.canceledBy(id, caller) {
 		return false
 	}
 	r.running[id] = runningTask{caller: caller, cancel: cancel}
@@ -91,10 +91,9 @@ func (r *runningTasks) load(cancels map[string]string, now time.Time) {
 	}
 }
 
-// wasCanceled reports whether caller canceled task id before it started here.
-func (r *runningTasks) wasCanceled(id, caller string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// canceledBy reports whether caller canceled task id (a cancel remembered
+// while it did not run here). r.mu must be held.
+func (r *runningTasks) canceledBy(id, caller string) bool {
 	c, ok := r.canceled[id]
 	return ok && a2a.SameAgent(c.caller, caller)
 }

@@ -212,9 +212,17 @@ func (failingMemory) IndexRange(context.Context, string, int64, int) ([]memory.I
 	return nil, errors.Join(memory.ErrUnavailable, errors.New("redis down"))
 }
 
-// A cancel that arrives while a task is being started (after the early
-// check in process, before the task is registered) is not lost: start
-// refuses the task; a cancel by another caller is no cancel.
+// wasCanceled reports whether caller canceled task id before it started here.
+func (r *runningTasks) wasCanceled(id, caller string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.canceledBy(id, caller)
+}
+
+// A cancel remembered before a task starts (received or loaded while it was
+// queued, or while it was being started) makes start refuse the task: the
+// check and the registration are one step. A cancel by another caller is no
+// cancel.
 func TestStartRefusesATaskCanceledWhileStarting(t *testing.T) {
 	r := newRunningTasks()
 	now := time.Now()

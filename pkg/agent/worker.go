@@ -85,8 +85,6 @@ func (a *Agent) process(workCtx context.Context, d *bus.Delivery) (reply *outgoi
 		return r, false
 	case !a.opts.Now().Before(req.Deadline):
 		return fail(a2a.CodeTimeout, "deadline %s passed before the task started", req.Deadline.Format(time.RFC3339Nano)), false
-	case a.running.wasCanceled(req.TaskID, req.Caller):
-		return fail(a2a.CodeCanceled, "task was canceled before it started"), false
 	}
 	// The chain ends with the caller; this agent must not be in it already.
 	if n := len(req.CallChain); n > 0 {
@@ -116,7 +114,7 @@ func (a *Agent) execute(workCtx context.Context, d *bus.Delivery, req *a2a.TaskR
 	defer cancel(nil)
 	ctx, cancelDeadline := context.WithDeadline(ctx, req.Deadline)
 	defer cancelDeadline()
-	if !a.running.start(req.TaskID, req.Caller, cancel) { // canceled since process checked
+	if !a.running.start(req.TaskID, req.Caller, cancel) { // its caller canceled it before it started here
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeCanceled, "task was canceled before it started")), false
 	}
 	defer a.running.remove(req.TaskID)

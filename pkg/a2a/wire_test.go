@@ -208,3 +208,13 @@ func TestWireScanReadsTheCodecsOwnPayloads(t *testing.T) {
 		assertSameDecode(t, kind, []byte(body))
 	}
 }
+
+// The reader gives up on what encoding/json reads otherwise (a key twice:
+// it keeps the last), so the standard path decodes it.
+func TestWireScanGivesUpOnARepeatedKey(t *testing.T) {
+	body := []byte(`{"taskId":"t-1","agent":"A","taskId":"t-2","state":"TASK_STATE_COMPLETED","time":"2026-01-02T03:04:05Z"}`)
+	if (&jsonReader{b: body}).taskResult(&wireTaskResult{taskResultFields: new(taskResultFields)}) {
+		t.Error("the reader took a body with a key twice")
+	}
+	assertSameDecode(t, KindTaskResult, body)
+}

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -51,8 +52,8 @@ func (r *jsonReader) end() bool {
 }
 
 // members reads an object, calling member with each key once the reader is
-// at its value (member reads the value); false on a syntax error or when
-// member gives up.
+// at its value (member reads the value); false on a syntax error, on a key
+// given twice (encoding/json would keep the last) or when member gives up.
 func (r *jsonReader) members(member func(key string) bool) bool {
 	if !r.consume('{') {
 		return false
@@ -60,16 +61,23 @@ func (r *jsonReader) members(member func(key string) bool) bool {
 	if r.consume('}') {
 		return true
 	}
+	var seenKeys [maxMembers]string
+	seen := seenKeys[:0]
 	for {
 		key, ok := r.str()
-		if !ok || !r.consume(':') || !member(key) {
+		if !ok || len(seen) == maxMembers || slices.Contains(seen, key) || !r.consume(':') || !member(key) {
 			return false
 		}
+		seen = append(seen, key)
 		if !r.consume(',') {
 			return r.consume('}')
 		}
 	}
 }
+
+// maxMembers is the most keys an object the reader takes may have (a
+// task.request has 16 fields).
+const maxMembers = 16
 
 // elements reads an array, calling elem at each element.
 func (r *jsonReader) elements(elem func() bool) bool {
@@ -283,31 +291,21 @@ func (r *jsonReader) skipValue() bool {
 	return true
 }
 
-// once marks field bit in seen; false when it was marked (a key twice).
-func once(seen *uint32, bit uint) bool {
-	if *seen&(1<<bit) != 0 {
-		return false
-	}
-	*seen |= 1 << bit
-	return true
-}
-
 // message reads a message with text parts only.
 func (r *jsonReader) message(m *wireMessage) bool {
-	var seen uint32
 	return r.members(func(key string) bool {
 		switch key {
 		case "messageId":
-			return once(&seen, 0) && strInto(r, &m.ID)
+			return strInto(r, &m.ID)
 		case "contextId":
-			return once(&seen, 1) && strInto(r, &m.ContextID)
+			return strInto(r, &m.ContextID)
 		case "role":
-			return once(&seen, 2) && strInto(r, &m.Role)
+			return strInto(r, &m.Role)
 		case "taskId":
-			return once(&seen, 3) && strInto(r, &m.TaskID)
+			return strInto(r, &m.TaskID)
 		case "parts":
 			m.Parts = []*wirePart{}
-			return once(&seen, 4) && r.elements(func() bool {
+			return r.elements(func() bool {
 				p := &wirePart{}
 				m.Parts = append(m.Parts, p)
 				return r.textPart(p)
@@ -319,17 +317,16 @@ func (r *jsonReader) message(m *wireMessage) bool {
 
 // textPart reads a part whose content is text.
 func (r *jsonReader) textPart(p *wirePart) bool {
-	var seen uint32
 	return r.members(func(key string) bool {
 		switch key {
 		case "text":
 			s, ok := r.str()
 			p.Text = &s
-			return once(&seen, 0) && ok
+			return ok
 		case "mediaType":
-			return once(&seen, 1) && strInto(r, &p.MediaType)
+			return strInto(r, &p.MediaType)
 		case "filename":
-			return once(&seen, 2) && strInto(r, &p.Filename)
+			return strInto(r, &p.Filename)
 		}
 		return false
 	}) && p.Text != nil
@@ -338,46 +335,45 @@ func (r *jsonReader) textPart(p *wirePart) bool {
 // taskRequest reads a task.request body into w.
 func (r *jsonReader) taskRequest(w *wireTaskRequest) bool {
 	v := w.taskRequestFields
-	var seen uint32
 	return r.members(func(key string) bool {
 		switch key {
 		case "taskId":
-			return once(&seen, 0) && strInto(r, &v.TaskID)
+			return strInto(r, &v.TaskID)
 		case "contextId":
-			return once(&seen, 1) && strInto(r, &v.ContextID)
+			return strInto(r, &v.ContextID)
 		case "sessionId":
-			return once(&seen, 2) && strInto(r, &v.SessionID)
+			return strInto(r, &v.SessionID)
 		case "caller":
-			return once(&seen, 3) && strInto(r, &v.Caller)
+			return strInto(r, &v.Caller)
 		case "target":
-			return once(&seen, 4) && strInto(r, &v.Target)
+			return strInto(r, &v.Target)
 		case "skill":
-			return once(&seen, 5) && strInto(r, &v.Skill)
+			return strInto(r, &v.Skill)
 		case "message":
 			w.Message = &wireMessage{}
-			return once(&seen, 6) && r.message(w.Message)
+			return r.message(w.Message)
 		case "input":
-			return once(&seen, 7) && r.raw(&v.Input)
+			return r.raw(&v.Input)
 		case "priority":
-			return once(&seen, 8) && strInto(r, &v.Priority)
+			return strInto(r, &v.Priority)
 		case "deadline":
-			return once(&seen, 9) && r.time(&v.Deadline)
+			return r.time(&v.Deadline)
 		case "correlationId":
-			return once(&seen, 10) && strInto(r, &v.CorrelationID)
+			return strInto(r, &v.CorrelationID)
 		case "handoff":
-			return once(&seen, 11) && r.raw(&v.Handoff)
+			return r.raw(&v.Handoff)
 		case "callChain":
-			return once(&seen, 12) && r.strings(&v.CallChain)
+			return r.strings(&v.CallChain)
 		case "allowNestedCalls":
 			b, ok := r.boolean()
 			v.AllowNestedCalls = &b
-			return once(&seen, 13) && ok
+			return ok
 		case "stream":
 			b, ok := r.boolean()
 			v.Stream = b
-			return once(&seen, 14) && ok
+			return ok
 		case "createdAt":
-			return once(&seen, 15) && r.time(&v.CreatedAt)
+			return r.time(&v.CreatedAt)
 		}
 		return false
 	}) && r.end()
@@ -386,28 +382,27 @@ func (r *jsonReader) taskRequest(w *wireTaskRequest) bool {
 // taskResult reads a task.result body without artifacts into w.
 func (r *jsonReader) taskResult(w *wireTaskResult) bool {
 	v := w.taskResultFields
-	var seen uint32
 	return r.members(func(key string) bool {
 		switch key {
 		case "taskId":
-			return once(&seen, 0) && strInto(r, &v.TaskID)
+			return strInto(r, &v.TaskID)
 		case "agent":
-			return once(&seen, 1) && strInto(r, &v.Agent)
+			return strInto(r, &v.Agent)
 		case "state":
-			return once(&seen, 2) && strInto(r, &w.State)
+			return strInto(r, &w.State)
 		case "status":
-			return once(&seen, 3) && strInto(r, &v.Status)
+			return strInto(r, &v.Status)
 		case "message":
 			w.Message = &wireMessage{}
-			return once(&seen, 4) && r.message(w.Message)
+			return r.message(w.Message)
 		case "confidence":
-			return once(&seen, 5) && strInto(r, &v.Confidence)
+			return strInto(r, &v.Confidence)
 		case "warnings":
-			return once(&seen, 6) && r.strings(&v.Warnings)
+			return r.strings(&v.Warnings)
 		case "metadata":
-			return once(&seen, 7) && r.resultMetadata(&v.Metadata)
+			return r.resultMetadata(&v.Metadata)
 		case "time":
-			return once(&seen, 8) && r.time(&v.Time)
+			return r.time(&v.Time)
 		}
 		return false
 	}) && r.end()
@@ -415,15 +410,14 @@ func (r *jsonReader) taskResult(w *wireTaskResult) bool {
 
 // resultMetadata reads result metadata without its extra map.
 func (r *jsonReader) resultMetadata(m *ResultMetadata) bool {
-	var seen uint32
 	return r.members(func(key string) bool {
 		switch key {
 		case "processingTimeMs":
-			return once(&seen, 0) && r.int(&m.ProcessingTimeMs)
+			return r.int(&m.ProcessingTimeMs)
 		case "agentVersion":
-			return once(&seen, 1) && strInto(r, &m.AgentVersion)
+			return strInto(r, &m.AgentVersion)
 		case "tokensUsed":
-			return once(&seen, 2) && r.int(&m.TokensUsed)
+			return r.int(&m.TokensUsed)
 		}
 		return false
 	})

@@ -10,13 +10,7 @@ import (
 // panic; it either returns a *DecodeError or a payload that survives a
 // re-encode and decode unchanged. The seed corpus is in testdata/fuzz/FuzzDecode.
 func FuzzDecode(f *testing.F) {
-	for _, p := range samplePayloads() {
-		b, err := json.Marshal(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(p.Kind()), b)
-	}
+	addSeeds(f, samplePayloads())
 	c := Codec{MaxBodyBytes: 64 << 10}
 	f.Fuzz(func(t *testing.T, kind string, body []byte) {
 		env := Envelope{Kind: Kind(kind), MessageID: "m", Body: body}
@@ -44,4 +38,15 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip not stable:\n%s\n%s", b1, b2)
 		}
 	})
+}
+
+// addSeeds adds each payload's kind and JSON to f's seed corpus.
+func addSeeds(f *testing.F, payloads []Payload) {
+	for _, p := range payloads {
+		b, err := json.Marshal(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(p.Kind()), b)
+	}
 }

@@ -95,22 +95,19 @@ func validateMessage(field string, m *Message) error {
 	if len(m.Parts) == 0 {
 		return fieldErr(field+".parts", ErrMissingField, "at least one part is required")
 	}
-	if i := emptyPart(m.Parts); i >= 0 {
-		return fieldErr(fmt.Sprintf("%s.parts[%d]", field, i), ErrMissingField, "part has no content")
-	}
-	return nil
+	return validateParts(func() string { return field }, m.Parts)
 }
 
-// emptyPart is the index of the first part without content, -1 if none.
-// (Validation builds the names of fields only for an error: it allocates
-// nothing on the way through.)
-func emptyPart(parts spec.ContentParts) int {
+// validateParts names the first part without content. Its field is named
+// (by field, the parts' owner) only for the error: validation allocates
+// nothing on the way through.
+func validateParts(field func() string, parts spec.ContentParts) error {
 	for i, p := range parts {
 		if p == nil || p.Content == nil {
-			return i
+			return fieldErr(fmt.Sprintf("%s.parts[%d]", field(), i), ErrMissingField, "part has no content")
 		}
 	}
-	return -1
+	return nil
 }
 
 func validateArtifacts(field string, arts []*Artifact) error {
@@ -124,8 +121,8 @@ func validateArtifacts(field string, arts []*Artifact) error {
 		case len(a.Parts) == 0:
 			return fieldErr(f()+".parts", ErrMissingField, "at least one part is required")
 		}
-		if j := emptyPart(a.Parts); j >= 0 {
-			return fieldErr(fmt.Sprintf("%s.parts[%d]", f(), j), ErrMissingField, "part has no content")
+		if err := validateParts(f, a.Parts); err != nil {
+			return err
 		}
 	}
 	return nil

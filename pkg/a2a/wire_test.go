@@ -133,13 +133,7 @@ func assertSameDecode(t *testing.T, kind Kind, body []byte) {
 
 // FuzzWireDecode checks the mirrors against encoding/json on any input.
 func FuzzWireDecode(f *testing.F) {
-	for _, p := range wirePayloads() {
-		b, err := json.Marshal(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(p.Kind()), b)
-	}
+	addSeeds(f, wirePayloads())
 	for kind, body := range scanSeeds {
 		f.Add(string(kind), []byte(body))
 	}

@@ -6,9 +6,20 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 30s
+# The fuzz targets `make fuzz` runs, package:target: the wire codec (every
+# kind), the directory's announcements, well-known and known-agents files,
+# and the configuration file.
+FUZZ_TARGETS := ./pkg/a2a:FuzzDecode ./pkg/a2a:FuzzWireDecode \
+	./directory:FuzzAnnouncement ./directory:FuzzParseWellKnown ./directory:FuzzParseKnownAgents \
+	./config:FuzzLoad
+# FUZZMINIMIZETIME bounds the minimizing of each new input (go's default, 60s,
+# would let one slow target spend a whole run minimizing its first find).
+FUZZMINIMIZETIME ?= 5s
+# FUZZFLAGS are extra go test flags for make fuzz, e.g. -parallel=1 on a shared machine.
+FUZZFLAGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build run test services fmt-check vet lint unit faults bench fuzz clean
+.PHONY: help build run test services fmt-check vet lint unit faults soak soak-short bench fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -19,11 +30,12 @@ build: ## build bin/a2abus, bin/sample-agent and bin/research-agent with the ver
 run: ## the main job: a2abus demo on the embedded bus and memory (no servers needed)
 	$(GO) run ./cmd/a2abus demo --log-level warn
 
-test: ## everything CI runs, in order: services, lint, all tests, then the fault tests
+test: ## everything CI runs, in order: services, lint, all tests, the fault tests, then the short soak
 	@$(MAKE) --no-print-directory services
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory faults
+	@$(MAKE) --no-print-directory soak-short
 
 services: ## make sure RabbitMQ and Redis answer on 127.0.0.1 (start or install them)
 	bash scripts/ensure-services.sh
@@ -43,11 +55,27 @@ unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the rac
 faults: ## the fault tests (they stop the broker, pause Redis), one package at a time
 	$(GO) test -race -count=1 -p 1 -tags faults -run '^TestFault' ./...
 
+SOAK_TASKS    ?= 2000
+SOAK_DURATION ?= 10m
+SOAK_RATE     ?= 60
+export SOAK_TASKS SOAK_DURATION SOAK_RATE
+
+soak: ## the soak: private broker and Redis, agents, callers, faults; one JSON line (SOAK_TASKS, SOAK_DURATION, SOAK_SEED, SOAK_RATE)
+	$(GO) build -o bin/soak ./internal/soak/cmd/soak
+	./bin/soak run
+
+soak-short: ## the soak CI runs (part of make test): 6,000 tasks, seed 42, about 80s with a dozen faults
+	$(GO) build -o bin/soak ./internal/soak/cmd/soak
+	SOAK_SEED=42 SOAK_TASKS=6000 SOAK_RATE=100 SOAK_DURATION=150s ./bin/soak run
+
 bench: services ## the benchmarks (some use the real servers)
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
 
-fuzz: ## fuzz the wire decoder for FUZZTIME (30s)
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/a2a
+fuzz: ## fuzz each decoder of bus and file input (FUZZ_TARGETS) for FUZZTIME (30s) each, one after the other
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $(FUZZFLAGS) $${t%%:*}; \
+	done
 
 clean: ## remove build output
 	rm -rf bin

@@ -38,25 +38,18 @@ type Publisher interface {
 // Subscriber consumes queues.
 type Subscriber interface {
 	// Consume delivers the messages of queue to h until ctx is done (returns
-	// nil) or the bus is closed (returns ErrClosed). It survives reconnections.
+	// nil) or the bus is closed (returns ErrClosed). It survives reconnections:
+	// when the channel or connection a delivery came on is lost, the context
+	// of its handler ends with cause ErrDeliveryLost (the delivery comes
+	// again), and the consumer subscribes again once its handlers returned.
 	// A delivery h leaves unsettled is acked when h returns nil and nacked
-	// with requeue when h returns an error.
+	// with requeue when h returns an error or panics (see Recover); a panic
+	// never stops the consumer.
 	Consume(ctx context.Context, queue string, opts ConsumeOptions, h Handler) error
 }
 
 // Handler processes one delivery. It may settle it itself (Ack/Nack/DeadLetter).
 type Handler func(ctx context.Context, d *Delivery) error
-
-// Middleware wraps a Handler.
-type Middleware func(Handler) Handler
-
-// Chain applies middleware so that the first one listed runs outermost.
-func Chain(h Handler, mw ...Middleware) Handler {
-	for i := len(mw) - 1; i >= 0; i-- {
-		h = mw[i](h)
-	}
-	return h
-}
 
 // ConsumeOptions tunes one consumer.
 type ConsumeOptions struct {
@@ -123,6 +116,12 @@ type Message struct {
 	Timestamp time.Time
 	Headers   map[string]string
 	Body      []byte
+	// UserID, on a delivery, is the broker user that published the message
+	// (AMQP user_id, which RabbitMQ checks against the publishing
+	// connection's user; kept across the bus's own requeues); empty when it
+	// carries none. On publish it is ignored: the transport sets the user of
+	// its own connection. Identities.Sender maps it to agent names.
+	UserID string
 }
 
 // Acknowledger settles a delivery on its transport.

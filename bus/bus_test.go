@@ -1,7 +1,6 @@
 package bus
 
 import (
-	"context"
 	"errors"
 	"reflect"
 	"testing"
@@ -53,25 +52,6 @@ func TestDeliverySettlesOnce(t *testing.T) {
 	}
 	if a.acks != 1 || a.nacks != 0 || a.dead != 0 || a.released != 0 || !d.Settled() {
 		t.Fatalf("acker = %+v", a)
-	}
-}
-
-func TestChainOrder(t *testing.T) {
-	var order []string
-	mw := func(name string) Middleware {
-		return func(next Handler) Handler {
-			return func(ctx context.Context, d *Delivery) error {
-				order = append(order, name)
-				return next(ctx, d)
-			}
-		}
-	}
-	h := Chain(func(context.Context, *Delivery) error { order = append(order, "h"); return nil }, mw("a"), mw("b"))
-	if err := h(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(order, []string{"a", "b", "h"}) {
-		t.Fatalf("order = %v", order)
 	}
 }
 

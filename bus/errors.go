@@ -10,6 +10,14 @@ var (
 	ErrUnroutable = errors.New("bus: unroutable")
 	// ErrNotConfirmed: the broker nacked the publish or the connection was lost before its confirm.
 	ErrNotConfirmed = errors.New("bus: publish not confirmed")
+	// ErrDeliveryLost: the channel a delivery came on closed before it was
+	// settled; the broker has it back and delivers it again. It is the cause
+	// of the handler's context then, so work that can no longer be acked stops.
+	ErrDeliveryLost = errors.New("bus: delivery lost")
+	// ErrNotSent: the message surely never left this process (no channel
+	// could be had, or ctx ended before the send); it comes with
+	// ErrNotConfirmed, and tells a publisher that nothing can arrive.
+	ErrNotSent = errors.New("bus: message not sent")
 	// ErrTopologyMismatch: a queue exists with other arguments than the ones asked for.
 	ErrTopologyMismatch = errors.New("bus: topology mismatch")
 	// ErrNoQueue: the queue to consume does not exist.
@@ -18,4 +26,6 @@ var (
 	ErrAlreadySettled = errors.New("bus: delivery already settled")
 	// ErrInvalidMessage: a message or spec is missing something it needs.
 	ErrInvalidMessage = errors.New("bus: invalid message")
+	// ErrPanicked: a handler panicked; Recover returns it as a *PanicError.
+	ErrPanicked = errors.New("bus: handler panicked")
 )

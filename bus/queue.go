@@ -2,6 +2,7 @@ package bus
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -40,6 +41,15 @@ type QueueSpec struct {
 	Name     string
 	Kind     QueueKind
 	Bindings []string
+	// Expires, when positive, makes a response queue transient: RabbitMQ
+	// deletes it, with its messages, once it has had no consumer (and no
+	// declare) for this long (the x-expires argument, whole milliseconds).
+	// Unlike an exclusive queue it survives a reconnection. Zero means the
+	// queue stays until deleted. Only KindResponse queues may expire; a queue
+	// declared again with another Expires is a topology mismatch. The
+	// embedded bus (bus/inproc) checks the value but never deletes the
+	// queue: its queues end with the process anyway.
+	Expires time.Duration
 }
 
 // MaxPriority is the highest message priority task queues honour.
@@ -86,6 +96,12 @@ func (s QueueSpec) Validate() error {
 	}
 	if s.Kind < KindTask || s.Kind > KindDead {
 		return fmt.Errorf("%w: queue %q has unknown kind %d", ErrInvalidMessage, s.Name, int(s.Kind))
+	}
+	switch {
+	case s.Expires < 0 || (s.Expires > 0 && s.Expires < time.Millisecond):
+		return fmt.Errorf("%w: queue %q: Expires %s is neither zero nor at least a millisecond", ErrInvalidMessage, s.Name, s.Expires)
+	case s.Expires > 0 && s.Kind != KindResponse:
+		return fmt.Errorf("%w: queue %q: only response queues may expire, not a %s queue", ErrInvalidMessage, s.Name, s.Kind)
 	}
 	return nil
 }

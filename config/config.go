@@ -6,6 +6,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -17,6 +18,7 @@ var ErrInvalid = errors.New("config: invalid")
 type Config struct {
 	Log       LogConfig       `mapstructure:"log" yaml:"log"`
 	Bus       BusConfig       `mapstructure:"bus" yaml:"bus"`
+	Identity  IdentityConfig  `mapstructure:"identity" yaml:"identity"`
 	Redis     RedisConfig     `mapstructure:"redis" yaml:"redis"`
 	Memory    MemoryConfig    `mapstructure:"memory" yaml:"memory"`
 	Directory DirectoryConfig `mapstructure:"directory" yaml:"directory"`
@@ -25,6 +27,9 @@ type Config struct {
 	Policy    PolicyConfig    `mapstructure:"policy" yaml:"policy"`
 	Limits    LimitsConfig    `mapstructure:"limits" yaml:"limits"`
 	Research  ResearchConfig  `mapstructure:"research" yaml:"research"`
+	LLM       LLMConfig       `mapstructure:"llm" yaml:"llm"`
+	Chat      ChatConfig      `mapstructure:"chat" yaml:"chat"`
+	Ops       OpsConfig       `mapstructure:"ops" yaml:"ops"`
 }
 
 // LogConfig selects the log level and encoding.
@@ -53,6 +58,11 @@ type BusConfig struct {
 	MaxMessageBytes int `mapstructure:"max_message_bytes" yaml:"max_message_bytes"`
 	// MaxAttempts is how many deliveries of one message are tried before it is dead-lettered.
 	MaxAttempts int `mapstructure:"max_attempts" yaml:"max_attempts"`
+	// ConsumerTimeout must equal RabbitMQ's consumer_timeout; a2abus keeps
+	// every unacked delivery below it (see Validate).
+	ConsumerTimeout time.Duration `mapstructure:"consumer_timeout" yaml:"consumer_timeout"`
+	// TLS configures TLS to the broker (amqps://): CA, client certificate, server name.
+	TLS TLSConfig `mapstructure:"tls" yaml:"tls"`
 }
 
 // RedisConfig configures working memory. With neither URL nor Addrs the
@@ -74,12 +84,17 @@ type RedisConfig struct {
 	KeyPrefix string `mapstructure:"key_prefix" yaml:"key_prefix"`
 	// Timeout bounds dialling and each command.
 	Timeout time.Duration `mapstructure:"timeout" yaml:"timeout"`
+	// TLS configures TLS to Redis (rediss://, or redis.addrs with enabled): CA, client certificate, server name.
+	TLS TLSConfig `mapstructure:"tls" yaml:"tls"`
 }
 
 // MemoryConfig configures what is kept in working memory.
 type MemoryConfig struct {
 	// ResultTTL is how long a task result stays in working memory.
 	ResultTTL time.Duration `mapstructure:"result_ttl" yaml:"result_ttl"`
+	// ConversationTTL expires a session's conversation that long after its
+	// last append; 0 keeps conversations forever.
+	ConversationTTL time.Duration `mapstructure:"conversation_ttl" yaml:"conversation_ttl"`
 }
 
 // DirectoryConfig configures the agent directory's files.
@@ -92,9 +107,18 @@ type DirectoryConfig struct {
 	StaleAfter time.Duration `mapstructure:"stale_after" yaml:"stale_after"`
 	// ForgetAfter removes an offline agent (never a well-known one) from the directory.
 	ForgetAfter time.Duration `mapstructure:"forget_after" yaml:"forget_after"`
+	// MaxAgents bounds the agents a directory learns from announcements
+	// (well-known ones not counted); a new agent past it is dropped.
+	MaxAgents int `mapstructure:"max_agents" yaml:"max_agents"`
 	// AnnounceSecret signs agents' announcements and makes directories reject
 	// unsigned or forged ones; empty means unauthenticated discovery.
 	AnnounceSecret string `mapstructure:"announce_secret" yaml:"announce_secret"`
+	// Trust is what directories do with agents' ed25519 card signatures:
+	// pinned (the well-known file's publicKey entries are pinned), tofu (also
+	// the first key each name signs with, kept in PinsFile) or any (ignored).
+	Trust string `mapstructure:"trust" yaml:"trust"`
+	// PinsFile keeps the keys pinned on first use (trust: tofu; required then).
+	PinsFile string `mapstructure:"pins_file" yaml:"pins_file"`
 }
 
 // AgentConfig configures the agent runtime (a2abus serve, the agent mains).
@@ -103,6 +127,9 @@ type AgentConfig struct {
 	Concurrency int `mapstructure:"concurrency" yaml:"concurrency"`
 	// StopTimeout bounds how long in-flight tasks may finish on stop before they are requeued.
 	StopTimeout time.Duration `mapstructure:"stop_timeout" yaml:"stop_timeout"`
+	// MaxTaskDuration is the longest a task's handler may run before the agent
+	// cuts it off; it stays below bus.consumer_timeout.
+	MaxTaskDuration time.Duration `mapstructure:"max_task_duration" yaml:"max_task_duration"`
 	// Ephemeral runs MaxTasks tasks (or waits IdleTimeout for one) and exits: KEDA jobs.
 	Ephemeral bool `mapstructure:"ephemeral" yaml:"ephemeral"`
 	// MaxTasks is how many tasks an ephemeral instance runs before it exits.
@@ -111,6 +138,9 @@ type AgentConfig struct {
 	IdleTimeout time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
 	// AnnounceInterval is how often a running agent announces its card on discovery.announce.
 	AnnounceInterval time.Duration `mapstructure:"announce_interval" yaml:"announce_interval"`
+	// SigningKeyFile is the agent's ed25519 private key (PEM, PKCS #8; a2abus
+	// keys generate writes one): its announcements are signed with it. Empty: unsigned.
+	SigningKeyFile string `mapstructure:"signing_key_file" yaml:"signing_key_file"`
 }
 
 // CallerConfig configures the calling side (a2abus invoke, agents that delegate).
@@ -126,6 +156,9 @@ type CallerConfig struct {
 	// MaxDepth is the longest call chain (origin included) a call may extend;
 	// agents refuse longer chains too.
 	MaxDepth int `mapstructure:"max_depth" yaml:"max_depth"`
+	// MemoryRetryBound is how long a result waits for working memory before
+	// its delivery is requeued; it stays below bus.consumer_timeout.
+	MemoryRetryBound time.Duration `mapstructure:"memory_retry_bound" yaml:"memory_retry_bound"`
 }
 
 // PolicyConfig says which callers may call which agents. Callers check it
@@ -174,6 +207,43 @@ type ResearchConfig struct {
 	DocsDir string `mapstructure:"docs_dir" yaml:"docs_dir"`
 }
 
+// LLMConfig configures the OpenAI-compatible Chat Completions endpoint the
+// chat loop, LLM-backed agents and ResearchAgent's answers use. An empty
+// BaseURL means no model is configured.
+type LLMConfig struct {
+	// BaseURL is the endpoint's API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1.
+	BaseURL string `mapstructure:"base_url" yaml:"base_url"`
+	// APIKey is sent as a bearer token; a secret, redacted wherever the configuration is printed.
+	APIKey string `mapstructure:"api_key" yaml:"api_key"`
+	// Model is the model name sent with every request.
+	Model string `mapstructure:"model" yaml:"model"`
+	// MaxTokens bounds each completion; 0 leaves it to the endpoint.
+	MaxTokens int `mapstructure:"max_tokens" yaml:"max_tokens"`
+	// Temperature is the sampling temperature (0 to 2).
+	Temperature float64 `mapstructure:"temperature" yaml:"temperature"`
+	// Timeout bounds one request, retries included.
+	Timeout time.Duration `mapstructure:"timeout" yaml:"timeout"`
+	// MaxRetries is how often a 429, 5xx or connection failure is retried (backoff, honouring Retry-After).
+	MaxRetries int `mapstructure:"max_retries" yaml:"max_retries"`
+}
+
+// Configured reports whether a model endpoint is set.
+func (c *LLMConfig) Configured() bool { return c.BaseURL != "" }
+
+// ChatConfig bounds the primary chat loop (a2abus chat, serve --agent Primary).
+type ChatConfig struct {
+	// SystemPrompt is the primary agent's system prompt; empty uses the built-in one.
+	SystemPrompt string `mapstructure:"system_prompt" yaml:"system_prompt"`
+	// MaxToolRounds bounds the model calls of one turn that ask for tools.
+	MaxToolRounds int `mapstructure:"max_tool_rounds" yaml:"max_tool_rounds"`
+	// TokenBudget bounds the tokens one session may spend; 0 means unbounded.
+	TokenBudget int `mapstructure:"token_budget" yaml:"token_budget"`
+	// MaxHistoryTurns bounds the turns sent to the model; older ones are summarised.
+	MaxHistoryTurns int `mapstructure:"max_history_turns" yaml:"max_history_turns"`
+	// MaxHistoryChars bounds the characters of history sent to the model.
+	MaxHistoryChars int `mapstructure:"max_history_chars" yaml:"max_history_chars"`
+}
+
 // Default values; a2abus.example.yaml documents the same values.
 const (
 	DefaultLogLevel         = "info"
@@ -185,6 +255,10 @@ const (
 	DefaultReconnectMax     = 10 * time.Second
 	DefaultMaxMessageBytes  = 4 << 20
 	DefaultMaxAttempts      = 5
+	DefaultConsumerTimeout  = 30 * time.Minute // RabbitMQ's own default
+	DefaultMaxTaskDuration  = 25 * time.Minute
+	DefaultMemoryRetryBound = 25 * time.Minute
+	DefaultConversationTTL  = 7 * 24 * time.Hour
 	DefaultKeyPrefix        = "a2abus:"
 	DefaultRedisTimeout     = 2 * time.Second
 	DefaultResultTTL        = 60 * time.Minute
@@ -202,11 +276,18 @@ const (
 	DefaultDocsDir          = "docs"
 	DefaultAnnounceInterval = 2 * time.Minute
 	DefaultForgetAfter      = 24 * time.Hour
+	DefaultMaxAgents        = 1000
 	DefaultPolicy           = "allow"
 	DefaultMaxInFlight      = 10
 	DefaultBurst            = 10
 	DefaultBreakerFailures  = 5
 	DefaultBreakerCooldown  = 30 * time.Second
+	DefaultLLMTemperature   = 0.2
+	DefaultLLMTimeout       = 2 * time.Minute
+	DefaultLLMMaxRetries    = 2
+	DefaultMaxToolRounds    = 8
+	DefaultMaxHistoryTurns  = 40
+	DefaultMaxHistoryChars  = 48_000
 )
 
 // Default returns the configuration used when nothing is set: the embedded
@@ -222,31 +303,37 @@ func Default() *Config {
 			ReconnectMax:    DefaultReconnectMax,
 			MaxMessageBytes: DefaultMaxMessageBytes,
 			MaxAttempts:     DefaultMaxAttempts,
+			ConsumerTimeout: DefaultConsumerTimeout,
 		},
+		Identity: IdentityConfig{Mode: DefaultIdentityMode, SharedUsers: slices.Clone(DefaultSharedUsers), Users: []string{}},
 		Redis: RedisConfig{
 			Addrs:     []string{},
 			KeyPrefix: DefaultKeyPrefix,
 			Timeout:   DefaultRedisTimeout,
 		},
-		Memory: MemoryConfig{ResultTTL: DefaultResultTTL},
+		Memory: MemoryConfig{ResultTTL: DefaultResultTTL, ConversationTTL: DefaultConversationTTL},
 		Directory: DirectoryConfig{
 			WellKnownFile:   DefaultWellKnownFile,
 			KnownAgentsFile: DefaultKnownAgentsFile,
 			ForgetAfter:     DefaultForgetAfter,
+			MaxAgents:       DefaultMaxAgents,
+			Trust:           TrustPinned,
 		},
 		Agent: AgentConfig{
 			Concurrency:      DefaultConcurrency,
 			StopTimeout:      DefaultStopTimeout,
+			MaxTaskDuration:  DefaultMaxTaskDuration,
 			MaxTasks:         DefaultMaxTasks,
 			IdleTimeout:      DefaultIdleTimeout,
 			AnnounceInterval: DefaultAnnounceInterval,
 		},
 		Caller: CallerConfig{
-			Name:           DefaultCallerName,
-			DefaultTimeout: DefaultCallTimeout,
-			MaxTimeout:     DefaultMaxCallTimeout,
-			SweepInterval:  DefaultSweepInterval,
-			MaxDepth:       DefaultMaxDepth,
+			Name:             DefaultCallerName,
+			DefaultTimeout:   DefaultCallTimeout,
+			MaxTimeout:       DefaultMaxCallTimeout,
+			SweepInterval:    DefaultSweepInterval,
+			MaxDepth:         DefaultMaxDepth,
+			MemoryRetryBound: DefaultMemoryRetryBound,
 		},
 		Policy: PolicyConfig{Default: DefaultPolicy, Rules: []PolicyRule{}},
 		Limits: LimitsConfig{
@@ -256,6 +343,8 @@ func Default() *Config {
 			BreakerCooldown: DefaultBreakerCooldown,
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
+		LLM:      LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries},
+		Chat:     ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars},
 	}
 }
 

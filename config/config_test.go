@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,7 @@ func TestValidate(t *testing.T) {
 		{"message bytes bounds", func(c *Config) { c.Bus.MaxMessageBytes = 128 << 20 }, ""},
 		{"attempts zero", func(c *Config) { c.Bus.MaxAttempts = 0 }, `config: bus.max_attempts: must be between 1 and 100, got 0`},
 		{"attempts high", func(c *Config) { c.Bus.MaxAttempts = 101 }, `config: bus.max_attempts: must be between 1 and 100, got 101`},
+		{"max agents zero", func(c *Config) { c.Directory.MaxAgents = 0 }, `config: directory.max_agents: must be within 1..1000000, got 0`},
 		{"redis url", func(c *Config) { c.Redis.URL = "rediss://:pw@cache:6380/2" }, ""},
 		{"redis scheme", func(c *Config) { c.Redis.URL = "tcp://cache:6379" }, `config: redis.url: scheme must be redis or rediss, got "tcp"`},
 		{"redis db path", func(c *Config) { c.Redis.URL = "redis://:pw@cache:6379/zero" }, `config: redis.url: path must be a database number such as /0, got "redis://:xxxxx@cache:6379/zero"`},
@@ -74,6 +76,10 @@ func TestValidate(t *testing.T) {
 		{"key prefix empty", func(c *Config) { c.Redis.KeyPrefix = "" }, ""},
 		{"redis timeout", func(c *Config) { c.Redis.Timeout = 0 }, `config: redis.timeout: must be a positive duration such as "10s", got 0s`},
 		{"result ttl", func(c *Config) { c.Memory.ResultTTL = 0 }, `config: memory.result_ttl: must be a positive duration such as "10s", got 0s`},
+		{"trust", func(c *Config) { c.Directory.Trust = "maybe" }, `config: directory.trust: must be pinned, tofu or any, got "maybe"`},
+		{"tofu without pins file", func(c *Config) { c.Directory.Trust = TrustTOFU }, "config: directory.pins_file: must name a file when directory.trust is tofu (the keys trusted on first use are kept there)"},
+		{"tofu", func(c *Config) { c.Directory.Trust, c.Directory.PinsFile = TrustTOFU, "pins.json" }, ""},
+		{"pins over known agents", func(c *Config) { c.Directory.PinsFile = c.Directory.KnownAgentsFile }, `config: directory.pins_file: must differ from directory.known_agents_file, both are "known-agents.json"`},
 		{"same directory files", func(c *Config) { c.Directory.KnownAgentsFile = c.Directory.WellKnownFile }, `config: directory.known_agents_file: must differ from directory.well_known_file, both are "well-known-agents.json"`},
 		{"no directory files", func(c *Config) { c.Directory.KnownAgentsFile = ""; c.Directory.WellKnownFile = "" }, ""},
 		{"policy deny", func(c *Config) { c.Policy.Default = "deny" }, ""},
@@ -92,6 +98,59 @@ func TestValidate(t *testing.T) {
 		{"burst", func(c *Config) { c.Limits.Burst = 0 }, `config: limits.burst: must be between 1 and 1000000, got 0`},
 		{"breaker failures", func(c *Config) { c.Limits.BreakerFailures = 1001 }, `config: limits.breaker_failures: must be within 0..1000 (0: no circuit breaker), got 1001`},
 		{"breaker cooldown", func(c *Config) { c.Limits.BreakerCooldown = 0 }, `config: limits.breaker_cooldown: must be a positive duration such as "10s", got 0s`},
+		{"conversation ttl forever", func(c *Config) { c.Memory.ConversationTTL = 0 }, ""},
+		{"conversation ttl negative", func(c *Config) { c.Memory.ConversationTTL = -time.Hour }, `config: memory.conversation_ttl: must be 0 (keep conversations forever) or a positive duration, got -1h0m0s`},
+		{"consumer timeout", func(c *Config) { c.Bus.ConsumerTimeout = 0 }, `config: bus.consumer_timeout: must be a positive duration such as "10s", got 0s`},
+		{"max task duration zero", func(c *Config) { c.Agent.MaxTaskDuration = 0 }, `config: agent.max_task_duration: must be a positive duration such as "10s", got 0s`},
+		{"memory retry bound zero", func(c *Config) { c.Caller.MemoryRetryBound = 0 }, `config: caller.memory_retry_bound: must be a positive duration such as "10s", got 0s`},
+		{"task as long as the consumer timeout", func(c *Config) { c.Agent.MaxTaskDuration = 30 * time.Minute },
+			`config: agent.max_task_duration: must be below bus.consumer_timeout (30m0s), got 30m0s: a task's delivery stays unacked while it runs; lower it, or raise RabbitMQ's consumer_timeout and bus.consumer_timeout with it`},
+		{"broker's consumer timeout lowered", func(c *Config) { c.Bus.ConsumerTimeout = 15 * time.Minute },
+			`config: agent.max_task_duration: must be below bus.consumer_timeout (15m0s), got 25m0s: a task's delivery stays unacked while it runs; lower it, or raise RabbitMQ's consumer_timeout and bus.consumer_timeout with it` + "\n" +
+				`config: caller.memory_retry_bound: must be below bus.consumer_timeout (15m0s), got 25m0s: a result's delivery stays unacked while it waits for working memory`},
+		{"long tasks with a raised consumer timeout", func(c *Config) {
+			c.Bus.ConsumerTimeout = 3 * time.Hour
+			c.Agent.MaxTaskDuration = 2 * time.Hour
+			c.Caller.MaxTimeout = 2 * time.Hour
+		}, ""},
+		{"memory retry bound", func(c *Config) { c.Caller.MemoryRetryBound = 31 * time.Minute },
+			`config: caller.memory_retry_bound: must be below bus.consumer_timeout (30m0s), got 31m0s: a result's delivery stays unacked while it waits for working memory`},
+		{"caller allows as long as a task runs", func(c *Config) { c.Caller.MaxTimeout = 25 * time.Minute }, ""},
+		{"caller allows longer than a task runs", func(c *Config) { c.Caller.MaxTimeout = 26 * time.Minute },
+			`config: caller.max_timeout: must not exceed agent.max_task_duration (25m0s), got 26m0s: a task the caller allows could not finish before the agent cuts it off`},
+		{"stop timeout as long as a task", func(c *Config) { c.Agent.StopTimeout = 25 * time.Minute },
+			`config: agent.stop_timeout: must be below agent.max_task_duration (25m0s), got 25m0s: stopping waits this long for in-flight tasks before requeueing them, and a wait as long as a whole task bounds nothing`},
+		{"llm endpoint", func(c *Config) { c.LLM.BaseURL = "http://127.0.0.1:11434/v1"; c.LLM.Model = "llama3.1" }, ""},
+		{"llm https endpoint with key", func(c *Config) {
+			c.LLM.BaseURL = "HTTPS://api.openai.com/v1"
+			c.LLM.Model = "gpt-4o-mini"
+			c.LLM.APIKey = "sk-x"
+		}, ""},
+		{"llm model without endpoint", func(c *Config) { c.LLM.Model = "gpt-4o-mini" }, ""},
+		{"llm scheme", func(c *Config) { c.LLM.BaseURL = "ftp://h/v1"; c.LLM.Model = "m" }, `config: llm.base_url: scheme must be http or https, got "ftp"`},
+		{"llm no scheme", func(c *Config) { c.LLM.BaseURL = "127.0.0.1:11434/v1"; c.LLM.Model = "m" }, `config: llm.base_url: must be an http:// or https:// URL such as http://127.0.0.1:11434/v1, got "127.0.0.1:11434/v1"`},
+		{"llm bare host", func(c *Config) { c.LLM.BaseURL = "ollama"; c.LLM.Model = "m" }, `config: llm.base_url: must be an http:// or https:// URL such as http://127.0.0.1:11434/v1, got "ollama"`},
+		{"llm no host", func(c *Config) { c.LLM.BaseURL = "http:///v1"; c.LLM.Model = "m" }, `config: llm.base_url: must name a host, such as http://127.0.0.1:11434/v1, got "http:///v1"`},
+		{"llm url hides password", func(c *Config) { c.LLM.BaseURL = "http://u:p%zz@h/v1"; c.LLM.Model = "m" }, `config: llm.base_url: not a valid URL: "http://u:xxxxx@h/v1"`},
+		{"llm no model", func(c *Config) { c.LLM.BaseURL = "http://h/v1" }, `config: llm.model: must name the model when llm.base_url is set (A2ABUS_LLM_MODEL), got ""`},
+		{"llm max tokens", func(c *Config) { c.LLM.MaxTokens = -1 }, `config: llm.max_tokens: must be 0 (the endpoint's bound) or positive, got -1`},
+		{"llm temperature bounds", func(c *Config) { c.LLM.Temperature = 2 }, ""},
+		{"llm temperature zero", func(c *Config) { c.LLM.Temperature = 0 }, ""},
+		{"llm temperature high", func(c *Config) { c.LLM.Temperature = 2.5 }, `config: llm.temperature: must be within 0..2, got 2.5`},
+		{"llm temperature negative", func(c *Config) { c.LLM.Temperature = -0.1 }, `config: llm.temperature: must be within 0..2, got -0.1`},
+		{"llm temperature NaN", func(c *Config) { c.LLM.Temperature = math.NaN() }, `config: llm.temperature: must be within 0..2, got NaN`},
+		{"llm timeout", func(c *Config) { c.LLM.Timeout = 0 }, `config: llm.timeout: must be a positive duration such as "10s", got 0s`},
+		{"llm no retries", func(c *Config) { c.LLM.MaxRetries = 0 }, ""},
+		{"llm retries", func(c *Config) { c.LLM.MaxRetries = 11 }, `config: llm.max_retries: must be within 0..10, got 11`},
+		{"llm negative retries", func(c *Config) { c.LLM.MaxRetries = -1 }, `config: llm.max_retries: must be within 0..10, got -1`},
+		{"chat tool rounds", func(c *Config) { c.Chat.MaxToolRounds = 0 }, `config: chat.max_tool_rounds: must be within 1..100, got 0`},
+		{"chat tool rounds high", func(c *Config) { c.Chat.MaxToolRounds = 101 }, `config: chat.max_tool_rounds: must be within 1..100, got 101`},
+		{"chat bounds", func(c *Config) {
+			c.Chat.MaxToolRounds, c.Chat.TokenBudget, c.Chat.MaxHistoryTurns, c.Chat.MaxHistoryChars = 100, 50_000, 1, 1000
+		}, ""},
+		{"chat token budget", func(c *Config) { c.Chat.TokenBudget = -1 }, `config: chat.token_budget: must be 0 (unbounded) or positive, got -1`},
+		{"chat history turns", func(c *Config) { c.Chat.MaxHistoryTurns = 0 }, `config: chat.max_history_turns: must be at least 1, got 0`},
+		{"chat history chars", func(c *Config) { c.Chat.MaxHistoryChars = 999 }, `config: chat.max_history_chars: must be at least 1000, got 999`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,6 +218,38 @@ func TestRedacted(t *testing.T) {
 	if c.Bus.URL != "amqps://agent:s3cr%40t@rabbit:5671/prod" || c.Redis.Password != "hunter3" {
 		t.Error("Redacted modified the original")
 	}
+	if r.LLM.APIKey != "" || r.LLM.BaseURL != "" {
+		t.Errorf("unset llm secrets shown as %q %q, want empty", r.LLM.APIKey, r.LLM.BaseURL)
+	}
+	c.LLM.APIKey = "sk-proj-0123456789abcdef"
+	c.LLM.BaseURL = "https://proxy:pr0xy@llm.example/v1"
+	r = c.Redacted()
+	if r.LLM.APIKey != Secret || r.LLM.BaseURL != "https://proxy:xxxxx@llm.example/v1" {
+		t.Errorf("llm.api_key = %q, llm.base_url = %q", r.LLM.APIKey, r.LLM.BaseURL)
+	}
+	if c.LLM.APIKey != "sk-proj-0123456789abcdef" {
+		t.Error("Redacted modified the original")
+	}
+}
+
+func TestLLMTurnBound(t *testing.T) {
+	c := Default()
+	if got, want := c.LLMTurnBound(), 9*DefaultLLMTimeout; got != want {
+		t.Errorf("default LLMTurnBound() = %s, want %s (8 tool rounds + the answer)", got, want)
+	}
+	// The defaults fit in the default task budget, with room for the tools.
+	if c.LLMTurnBound() >= c.Agent.MaxTaskDuration {
+		t.Errorf("default LLMTurnBound() %s does not fit agent.max_task_duration %s", c.LLMTurnBound(), c.Agent.MaxTaskDuration)
+	}
+	c.LLM.Timeout = 30 * time.Second
+	c.Chat.MaxToolRounds = 3
+	if got := c.LLMTurnBound(); got != 2*time.Minute {
+		t.Errorf("LLMTurnBound() = %s, want 2m0s", got)
+	}
+	c.LLM.Timeout = math.MaxInt64 / 2
+	if got := c.LLMTurnBound(); got != math.MaxInt64 {
+		t.Errorf("LLMTurnBound() = %s, want the longest duration, not an overflow", got)
+	}
 }
 
 func TestKeysAndEnvNames(t *testing.T) {
@@ -166,21 +257,32 @@ func TestKeysAndEnvNames(t *testing.T) {
 	want := []string{
 		"log.level", "log.format",
 		"bus.url", "bus.exchange", "bus.queue_type", "bus.publish_timeout", "bus.reconnect_min",
-		"bus.reconnect_max", "bus.max_message_bytes", "bus.max_attempts",
+		"bus.reconnect_max", "bus.max_message_bytes", "bus.max_attempts", "bus.consumer_timeout",
+		"bus.tls.enabled", "bus.tls.ca_file", "bus.tls.cert_file", "bus.tls.key_file", "bus.tls.server_name", "bus.tls.insecure_skip_verify",
+		"identity.mode", "identity.shared_users", "identity.users",
 		"redis.url", "redis.addrs", "redis.master_name", "redis.username", "redis.password",
 		"redis.db", "redis.key_prefix", "redis.timeout",
-		"memory.result_ttl",
-		"directory.well_known_file", "directory.known_agents_file", "directory.stale_after", "directory.forget_after", "directory.announce_secret",
-		"agent.concurrency", "agent.stop_timeout", "agent.ephemeral", "agent.max_tasks", "agent.idle_timeout", "agent.announce_interval",
-		"caller.name", "caller.default_timeout", "caller.max_timeout", "caller.sweep_interval", "caller.max_depth",
+		"redis.tls.enabled", "redis.tls.ca_file", "redis.tls.cert_file", "redis.tls.key_file", "redis.tls.server_name", "redis.tls.insecure_skip_verify",
+		"memory.result_ttl", "memory.conversation_ttl",
+		"directory.well_known_file", "directory.known_agents_file", "directory.stale_after", "directory.forget_after", "directory.max_agents", "directory.announce_secret",
+		"directory.trust", "directory.pins_file",
+		"agent.concurrency", "agent.stop_timeout", "agent.max_task_duration", "agent.ephemeral", "agent.max_tasks", "agent.idle_timeout", "agent.announce_interval", "agent.signing_key_file",
+		"caller.name", "caller.default_timeout", "caller.max_timeout", "caller.sweep_interval", "caller.max_depth", "caller.memory_retry_bound",
 		"policy.default", "policy.rules",
 		"limits.max_in_flight", "limits.rate", "limits.burst", "limits.breaker_failures", "limits.breaker_cooldown",
 		"research.docs_dir",
+		"llm.base_url", "llm.api_key", "llm.model", "llm.max_tokens", "llm.temperature", "llm.timeout", "llm.max_retries",
+		"chat.system_prompt", "chat.max_tool_rounds", "chat.token_budget", "chat.max_history_turns", "chat.max_history_chars",
+		"ops.listen", "ops.pprof",
 	}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {
 		t.Errorf("Keys() =\n  %v\nwant\n  %v", keys, want)
 	}
 	if got := EnvName("bus.max_message_bytes"); got != "A2ABUS_BUS_MAX_MESSAGE_BYTES" {
 		t.Errorf("EnvName = %q", got)
+	}
+	// pkg/llm's ErrNotConfigured message names these.
+	if EnvName("llm.base_url") != "A2ABUS_LLM_BASE_URL" || EnvName("llm.model") != "A2ABUS_LLM_MODEL" {
+		t.Errorf("EnvName(llm.*) = %q %q", EnvName("llm.base_url"), EnvName("llm.model"))
 	}
 }

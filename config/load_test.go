@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/a2abus/a2abus/internal/testca"
 )
 
 // isolate clears every A2ABUS_* configuration variable for the test (an empty
@@ -94,6 +97,10 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"bus.reconnect_max":           "1m",
 		"bus.max_message_bytes":       "2048",
 		"bus.max_attempts":            "7",
+		"bus.consumer_timeout":        "1h",
+		"identity.mode":               "broker",
+		"identity.shared_users":       "guest,dev",
+		"identity.users":              "svc-sample=SampleAgent, svc-sample=ResearchAgent",
 		"redis.url":                   "",
 		"redis.addrs":                 "s1:26379, s2:26379,",
 		"redis.master_name":           "mymaster",
@@ -103,14 +110,20 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"redis.key_prefix":            "t1:",
 		"redis.timeout":               "500ms",
 		"memory.result_ttl":           "2h",
+		"memory.conversation_ttl":     "72h",
 		"directory.well_known_file":   "/data/wk.json",
 		"directory.known_agents_file": "/data/known.json",
 		"agent.concurrency":           "16",
 		"agent.announce_interval":     "30s",
 		"directory.stale_after":       "90s",
 		"directory.forget_after":      "1h",
+		"directory.max_agents":        "50",
 		"directory.announce_secret":   "0123456789abcdef",
+		"directory.trust":             "tofu",
+		"directory.pins_file":         "/data/pins.json",
+		"agent.signing_key_file":      "/keys/agent.key",
 		"agent.stop_timeout":          "5s",
+		"agent.max_task_duration":     "45m",
 		"agent.ephemeral":             "true",
 		"agent.max_tasks":             "3",
 		"agent.idle_timeout":          "45s",
@@ -119,6 +132,7 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"caller.max_timeout":          "2m",
 		"caller.sweep_interval":       "250ms",
 		"caller.max_depth":            "7",
+		"caller.memory_retry_bound":   "50m",
 		"policy.default":              "deny",
 		"policy.rules":                `[{"caller": "Primary", "allow": ["Sample*"], "deny": ["SampleAdmin"]}, {"caller": "Bot-?", "may_call": false}]`,
 		"limits.max_in_flight":        "3",
@@ -127,29 +141,59 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"limits.breaker_failures":     "2",
 		"limits.breaker_cooldown":     "10s",
 		"research.docs_dir":           "/data/docs",
+		"llm.base_url":                "http://127.0.0.1:11434/v1",
+		"llm.api_key":                 "sk-local",
+		"llm.model":                   "llama3.1:8b",
+		"llm.max_tokens":              "1024",
+		"llm.temperature":             "0.7",
+		"llm.timeout":                 "90s",
+		"llm.max_retries":             "4",
+		"chat.system_prompt":          "You are the primary agent.",
+		"chat.max_tool_rounds":        "12",
+		"chat.token_budget":           "200000",
+		"chat.max_history_turns":      "20",
+		"chat.max_history_chars":      "30000",
+		"ops.listen":                  ":9090",
+		"ops.pprof":                   "true",
 	}
 	want := &Config{
 		Log: LogConfig{Level: "debug", Format: "console"},
 		Bus: BusConfig{
 			URL: "amqps://u:p@rabbit:5671/v", Exchange: "tenant-1", QueueType: "quorum",
 			PublishTimeout: 3 * time.Second, ReconnectMin: 250 * time.Millisecond, ReconnectMax: time.Minute,
-			MaxMessageBytes: 2048, MaxAttempts: 7,
+			MaxMessageBytes: 2048, MaxAttempts: 7, ConsumerTimeout: time.Hour,
 		},
+		Identity: IdentityConfig{Mode: "broker", SharedUsers: []string{"guest", "dev"}, Users: []string{"svc-sample=SampleAgent", "svc-sample=ResearchAgent"}},
 		Redis: RedisConfig{
 			Addrs: []string{"s1:26379", "s2:26379"}, MasterName: "mymaster", Username: "agent",
 			Password: "pw", DB: 4, KeyPrefix: "t1:", Timeout: 500 * time.Millisecond,
 		},
-		Memory:    MemoryConfig{ResultTTL: 2 * time.Hour},
-		Directory: DirectoryConfig{WellKnownFile: "/data/wk.json", KnownAgentsFile: "/data/known.json", StaleAfter: 90 * time.Second, ForgetAfter: time.Hour, AnnounceSecret: "0123456789abcdef"},
-		Agent:     AgentConfig{Concurrency: 16, StopTimeout: 5 * time.Second, Ephemeral: true, MaxTasks: 3, IdleTimeout: 45 * time.Second, AnnounceInterval: 30 * time.Second},
-		Caller:    CallerConfig{Name: "Primary", DefaultTimeout: 20 * time.Second, MaxTimeout: 2 * time.Minute, SweepInterval: 250 * time.Millisecond, MaxDepth: 7},
+		Memory: MemoryConfig{ResultTTL: 2 * time.Hour, ConversationTTL: 72 * time.Hour},
+		Directory: DirectoryConfig{WellKnownFile: "/data/wk.json", KnownAgentsFile: "/data/known.json", StaleAfter: 90 * time.Second, ForgetAfter: time.Hour, MaxAgents: 50, AnnounceSecret: "0123456789abcdef",
+			Trust: "tofu", PinsFile: "/data/pins.json"},
+		Agent: AgentConfig{Concurrency: 16, StopTimeout: 5 * time.Second, MaxTaskDuration: 45 * time.Minute, Ephemeral: true, MaxTasks: 3, IdleTimeout: 45 * time.Second, AnnounceInterval: 30 * time.Second,
+			SigningKeyFile: "/keys/agent.key"},
+		Caller: CallerConfig{Name: "Primary", DefaultTimeout: 20 * time.Second, MaxTimeout: 2 * time.Minute, SweepInterval: 250 * time.Millisecond, MaxDepth: 7, MemoryRetryBound: 50 * time.Minute},
 		Policy: PolicyConfig{Default: "deny", Rules: []PolicyRule{
 			{Caller: "Primary", Allow: []string{"Sample*"}, Deny: []string{"SampleAdmin"}},
 			{Caller: "Bot-?", MayCall: new(false)},
 		}},
 		Limits:   LimitsConfig{MaxInFlight: 3, Rate: 2.5, Burst: 4, BreakerFailures: 2, BreakerCooldown: 10 * time.Second},
 		Research: ResearchConfig{DocsDir: "/data/docs"},
+		LLM: LLMConfig{BaseURL: "http://127.0.0.1:11434/v1", APIKey: "sk-local", Model: "llama3.1:8b", MaxTokens: 1024,
+			Temperature: 0.7, Timeout: 90 * time.Second, MaxRetries: 4},
+		Chat: ChatConfig{SystemPrompt: "You are the primary agent.", MaxToolRounds: 12, TokenBudget: 200_000, MaxHistoryTurns: 20, MaxHistoryChars: 30_000},
+		Ops:  OpsConfig{Listen: ":9090", PProf: true},
 	}
+	ca := testca.New(t)
+	maps.Copy(env, map[string]string{ // TLS files must exist
+		"bus.tls.enabled": "true", "bus.tls.ca_file": ca.CA, "bus.tls.cert_file": ca.ClientCert,
+		"bus.tls.key_file": ca.ClientKey, "bus.tls.server_name": "rabbit.internal", "bus.tls.insecure_skip_verify": "false",
+		"redis.tls.enabled": "true", "redis.tls.ca_file": "", "redis.tls.cert_file": ca.ClientCert,
+		"redis.tls.key_file": ca.ClientKey, "redis.tls.server_name": "", "redis.tls.insecure_skip_verify": "true",
+	})
+	want.Bus.TLS = TLSConfig{Enabled: true, CAFile: ca.CA, CertFile: ca.ClientCert, KeyFile: ca.ClientKey, ServerName: "rabbit.internal"}
+	want.Redis.TLS = TLSConfig{Enabled: true, CertFile: ca.ClientCert, KeyFile: ca.ClientKey, InsecureSkipVerify: true}
 	for _, k := range Keys() {
 		v, ok := env[k]
 		if !ok {
@@ -409,14 +453,23 @@ func TestExampleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc map[string]map[string]any
+	var doc map[string]any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range Keys() {
-		section, leaf, _ := strings.Cut(k, ".")
-		if _, ok := doc[section][leaf]; !ok {
+		if !shows(doc, strings.Split(k, ".")) {
 			t.Errorf("the example does not show key %s", k)
 		}
 	}
+}
+
+// shows reports whether the YAML mapping doc holds the nested key path.
+func shows(doc map[string]any, path []string) bool {
+	v, ok := doc[path[0]]
+	if !ok || len(path) == 1 {
+		return ok
+	}
+	m, isMap := v.(map[string]any)
+	return isMap && shows(m, path[1:])
 }

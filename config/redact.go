@@ -10,8 +10,8 @@ import (
 const Secret = redact.Secret
 
 // Redacted returns a copy of c that is safe to print: the passwords in
-// bus.url and redis.url, redis.password and directory.announce_secret are
-// replaced by Secret.
+// bus.url, redis.url and llm.base_url, redis.password,
+// directory.announce_secret and llm.api_key are replaced by Secret.
 func (c *Config) Redacted() *Config {
 	r := *c
 	r.Redis.Addrs = slices.Clone(c.Redis.Addrs)
@@ -23,6 +23,10 @@ func (c *Config) Redacted() *Config {
 	}
 	if r.Directory.AnnounceSecret != "" {
 		r.Directory.AnnounceSecret = Secret
+	}
+	r.LLM.BaseURL = redact.URL(c.LLM.BaseURL)
+	if r.LLM.APIKey != "" {
+		r.LLM.APIKey = Secret
 	}
 	return &r
 }

@@ -57,19 +57,31 @@ func (c *Config) validate() []error {
 		oneOf("log.format", c.Log.Format, "json", "console"),
 	}
 	errs = append(errs, c.Bus.validate()...)
+	errs = append(errs, c.validateIdentity()...)
 	errs = append(errs, c.Redis.validate()...)
 	errs = append(errs, positive("memory.result_ttl", c.Memory.ResultTTL))
+	if c.Memory.ConversationTTL < 0 {
+		errs = append(errs, invalid("memory.conversation_ttl", "must be 0 (keep conversations forever) or a positive duration, got %s", c.Memory.ConversationTTL))
+	}
 	errs = append(errs, c.Agent.validate()...)
 	if c.Directory.StaleAfter < 0 {
 		errs = append(errs, invalid("directory.stale_after", "must be 0 (3 × agent.announce_interval) or a positive duration, got %s", c.Directory.StaleAfter))
 	}
 	errs = append(errs, positive("directory.forget_after", c.Directory.ForgetAfter))
+	if n := c.Directory.MaxAgents; n < 1 || n > maxMaxAgents {
+		errs = append(errs, invalid("directory.max_agents", "must be within 1..%d, got %d", maxMaxAgents, n))
+	}
 	if n := len(c.Directory.AnnounceSecret); n > 0 && n < minAnnounceSecret {
 		errs = append(errs, invalid("directory.announce_secret", "must be at least %d bytes, got %d", minAnnounceSecret, n))
 	}
+	errs = append(errs, c.validateSigning()...)
 	errs = append(errs, c.Caller.validate()...)
 	errs = append(errs, c.Policy.validate()...)
 	errs = append(errs, c.Limits.validate()...)
+	errs = append(errs, c.validateUnacked()...)
+	errs = append(errs, c.LLM.validate()...)
+	errs = append(errs, c.Chat.validate()...)
+	errs = append(errs, c.Ops.validate()...)
 	if c.Research.DocsDir == "" {
 		errs = append(errs, invalid("research.docs_dir", "must name a folder, got \"\""))
 	}
@@ -188,7 +200,7 @@ func (c *BusConfig) validate() []error {
 	if c.ReconnectMin > 0 && c.ReconnectMax > 0 && c.ReconnectMax < c.ReconnectMin {
 		errs = append(errs, invalid("bus.reconnect_max", "must be at least bus.reconnect_min (%s), got %s", c.ReconnectMin, c.ReconnectMax))
 	}
-	return errs
+	return append(errs, c.validateTLS()...)
 }
 
 func (c *RedisConfig) validate() []error {
@@ -219,7 +231,7 @@ func (c *RedisConfig) validate() []error {
 	} else if strings.IndexFunc(c.KeyPrefix, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
 		errs = append(errs, invalid("redis.key_prefix", "must not contain spaces or control characters, got %q", c.KeyPrefix))
 	}
-	return errs
+	return append(errs, c.validateTLS()...)
 }
 
 func oneOf(key, v string, allowed ...string) error {
@@ -230,6 +242,9 @@ func oneOf(key, v string, allowed ...string) error {
 	}
 	return invalid(key, "must be one of %s, got %q", strings.Join(allowed, "|"), v)
 }
+
+// maxMaxAgents bounds directory.max_agents.
+const maxMaxAgents = 1_000_000
 
 func positive(key string, d time.Duration) error {
 	if d <= 0 {

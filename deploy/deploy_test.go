@@ -1,20 +1,23 @@
 // Package deploy holds the container image and the Kubernetes manifests;
-// this test checks they parse and agree with the code and each other.
+// its tests render every kustomization with the kustomize API, decode each
+// document strictly into its Kubernetes (or KEDA) Go type, and check the
+// documents agree with the code and with each other.
 package deploy
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
@@ -22,112 +25,34 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
-// object is one parsed Kubernetes manifest.
-type object map[string]any
-
-// get follows a path of map keys and list indexes; nil when absent.
-func (o object) get(path ...any) any {
-	var cur any = map[string]any(o)
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return nil
+// TestConfigMapHoldsNoSecrets: the rendered a2abus.yaml alone is valid and
+// holds no URL, key or model: they come from the Secrets and a2abus-llm.
+func TestConfigMapHoldsNoSecrets(t *testing.T) {
+	each(t, func(t *testing.T, r *rendering) {
+		var text string
+		for _, cm := range all[corev1.ConfigMap](r) {
+			if v, ok := cm.Data["a2abus.yaml"]; ok {
+				text = v
 			}
-			cur = m[k]
-		case int:
-			l, ok := cur.([]any)
-			if !ok || k >= len(l) {
-				return nil
-			}
-			cur = l[k]
 		}
-	}
-	return cur
-}
-
-func (o object) str(path ...any) string { s, _ := o.get(path...).(string); return s }
-
-// obj returns the object at path; empty (never nil-panicking) when absent.
-func (o object) obj(path ...any) object { m, _ := o.get(path...).(map[string]any); return object(m) }
-
-// loadManifests parses every YAML document of every file in base, keyed by "Kind/name".
-func loadManifests(t *testing.T) (map[string]object, object) {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("base", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no manifests in base: %v", err)
-	}
-	objs := map[string]object{}
-	var kustomization object
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+		if text == "" {
+			t.Fatal("no ConfigMap holds a2abus.yaml")
+		}
+		for _, k := range config.Keys() {
+			t.Setenv(config.EnvName(k), "")
+		}
+		f := filepath.Join(t.TempDir(), "a2abus.yaml")
+		if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(config.LoadOptions{File: f})
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for i := 0; ; i++ {
-			var raw map[string]any // not object: yaml.v3 would give nested maps that type too
-			if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				t.Fatalf("%s document %d: %v", f, i, err)
-			}
-			o := object(raw)
-			switch {
-			case filepath.Base(f) == "a2abus.yaml":
-				// the a2abus configuration, checked by TestConfigIsValid
-			case o.str("kind") == "Kustomization":
-				kustomization = o
-			default:
-				key := o.str("kind") + "/" + o.str("metadata", "name")
-				if o.str("apiVersion") == "" || o.str("kind") == "" || o.str("metadata", "name") == "" {
-					t.Errorf("%s document %d lacks apiVersion, kind or metadata.name", f, i)
-				}
-				if o.get("metadata", "namespace") != nil {
-					t.Errorf("%s: %s sets a namespace; the base is namespace-less", f, key)
-				}
-				objs[key] = o
-			}
+		if !cfg.Bus.Embedded() || !cfg.Redis.Embedded() || cfg.Directory.AnnounceSecret != "" || cfg.LLM.BaseURL != "" || cfg.LLM.APIKey != "" {
+			t.Error("the ConfigMap's a2abus.yaml sets a URL, a secret or a model: they belong to the Secrets and a2abus-llm")
 		}
-	}
-	if kustomization == nil {
-		t.Fatal("base/kustomization.yaml not found")
-	}
-	return objs, kustomization
-}
-
-func TestKustomizationFilesExist(t *testing.T) {
-	_, k := loadManifests(t)
-	files := append(toStrings(k.get("resources")), toStrings(k.get("configMapGenerator", 0, "files"))...)
-	if len(files) < 4 {
-		t.Fatalf("kustomization lists %v, want the two manifests and the two ConfigMap files", files)
-	}
-	for _, f := range files {
-		if _, err := os.Stat(filepath.Join("base", f)); err != nil {
-			t.Errorf("kustomization lists %s: %v", f, err)
-		}
-	}
-	if slices.Contains(files, "secret.example.yaml") {
-		t.Error("the Secret template must not be a resource: applying it would overwrite the real Secret")
-	}
-}
-
-func TestConfigIsValid(t *testing.T) {
-	for _, k := range config.Keys() {
-		t.Setenv(config.EnvName(k), "")
-	}
-	cfg, err := config.Load(config.LoadOptions{File: filepath.Join("base", "a2abus.yaml")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !cfg.Bus.Embedded() || !cfg.Redis.Embedded() {
-		t.Error("the ConfigMap must not hold URLs: they come from the Secret")
-	}
-	if got := filepath.Base(cfg.Directory.WellKnownFile); got != "well-known-agents.json" {
-		t.Errorf("directory.well_known_file = %q, want the ConfigMap's well-known-agents.json", cfg.Directory.WellKnownFile)
-	}
+	})
 }
 
 func TestWellKnownMatchesRepository(t *testing.T) {
@@ -172,131 +97,124 @@ func TestWellKnownDeclaresSampleAgentSchemas(t *testing.T) {
 	}
 }
 
-// TestContainersBoundTheGoHeap: every container running an a2abus binary has
-// a memory limit and passes it to the Go runtime as GOMEMLIMIT.
-func TestContainersBoundTheGoHeap(t *testing.T) {
-	objs, _ := loadManifests(t)
-	pods := map[string]object{
-		"Deployment/sample-agent":  objs["Deployment/sample-agent"].obj("spec", "template", "spec"),
-		"ScaledJob/research-agent": objs["ScaledJob/research-agent"].obj("spec", "jobTargetRef", "template", "spec"),
-	}
-	for name, pod := range pods {
-		containers, _ := pod.get("containers").([]any)
-		if len(containers) == 0 {
-			t.Errorf("%s has no containers", name)
+// TestProductionOverlay: the image is pinned in every a2abus container (the
+// ScaledJob's included), and replicas and resources are the overlay's.
+func TestProductionOverlay(t *testing.T) {
+	r := render(t, "overlays/production")
+	const image = "registry.example.com/a2abus:v1.0.0"
+	n := 0
+	for _, p := range r.pods() {
+		for _, c := range a2abusContainers(p) {
+			n++
+			if c.Image != image {
+				t.Errorf("%s container %s runs %s, want %s", p.Owner, c.Name, c.Image, image)
+			}
 		}
-		for i := range containers {
-			c := pod.obj("containers", i)
-			if c.str("resources", "limits", "memory") == "" {
-				t.Errorf("%s container %q has no resources.limits.memory", name, c.str("name"))
+	}
+	if n < 5 {
+		t.Errorf("%d a2abus containers, want the five workloads'", n)
+	}
+	for name, want := range map[string]int32{"sample-agent": 3, "primary": 2, "directory": 1} {
+		if d := byName[appsv1.Deployment](r, name); d == nil || d.Spec.Replicas == nil || *d.Spec.Replicas != want {
+			t.Errorf("Deployment %s: replicas not %d", name, want)
+		}
+	}
+	if d := byName[appsv1.Deployment](r, "primary"); d != nil {
+		if got := d.Spec.Template.Spec.Containers[0].Resources.Limits.Memory().String(); got != "1Gi" {
+			t.Errorf("primary's memory limit = %s, want the overlay's 1Gi", got)
+		}
+	}
+	if j := byName[ScaledJob](r, "research-agent"); j == nil || j.Spec.MaxReplicaCount == nil || *j.Spec.MaxReplicaCount != 20 {
+		t.Error("the research-agent ScaledJob's maxReplicaCount is not the overlay's 20")
+	}
+}
+
+// TestLocalOverlay: the generated Secret points at the overlay's own
+// RabbitMQ and Redis Services, with the user RabbitMQ is started with.
+func TestLocalOverlay(t *testing.T) {
+	r := render(t, "overlays/local")
+	urls := generated[corev1.Secret](r, "a2abus-urls")
+	if urls == nil {
+		t.Fatal("overlays/local generates no Secret a2abus-urls")
+	}
+	for key, svc := range map[string]string{"bus-url": "rabbitmq", "redis-url": "redis"} {
+		raw, ok := r.secretValue(t, urls.Name, key)
+		if !ok {
+			t.Fatalf("a2abus-urls has no %s", key)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := byName[corev1.Service](r, svc)
+		if s == nil {
+			t.Fatalf("Service %s not rendered", svc)
+		}
+		if u.Hostname() != svc || !slices.ContainsFunc(s.Spec.Ports, func(p corev1.ServicePort) bool { return fmt.Sprint(p.Port) == u.Port() }) {
+			t.Errorf("%s = %s does not reach Service %s on one of its ports", key, u.Redacted(), svc)
+		}
+		d := byName[appsv1.Deployment](r, svc)
+		if d == nil || !matches(s.Spec.Selector, d.Spec.Template.Labels) {
+			t.Fatalf("Service %s selects no Deployment %s", svc, svc)
+		}
+		c := &d.Spec.Template.Spec.Containers[0]
+		for _, p := range s.Spec.Ports {
+			if portNumber(c, p.TargetPort) == 0 {
+				t.Errorf("Service %s targets port %s, which %s does not have", svc, p.TargetPort.String(), svc)
 			}
-			env, _ := c.get("env").([]any)
-			j := slices.IndexFunc(env, func(e any) bool { m, _ := e.(map[string]any); return m["name"] == "GOMEMLIMIT" })
-			if j < 0 {
-				t.Errorf("%s container %q does not set GOMEMLIMIT", name, c.str("name"))
-				continue
-			}
-			if got := c.str("env", j, "valueFrom", "resourceFieldRef", "resource"); got != "limits.memory" {
-				t.Errorf("%s container %q: GOMEMLIMIT comes from %q, want resourceFieldRef limits.memory", name, c.str("name"), got)
+		}
+		if svc == "rabbitmq" {
+			pass, _ := u.User.Password()
+			if user := env(c, "RABBITMQ_DEFAULT_USER"); user == nil || user.Value != u.User.Username() || env(c, "RABBITMQ_DEFAULT_PASS").Value != pass {
+				t.Error("bus-url's user and password are not those RabbitMQ is started with")
 			}
 		}
 	}
 }
 
-// envSecrets maps each container env var to "secret/key".
-func envSecrets(t *testing.T, container object) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	env, _ := container.get("env").([]any)
-	for i := range env {
-		e := container.obj("env", i)
-		out[e.str("name")] = e.str("valueFrom", "secretKeyRef", "name") + "/" + e.str("valueFrom", "secretKeyRef", "key")
+// TestDeadLetterPolicy: the Topology Operator Policy bounds exactly the dead
+// queue of the default exchange, with the limits docs/topology.md documents
+// in its rabbitmqctl command; the production overlay applies it.
+func TestDeadLetterPolicy(t *testing.T) {
+	r := render(t, "overlays/production")
+	p := byName[RabbitPolicy](r, "a2a-dead-limits")
+	if p == nil {
+		t.Fatal("Policy a2a-dead-limits not rendered by overlays/production")
 	}
-	return out
-}
-
-func secretKeys(t *testing.T) map[string]bool {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("base", "secret.example.yaml"))
+	if got := p.APIVersion; got != "rabbitmq.com/v1beta1" {
+		t.Errorf("apiVersion = %q, want the Messaging Topology Operator's rabbitmq.com/v1beta1", got)
+	}
+	spec := p.Spec
+	dead := a2a.DeadLetterQueue(config.DefaultExchange)
+	pattern := "^" + regexp.QuoteMeta(dead) + "$"
+	if spec.Pattern != pattern || spec.ApplyTo != "queues" || spec.Name != "a2a-dead-limits" {
+		t.Errorf("spec = %+v, want name a2a-dead-limits, pattern %s, applyTo queues", spec, pattern)
+	}
+	re := regexp.MustCompile(spec.Pattern)
+	for _, q := range []string{"a2a.deadx", "a2aXdead", "tenant.a2a.dead", "agent.task.A", "agent.response.B"} {
+		if re.MatchString(q) {
+			t.Errorf("pattern %s also matches %s", spec.Pattern, q)
+		}
+	}
+	if spec.RabbitmqClusterReference.Name == "" {
+		t.Error("spec.rabbitmqClusterReference.name is empty")
+	}
+	want := map[string]any{"max-length": int64(100000), "message-ttl": int64(1209600000), "overflow": "drop-head"}
+	if !reflect.DeepEqual(spec.Definition, want) {
+		t.Errorf("definition = %#v, want %#v", spec.Definition, want)
+	}
+	js, err := json.Marshal(spec.Definition)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var raw map[string]any
-	if err := yaml.Unmarshal(data, &raw); err != nil {
-		t.Fatal(err)
-	}
-	s := object(raw)
-	keys := map[string]bool{}
-	for k := range s.obj("stringData") {
-		keys[s.str("metadata", "name")+"/"+k] = true
-	}
-	return keys
-}
-
-func TestSampleAgentDeployment(t *testing.T) {
-	objs, _ := loadManifests(t)
-	d := objs["Deployment/sample-agent"]
-	if d == nil {
-		t.Fatal("Deployment/sample-agent not found")
-	}
-	c := d.obj("spec", "template", "spec", "containers", 0)
-	args := strings.Join(toStrings(c.get("args")), " ")
-	if !strings.HasPrefix(args, "serve --agent SampleAgent") {
-		t.Errorf("args = %q, want serve --agent SampleAgent ...", args)
-	}
-	checkEnv(t, c)
-	if d.str("spec", "template", "spec", "volumes", 0, "configMap", "name") != "a2abus-config" {
-		t.Error("the config volume does not mount the ConfigMap a2abus-config")
-	}
-}
-
-func TestResearchAgentScaledJob(t *testing.T) {
-	objs, _ := loadManifests(t)
-	j := objs["ScaledJob/research-agent"]
-	if j == nil {
-		t.Fatal("ScaledJob/research-agent not found")
-	}
-	queue, err := a2a.TaskRoutingKey("ResearchAgent")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := j.obj("spec", "triggers", 0)
-	if tr.str("type") != "rabbitmq" || tr.str("metadata", "queueName") != queue ||
-		tr.str("metadata", "mode") != "QueueLength" || tr.str("metadata", "value") != "1" {
-		t.Errorf("trigger = %v, want rabbitmq on %s, QueueLength, value \"1\"", tr, queue)
-	}
-	auth := objs["TriggerAuthentication/"+tr.str("authenticationRef", "name")]
-	if auth == nil {
-		t.Fatalf("TriggerAuthentication %q not found", tr.str("authenticationRef", "name"))
-	}
-	ref := auth.obj("spec", "secretTargetRef", 0)
-	if ref.str("parameter") != "host" || !secretKeys(t)[ref.str("name")+"/"+ref.str("key")] {
-		t.Errorf("TriggerAuthentication host comes from %s/%s, not a key of the Secret template", ref.str("name"), ref.str("key"))
-	}
-	checkEnv(t, j.obj("spec", "jobTargetRef", "template", "spec", "containers", 0))
-	if j.str("spec", "jobTargetRef", "template", "spec", "restartPolicy") != "Never" {
-		t.Error("a one-shot job must not restart in place")
-	}
-}
-
-// checkEnv asserts a container takes both URLs from keys of the Secret template.
-func checkEnv(t *testing.T, container object) {
-	t.Helper()
-	keys := secretKeys(t)
-	env := envSecrets(t, container)
-	for _, name := range []string{config.EnvName("bus.url"), config.EnvName("redis.url")} {
-		if !keys[env[name]] {
-			t.Errorf("%s comes from %q, not a key of the Secret template %v", name, env[name], keys)
+	cmd := fmt.Sprintf("--apply-to queues --priority %d a2a-dead-limits '%s' '%s'", spec.Priority, pattern, js)
+	for _, doc := range []string{"topology.md", "operations.md"} {
+		data, err := os.ReadFile(filepath.Join("..", "docs", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), cmd) {
+			t.Errorf("docs/%s does not show the manifest's policy as a rabbitmqctl command:\n  %s", doc, cmd)
 		}
 	}
-}
-
-func toStrings(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, e := range l {
-		s, _ := e.(string)
-		out = append(out, s)
-	}
-	return out
 }

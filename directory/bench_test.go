@@ -17,7 +17,7 @@ func benchDirectory(b *testing.B, n int) (*Directory, []string) {
 	names := make([]string, n)
 	for i := range n {
 		names[i] = fmt.Sprintf("Agent%05d", i)
-		if _, _, ok := d.reg.apply(announcement(names[i], "i1", now, false, "common", fmt.Sprintf("skill%d", i%100)), now); !ok {
+		if _, _, res := d.reg.apply(announcement(names[i], "i1", now, false, "common", fmt.Sprintf("skill%d", i%100)), now); res != accepted {
 			b.Fatal("announcement not applied")
 		}
 	}
@@ -52,7 +52,7 @@ func BenchmarkLookup(b *testing.B) {
 		b.Run(fmt.Sprintf("agents=%d/resolve", n), func(b *testing.B) {
 			i := 0
 			for b.Loop() {
-				if _, err := d.Resolve(names[i%n], "common"); err != nil {
+				if _, err := d.Resolve(b.Context(), names[i%n], "common"); err != nil {
 					b.Fatal(err)
 				}
 				i++

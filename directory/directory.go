@@ -35,6 +35,11 @@ const closeTimeout = 10 * time.Second
 type Options struct {
 	// Bus carries announcements and discovery queries. Required.
 	Bus bus.Bus
+	// Identities maps the broker users that publish announcements to agent
+	// names: an announcement (or deregistration) whose verified sender may
+	// not speak for its card's agent is dropped. Nil: bus.Identities' zero
+	// behaviour (enforced when this process has a broker user of its own).
+	Identities *bus.Identities
 	// Exchange names the bus exchange, for logs only.
 	Exchange string
 	// WellKnown agents are listed at every start, whether or not they run.
@@ -60,6 +65,28 @@ type Options struct {
 	// AnnounceSecret, when set, makes the directory accept only announcements
 	// signed with it (a2a.Sign) and recent: forged or replayed cards are dropped.
 	AnnounceSecret []byte
+	// Trust is what is done with the agents' ed25519 signatures (trust.go):
+	// TrustPinned (default "") pins the keys of the well-known file,
+	// TrustTOFU also pins the first key a name signs with, TrustAny ignores them.
+	Trust Trust
+	// PinsFile keeps the keys TrustTOFU pinned across restarts (and shares
+	// them between directories on one host); "" keeps them for the
+	// process's life only.
+	PinsFile string
+	// MaxAgents bounds the agents learned from announcements (default 1000):
+	// past it a new agent's announcement is dropped with a warning, while
+	// known agents keep updating. Well-known agents are not counted: they
+	// are always listed.
+	MaxAgents int
+	// MaxCardBytes bounds an announcement's body (default 64 KiB); a bigger
+	// card is dropped with a warning, as is one with more than MaxCardSkills
+	// skills or a description longer than MaxDescriptionBytes.
+	MaxCardBytes int
+	// MaxClockSkew (default 1m) is how far an announcement's time may be
+	// ahead of the directory's clock, or away from the time its envelope was
+	// stamped with (signed along with the body); past it the announcement is
+	// dropped with a warning, so a card dated ahead cannot pin itself.
+	MaxClockSkew time.Duration
 	// QueryOnMiss skips the discovery.query at start — every running agent
 	// answers one, so a directory per CLI call or per agent instance would
 	// make them all re-announce each time — and queries instead when a
@@ -80,11 +107,23 @@ func (o *Options) normalize() error {
 	for _, d := range []struct {
 		name string
 		val  time.Duration
-	}{{"StaleAfter", o.StaleAfter}, {"ForgetAfter", o.ForgetAfter}, {"PersistDebounce", o.PersistDebounce}, {"SweepInterval", o.SweepInterval}} {
+	}{{"StaleAfter", o.StaleAfter}, {"ForgetAfter", o.ForgetAfter}, {"PersistDebounce", o.PersistDebounce}, {"SweepInterval", o.SweepInterval},
+		{"MaxClockSkew", o.MaxClockSkew}} {
 		if d.val < 0 {
 			return fmt.Errorf("%w: %s must not be negative, got %s", ErrInvalidOptions, d.name, d.val)
 		}
 	}
+	for _, n := range []struct {
+		name string
+		val  int
+	}{{"MaxAgents", o.MaxAgents}, {"MaxCardBytes", o.MaxCardBytes}} {
+		if n.val < 0 {
+			return fmt.Errorf("%w: %s must not be negative, got %d", ErrInvalidOptions, n.name, n.val)
+		}
+	}
+	o.MaxAgents = cmp.Or(o.MaxAgents, DefaultMaxAgents)
+	o.MaxCardBytes = cmp.Or(o.MaxCardBytes, DefaultMaxCardBytes)
+	o.MaxClockSkew = cmp.Or(o.MaxClockSkew, DefaultMaxClockSkew)
 	o.StaleAfter = cmp.Or(o.StaleAfter, DefaultStaleAfter)
 	o.ForgetAfter = cmp.Or(o.ForgetAfter, DefaultForgetAfter)
 	o.PersistDebounce = cmp.Or(o.PersistDebounce, DefaultPersistDebounce)
@@ -98,6 +137,11 @@ func (o *Options) normalize() error {
 	if err := checkWellKnown(o.WellKnown); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
+	trust, err := ParseTrust(string(o.Trust))
+	if err != nil {
+		return err
+	}
+	o.Trust = trust
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
@@ -124,6 +168,11 @@ func checkWellKnown(agents []WellKnownAgent) error {
 		if _, reason := checkInputSchemas(w.InputSchemas, w.Card().Skills); reason != "" {
 			return fmt.Errorf("well-known agent %d %q: %s", i, w.AgentName, reason)
 		}
+		if w.PublicKey != "" {
+			if _, err := a2a.ParsePublicKey(w.PublicKey); err != nil {
+				return fmt.Errorf("well-known agent %d %q: publicKey: %w", i, w.AgentName, err)
+			}
+		}
 	}
 	return nil
 }
@@ -133,7 +182,9 @@ func checkWellKnown(agents []WellKnownAgent) error {
 type Directory struct {
 	opts    Options
 	log     *zap.Logger
+	drops   *dropWarner
 	reg     *registry
+	keys    *keyring // pinned public keys (trust.go)
 	store   *persister
 	queue   bus.QueueSpec
 	changes chan struct{}
@@ -149,8 +200,10 @@ type Directory struct {
 }
 
 // New loads KnownAgentsFile (a missing file is a first boot; a bad one is a
-// *KnownAgentsError naming the file, the entry and the reason), seeds the
-// well-known agents and forgets what went stale while the directory was down.
+// *KnownAgentsError naming the file, the entry and the reason; times after
+// now are clamped to now, agents past MaxAgents dropped, least recently seen
+// first), seeds the well-known agents and forgets what went stale while the
+// directory was down.
 func New(opts Options) (*Directory, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
@@ -166,16 +219,33 @@ func New(opts Options) (*Directory, error) {
 	d := &Directory{
 		opts:    opts,
 		log:     opts.Logger.With(zap.String("exchange", opts.Exchange), zap.String("instance", opts.InstanceID)),
-		reg:     newRegistry(opts.StaleAfter, opts.ForgetAfter),
+		reg:     newRegistry(opts.StaleAfter, opts.ForgetAfter, opts.MaxAgents),
 		queue:   queue,
 		changes: make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		bound:   make(chan struct{}),
 	}
+	d.drops = &dropWarner{log: d.log}
+	if d.keys, err = newKeyring(opts.Trust, opts.PinsFile, opts.WellKnown, d.log); err != nil {
+		return nil, err
+	}
 	d.store = newPersister(opts.KnownAgentsFile, opts.PersistDebounce, d.reg.snapshot, d.log)
-	d.reg.restore(stored)
+	now := opts.Now()
+	changed := false
+	if clamped := d.reg.restore(stored, now); len(clamped) > 0 {
+		d.log.Warn("known agents dated in the future clamped to now", zap.String("file", opts.KnownAgentsFile), zap.Strings("agents", clamped))
+		changed = true
+	}
 	d.reg.seed(opts.WellKnown)
-	if offline, forgotten := d.reg.sweep(opts.Now()); len(offline)+len(forgotten) > 0 {
+	if removed := d.reg.trim(); len(removed) > 0 {
+		d.log.Warn("known agents past the limit dropped, least recently seen first", zap.String("file", opts.KnownAgentsFile),
+			zap.Int("max_agents", opts.MaxAgents), zap.Strings("agents", removed))
+		changed = true
+	}
+	if offline, forgotten := d.reg.sweep(now); len(offline)+len(forgotten) > 0 {
+		changed = true
+	}
+	if changed {
 		d.store.changed()
 	}
 	return d, nil
@@ -265,9 +335,9 @@ func (d *Directory) sweepLoop(ctx context.Context) {
 // handle applies one delivery of the instance queue. Nothing is requeued:
 // the queue is exclusive, so a bad message is logged and dropped.
 func (d *Directory) handle(_ context.Context, dl *bus.Delivery) error {
-	env := dl.Envelope()
+	env, now := dl.Envelope(), d.opts.Now()
 	if len(d.opts.AnnounceSecret) > 0 {
-		if err := a2a.Verify(env, d.opts.AnnounceSecret, d.opts.Now()); err != nil {
+		if err := a2a.Verify(env, d.opts.AnnounceSecret, now); err != nil {
 			d.log.Warn("unauthenticated announcement dropped", zap.String("message_id", dl.MessageID), zap.Error(err))
 			return nil
 		}
@@ -282,14 +352,37 @@ func (d *Directory) handle(_ context.Context, dl *bus.Delivery) error {
 		d.log.Warn("unexpected message dropped", zap.String("type", dl.Type), zap.String("message_id", dl.MessageID))
 		return nil
 	}
+	if s := d.opts.Identities.Sender(bus.UserOf(d.opts.Bus), &dl.Message); !s.Allows(a.Card.Name) {
+		d.log.Warn("announcement of another agent's card dropped: its sender may not speak for it", zap.String("agent", a.Card.Name),
+			zap.Stringer("sender", s), zap.Bool("deregistering", a.Deregistering), zap.String("message_id", dl.MessageID))
+		return nil
+	}
+	if !d.trusted(env, a, dl.MessageID, now) {
+		return nil
+	}
+	if reason := cardProblem(len(env.Body), d.opts.MaxCardBytes, a.Card); reason != "" {
+		d.drops.warn(&d.drops.card, now, "oversized announcement dropped", zap.String("agent", a.Card.Name),
+			zap.String("message_id", dl.MessageID), zap.String("reason", reason))
+		return nil
+	}
+	if reason := timeProblem(a.Time, env.Timestamp, now, d.opts.MaxClockSkew); reason != "" {
+		d.drops.warn(&d.drops.time, now, "announcement dated out of bounds dropped", zap.String("agent", a.Card.Name),
+			zap.String("agent_instance", a.InstanceID), zap.String("message_id", dl.MessageID), zap.String("reason", reason))
+		return nil
+	}
 	var bad map[string]string
 	a.InputSchemas, bad = compileSchemas(a.InputSchemas, a.Card.Skills)
 	for id, reason := range bad { // the card is still listed: the agent checks its input itself
 		d.log.Warn("input schema of announced skill dropped", zap.String("agent", a.Card.Name), zap.String("skill", id), zap.String("reason", reason))
 	}
-	before, after, ok := d.reg.apply(a, d.opts.Now())
-	if !ok {
+	before, after, res := d.reg.apply(a, now)
+	switch res {
+	case outOfOrder:
 		d.log.Debug("out-of-order announcement ignored", zap.String("agent", a.Card.Name), zap.String("agent_instance", a.InstanceID))
+		return nil
+	case full:
+		d.drops.warn(&d.drops.full, now, "announcement of a new agent dropped: the directory is full", zap.String("agent", a.Card.Name),
+			zap.Int("max_agents", d.opts.MaxAgents))
 		return nil
 	}
 	if before != after {

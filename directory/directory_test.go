@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
@@ -26,6 +27,9 @@ func TestNewValidatesOptions(t *testing.T) {
 		{"negative forget", Options{Bus: b, ForgetAfter: -1}, "ForgetAfter must not be negative"},
 		{"negative debounce", Options{Bus: b, PersistDebounce: -1}, "PersistDebounce must not be negative"},
 		{"negative sweep", Options{Bus: b, SweepInterval: -1}, "SweepInterval must not be negative"},
+		{"negative skew", Options{Bus: b, MaxClockSkew: -time.Second}, "MaxClockSkew must not be negative, got -1s"},
+		{"negative max agents", Options{Bus: b, MaxAgents: -1}, "MaxAgents must not be negative, got -1"},
+		{"negative max card bytes", Options{Bus: b, MaxCardBytes: -1}, "MaxCardBytes must not be negative, got -1"},
 		{"bad instance id", Options{Bus: b, InstanceID: "a.b"}, `instance id "a.b" must match`},
 		{"bad well-known name", Options{Bus: b, WellKnown: []WellKnownAgent{wellKnown("ok"), wellKnown("no dots.")}}, `well-known agent 1: a2a: invalid name`},
 		{"duplicate well-known", Options{Bus: b, WellKnown: []WellKnownAgent{wellKnown("Sample"), wellKnown("SAMPLE")}},
@@ -46,6 +50,9 @@ func TestOptionDefaults(t *testing.T) {
 	o := d.opts
 	if o.StaleAfter != 6*time.Minute || o.ForgetAfter != 24*time.Hour || o.PersistDebounce != time.Second || o.SweepInterval != 30*time.Second || o.InstanceID == "" {
 		t.Errorf("defaults = stale %v, forget %v, debounce %v, sweep %v, instance %q", o.StaleAfter, o.ForgetAfter, o.PersistDebounce, o.SweepInterval, o.InstanceID)
+	}
+	if o.MaxAgents != 1000 || o.MaxCardBytes != 64<<10 || o.MaxClockSkew != time.Minute {
+		t.Errorf("defaults = max agents %d, max card bytes %d, max clock skew %v", o.MaxAgents, o.MaxCardBytes, o.MaxClockSkew)
 	}
 	short := newDirectory(t, Options{Bus: embeddedBus(t), StaleAfter: 40 * time.Second})
 	if short.opts.SweepInterval != 10*time.Second {
@@ -103,26 +110,31 @@ func TestRunFailsWhenTheBusCloses(t *testing.T) {
 	}
 }
 
+// The test runs in a synctest bubble: the sweep ticker runs on the bubble's
+// clock, so "ten sweeps" below are ten sweeps, however loaded the machine.
 func TestSweepRunsWhileTheDirectoryRuns(t *testing.T) {
-	b := embeddedBus(t)
-	clk := newClock()
-	d := newDirectory(t, Options{Bus: b, Now: clk.Now, StaleAfter: time.Minute, ForgetAfter: time.Hour, SweepInterval: 5 * time.Millisecond})
-	start(t, d)
-	f := newFakeAgent(b, "Alpha", "a")
-	f.mustAnnounce(t, false)
-	waitFor(t, d, "Alpha online", hasStatus(d, "Alpha", StatusOnline))
-	clk.Advance(59 * time.Second)
-	f.mustAnnounce(t, false) // a periodic announcement keeps it online
-	waitFor(t, d, "Alpha seen again", func() bool { e, _ := d.Lookup("Alpha"); return e.LastSeen.Equal(clk.Now()) })
-	clk.Advance(59 * time.Second)
-	time.Sleep(50 * time.Millisecond) // ten sweeps
-	if !hasStatus(d, "Alpha", StatusOnline)() {
-		t.Fatal("Alpha went offline less than StaleAfter after its last announcement")
-	}
-	clk.Advance(time.Second)
-	waitFor(t, d, "Alpha offline", hasStatus(d, "Alpha", StatusOffline))
-	clk.Advance(time.Hour)
-	waitFor(t, d, "Alpha forgotten", func() bool { _, ok := d.Lookup("Alpha"); return !ok })
+	synctest.Test(t, func(t *testing.T) {
+		b := embeddedBus(t)
+		clk := newClock()
+		d := newDirectory(t, Options{Bus: b, Now: clk.Now, StaleAfter: time.Minute, ForgetAfter: time.Hour, SweepInterval: 5 * time.Millisecond})
+		start(t, d)
+		f := newFakeAgent(b, "Alpha", "a")
+		f.mustAnnounce(t, false)
+		waitFor(t, d, "Alpha online", hasStatus(d, "Alpha", StatusOnline))
+		clk.Advance(59 * time.Second)
+		f.mustAnnounce(t, false) // a periodic announcement keeps it online
+		waitFor(t, d, "Alpha seen again", func() bool { e, _ := d.Lookup("Alpha"); return e.LastSeen.Equal(clk.Now()) })
+		clk.Advance(59 * time.Second)
+		time.Sleep(10 * 5 * time.Millisecond) // ten sweep intervals of the bubble's clock: no real wait
+		synctest.Wait()                       // and the tenth sweep is done
+		if !hasStatus(d, "Alpha", StatusOnline)() {
+			t.Fatal("Alpha went offline less than StaleAfter after its last announcement")
+		}
+		clk.Advance(time.Second)
+		waitFor(t, d, "Alpha offline", hasStatus(d, "Alpha", StatusOffline))
+		clk.Advance(time.Hour)
+		waitFor(t, d, "Alpha forgotten", func() bool { _, ok := d.Lookup("Alpha"); return !ok })
+	})
 }
 
 // readKnown returns the agent names of a known-agents file, nil when it does not exist.

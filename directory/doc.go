@@ -12,6 +12,21 @@
 // StatusWellKnown; well-known agents are never removed. Other agents are
 // forgotten ForgetAfter after they were last seen, once offline.
 //
+// Bounds: at most Options.MaxAgents agents learned from announcements
+// (well-known agents are not counted); cards up to MaxCardBytes, MaxCardSkills
+// skills and MaxDescriptionBytes per description; announcement times at most
+// MaxClockSkew ahead of the directory's clock and from the envelope's
+// (signed) timestamp, so a card dated ahead cannot win over later ones.
+// Drops are warnings, each kind logged at most once a minute.
+//
+// Signed cards (trust.go): besides the shared HMAC of AnnounceSecret (the
+// simple mode), agents may sign announcements with their own ed25519 key
+// (a2a.SignEd25519). Under TrustPinned (default) a name whose key the
+// well-known file pins (publicKey) is listed, updated and deregistered only
+// by announcements signed with that key; TrustTOFU also pins the first key
+// an unpinned name signs with, in PinsFile; TrustAny ignores the keys. A
+// bad signature is refused whatever the name. Refusals are warnings too.
+//
 // Persistence: changes are written at most once per PersistDebounce to a
 // temporary file in the target's folder, fsynced and renamed over the
 // target, and flushed when the directory stops. A missing file is a first

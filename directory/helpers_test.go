@@ -2,10 +2,12 @@ package directory
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +21,16 @@ import (
 
 // newClock is a settable test clock.
 func newClock() *testenv.Clock { return testenv.NewClock() }
+
+// offsetClock is the real clock moved forward by Advance: announcements
+// dated by the real clock stay within MaxClockSkew of it.
+type offsetClock struct{ offset atomic.Int64 }
+
+// Now is the real time plus the advances.
+func (c *offsetClock) Now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
+
+// Advance moves the clock forward by d.
+func (c *offsetClock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 // card returns an agent card with the given skill ids.
 func card(name string, skills ...string) *a2a.AgentCard {
@@ -76,21 +88,12 @@ func start(t *testing.T, d *Directory) {
 	})
 }
 
-// waitFor waits until cond holds, re-checking on every change of d (and
-// every 20ms); it fails the test with what holds instead after 10s.
+// waitFor waits until cond holds, re-checking on every change of d too; on
+// failure it shows what d lists instead.
 func waitFor(t *testing.T, d *Directory, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-d.Changes():
-		case <-tick.C:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s; directory lists:\n%s", what, describe(d.List(Filter{})))
-		}
-	}
+	testenv.Eventually(t, what, cond, testenv.WakeOn(d.Changes()),
+		testenv.Explain(func() string { return "directory lists:\n" + describe(d.List(Filter{})) }))
 }
 
 func describe(entries []Entry) string {
@@ -116,7 +119,9 @@ type fakeAgent struct {
 	card    *a2a.AgentCard
 	id      string
 	secret  []byte                     // signs announcements when set
+	key     ed25519.PrivateKey         // signs announcements with ed25519 when set
 	schemas map[string]json.RawMessage // input schemas announced with the card
+	dated   func() time.Time           // the time announcements carry; nil means time.Now
 }
 
 func newFakeAgent(b bus.Bus, name string, skills ...string) *fakeAgent {
@@ -125,13 +130,20 @@ func newFakeAgent(b bus.Bus, name string, skills ...string) *fakeAgent {
 
 // announce publishes the agent's card; ErrUnroutable means no directory listens yet.
 func (f *fakeAgent) announce(ctx context.Context, deregistering bool) error {
-	env, err := a2a.Codec{}.Encode(&a2a.Announcement{Card: f.card, InstanceID: f.id, Time: time.Now(), Deregistering: deregistering,
+	at := time.Now()
+	if f.dated != nil {
+		at = f.dated()
+	}
+	env, err := a2a.Codec{}.Encode(&a2a.Announcement{Card: f.card, InstanceID: f.id, Time: at, Deregistering: deregistering,
 		InputSchemas: f.schemas}, a2a.Trace{})
 	if err != nil {
 		return err
 	}
 	if f.secret != nil {
 		a2a.Sign(&env, f.secret)
+	}
+	if f.key != nil {
+		a2a.SignEd25519(&env, f.key)
 	}
 	return f.bus.Publish(ctx, bus.FromEnvelope(a2a.RoutingKeyAnnounce, env))
 }
@@ -143,21 +155,18 @@ func (f *fakeAgent) mustAnnounce(t *testing.T, deregistering bool) {
 }
 
 // publishRouted calls publish until it is routed (the directory's queue is
-// bound once Run has started), failing the test after 10s or on another error.
+// bound once Run has started), failing the test on another error.
 func publishRouted(t *testing.T, publish func(ctx context.Context) error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for {
-		err := publish(ctx)
-		switch {
-		case err == nil:
-			return
-		case !errors.Is(err, bus.ErrUnroutable) || ctx.Err() != nil:
+	var err error
+	testenv.Eventually(t, "the publish routed to a directory's queue", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.WaitBound)
+		defer cancel()
+		if err = publish(ctx); err != nil && !errors.Is(err, bus.ErrUnroutable) {
 			t.Fatalf("publish: %v", err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil
+	}, testenv.Explain(func() string { return fmt.Sprint("last publish: ", err) }))
 }
 
 // answerQueries declares the agent's instance queue bound to discovery.query

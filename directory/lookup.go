@@ -52,8 +52,13 @@ func (d *Directory) Closest(name string, n int) []string {
 // lists skill. An unknown agent is an *a2a.Error AGENT_NOT_FOUND naming the
 // closest known names; a known one without the skill is SKILL_NOT_SUPPORTED
 // listing its skills. Any listed agent resolves, running or not: its task
-// waits in its durable queue.
-func (d *Directory) Resolve(agent, skill string) (string, error) {
+// waits in its durable queue. It answers from what the directory knows now,
+// without waiting (see PatientResolver); it satisfies caller.Resolver.
+func (d *Directory) Resolve(_ context.Context, agent, skill string) (string, error) {
+	return d.resolve(agent, skill)
+}
+
+func (d *Directory) resolve(agent, skill string) (string, error) {
 	e, ok := d.Lookup(agent)
 	if !ok {
 		known := "no agents are known"
@@ -98,22 +103,20 @@ func editDistance(a, b []rune) int {
 // discovery query before it is refused as AGENT_NOT_FOUND. It satisfies
 // caller.Resolver.
 type PatientResolver struct {
-	Ctx       context.Context
+	// Directory answers the look-ups.
 	Directory *Directory
-	Wait      time.Duration
+	// Wait bounds how long an unknown agent is waited for.
+	Wait time.Duration
 }
 
-// Resolve is Directory.Resolve, retried on every change until Wait passes.
-// A miss of a directory with QueryOnMiss sends a discovery query first.
-func (r PatientResolver) Resolve(agent, skill string) (string, error) {
-	parent := r.Ctx
-	if parent == nil {
-		parent = context.Background()
-	}
-	ctx, cancel := context.WithTimeout(parent, r.Wait)
+// Resolve is Directory.Resolve, retried on every change until Wait passes or
+// ctx is done, whichever comes first. A miss of a directory with QueryOnMiss
+// sends a discovery query first.
+func (r PatientResolver) Resolve(ctx context.Context, agent, skill string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.Wait)
 	defer cancel()
 	for asked := false; ; {
-		name, err := r.Directory.Resolve(agent, skill)
+		name, err := r.Directory.resolve(agent, skill)
 		if a2a.CodeOf(err) != a2a.CodeAgentNotFound {
 			return name, err
 		}

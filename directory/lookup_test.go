@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -21,7 +22,7 @@ func lookupDirectory(t *testing.T) *Directory {
 		announcement("Calendar", "c1", now, false, "schedule"),
 		announcement("BillingAudit", "a1", now, false, "invoice"),
 	} {
-		if _, _, ok := d.reg.apply(a, now); !ok {
+		if _, _, res := d.reg.apply(a, now); res != accepted {
 			t.Fatalf("apply %s", a.Card.Name)
 		}
 	}
@@ -95,11 +96,11 @@ func TestClosest(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	d := lookupDirectory(t)
-	if got, err := d.Resolve("BILLING", "refund"); err != nil || got != "billing" {
+	if got, err := d.Resolve(t.Context(), "BILLING", "refund"); err != nil || got != "billing" {
 		t.Errorf("Resolve(BILLING, refund) = %q, %v; want the canonical billing", got, err)
 	}
 	// A well-known agent that is not running resolves: its task waits in its queue.
-	if got, err := d.Resolve("researchagent", "research"); err != nil || got != "ResearchAgent" {
+	if got, err := d.Resolve(t.Context(), "researchagent", "research"); err != nil || got != "ResearchAgent" {
 		t.Errorf("Resolve(researchagent, research) = %q, %v", got, err)
 	}
 	for _, tt := range []struct {
@@ -111,19 +112,36 @@ func TestResolve(t *testing.T) {
 		{"Calendar", "invoice", a2a.CodeSkillNotSupported, `SKILL_NOT_SUPPORTED: agent "Calendar" has no skill "invoice"; its skills: schedule`},
 		{"billing", "", a2a.CodeSkillNotSupported, `SKILL_NOT_SUPPORTED: agent "billing" has no skill ""; its skills: invoice, refund`},
 	} {
-		got, err := d.Resolve(tt.agent, tt.skill)
+		got, err := d.Resolve(t.Context(), tt.agent, tt.skill)
 		var ae *a2a.Error
 		if !errors.As(err, &ae) || ae.Code != tt.code || err.Error() != tt.msg || got != "" {
 			t.Errorf("Resolve(%q, %q) = %q, %v;\nwant %s", tt.agent, tt.skill, got, err, tt.msg)
 		}
 	}
 	empty := newDirectory(t, Options{Bus: embeddedBus(t)})
-	if _, err := empty.Resolve("Any", "x"); err == nil || err.Error() != `AGENT_NOT_FOUND: agent "Any" is not in the directory; no agents are known` {
+	if _, err := empty.Resolve(t.Context(), "Any", "x"); err == nil || err.Error() != `AGENT_NOT_FOUND: agent "Any" is not in the directory; no agents are known` {
 		t.Errorf("Resolve on an empty directory = %v", err)
 	}
 	agent := newDirectory(t, Options{Bus: embeddedBus(t)})
 	agent.reg.apply(announcement("Bare", "i", time.Now(), false), time.Now())
-	if _, err := agent.Resolve("Bare", "x"); err == nil || !strings.HasSuffix(err.Error(), `has no skill "x"; it has none`) {
+	if _, err := agent.Resolve(t.Context(), "Bare", "x"); err == nil || !strings.HasSuffix(err.Error(), `has no skill "x"; it has none`) {
 		t.Errorf("Resolve of an agent without skills = %v", err)
+	}
+}
+
+// A PatientResolver's wait for an unknown agent ends with the caller's
+// context, however long its Wait: the look-up is bounded by the invoke.
+func TestPatientResolverEndsWithTheContext(t *testing.T) {
+	d := newDirectory(t, Options{Bus: embeddedBus(t)})
+	r := PatientResolver{Directory: d, Wait: time.Hour}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Resolve(ctx, "Nobody", "x")
+		done <- err
+	}()
+	cancel()
+	if err := <-done; a2a.CodeOf(err) != a2a.CodeAgentNotFound {
+		t.Fatalf("Resolve after its context ended = %v, want AGENT_NOT_FOUND", err)
 	}
 }

@@ -18,11 +18,13 @@ import (
 type registry struct {
 	staleAfter  time.Duration
 	forgetAfter time.Duration
+	maxAgents   int // the most agents learned from the bus (not well-known); 0 is no bound
 
-	mu     sync.RWMutex
-	agents map[string]*record
-	skills map[string]map[string]struct{} // skill id → keys of the agents listing it
-	sorted []string                       // every key, in order
+	mu      sync.RWMutex
+	agents  map[string]*record
+	learned int                            // how many agents are not well-known
+	skills  map[string]map[string]struct{} // skill id → keys of the agents listing it
+	sorted  []string                       // every key, in order
 }
 
 // record is one agent. Its card is replaced, never modified, so entries may share it.
@@ -53,17 +55,31 @@ type tombstone struct {
 	at        time.Time
 }
 
-func newRegistry(staleAfter, forgetAfter time.Duration) *registry {
+// applied says what apply did with an announcement.
+type applied int
+
+// The outcomes of apply.
+const (
+	accepted   applied = iota // recorded
+	outOfOrder                // older than what the instance announced last: ignored
+	full                      // a new agent while maxAgents are known: refused
+)
+
+func newRegistry(staleAfter, forgetAfter time.Duration, maxAgents int) *registry {
 	return &registry{
 		staleAfter:  staleAfter,
 		forgetAfter: forgetAfter,
+		maxAgents:   maxAgents,
 		agents:      map[string]*record{},
 		skills:      map[string]map[string]struct{}{},
 	}
 }
 
-// restore adds the agents of a known-agents file (already validated).
-func (r *registry) restore(stored []storedAgent) {
+// restore adds the agents of a known-agents file (already validated). A
+// time after now (a clock that went back, or an edited file) is clamped to
+// now, so that no entry stays online or unforgotten for ever; restore
+// returns the names of the agents it clamped.
+func (r *registry) restore(stored []storedAgent, now time.Time) (clamped []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range stored {
@@ -72,12 +88,52 @@ func (r *registry) restore(stored []storedAgent) {
 		card.Name = s.Name
 		r.setCard(rec, card)
 		rec.schemas = s.InputSchemas
-		rec.lastSeen = s.LastSeen
+		future := false
+		clamp := func(t time.Time) time.Time {
+			if t.After(now) {
+				future = true
+				return now
+			}
+			return t
+		}
+		rec.lastSeen = clamp(s.LastSeen)
 		for _, in := range s.Instances {
-			rec.instances[in.ID] = instance{lastSeen: in.LastSeen}
+			rec.instances[in.ID] = instance{lastSeen: clamp(in.LastSeen)}
+		}
+		if future {
+			clamped = append(clamped, s.Name)
 		}
 		r.refresh(rec)
 	}
+	return clamped
+}
+
+// trim removes the least recently seen agents (never well-known ones) past
+// maxAgents, e.g. restored from a file written with a higher bound, and
+// returns their names.
+func (r *registry) trim() (removed []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.maxAgents <= 0 || r.learned <= r.maxAgents {
+		return nil
+	}
+	var learned []*record
+	for _, rec := range r.agents {
+		if !rec.wellKnown {
+			learned = append(learned, rec)
+		}
+	}
+	slices.SortFunc(learned, func(a, b *record) int {
+		if c := a.lastSeen.Compare(b.lastSeen); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	for _, rec := range learned[:len(learned)-r.maxAgents] {
+		removed = append(removed, rec.card.Name)
+		r.remove(rec.key)
+	}
+	return removed
 }
 
 // seed lists the well-known agents with the file's card and spelling, as
@@ -91,6 +147,9 @@ func (r *registry) seed(agents []WellKnownAgent) {
 		if rec == nil {
 			rec = r.add(key)
 		}
+		if !rec.wellKnown {
+			r.learned--
+		}
 		rec.wellKnown, rec.seen = true, false
 		rec.cardTime, rec.lastSeen = time.Time{}, time.Time{}
 		clear(rec.instances)
@@ -103,24 +162,33 @@ func (r *registry) seed(agents []WellKnownAgent) {
 
 // apply records an announcement received at now (its input schemas already
 // checked) and returns the agent's status before ("" for a new agent) and
-// after; ok is false when it was ignored as out of order.
-func (r *registry) apply(a *a2a.Announcement, now time.Time) (before, after Status, ok bool) {
+// after, and whether it was accepted, ignored as out of order, or refused
+// because it names a new agent while maxAgents are known (known agents
+// always update).
+func (r *registry) apply(a *a2a.Announcement, now time.Time) (before, after Status, res applied) {
 	key := strings.ToLower(a.Card.Name)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rec := r.agents[key]
-	if rec == nil {
+	fresh := rec == nil
+	if fresh {
+		if r.maxAgents > 0 && r.learned >= r.maxAgents {
+			return "", "", full
+		}
 		rec = r.add(key)
 	} else {
 		before = rec.view.Status
 	}
 	if in, live := rec.instances[a.InstanceID]; live && a.Time.Before(in.announced) {
-		return before, before, false
+		return before, before, outOfOrder
 	}
 	if t, dead := rec.gone[a.InstanceID]; dead && !a.Time.After(t.announced) {
-		return before, before, false
+		return before, before, outOfOrder
 	}
-	if !a.Time.Before(rec.cardTime) {
+	// A new agent takes the card whatever its time: one dated before the
+	// zero time (year 0) would otherwise leave it nameless, and the file
+	// persisted then would not load.
+	if fresh || !a.Time.Before(rec.cardTime) {
 		card := *a.Card
 		if rec.wellKnown {
 			card.Name = rec.card.Name // the well-known file's spelling wins
@@ -141,7 +209,7 @@ func (r *registry) apply(a *a2a.Announcement, now time.Time) (before, after Stat
 		delete(rec.gone, a.InstanceID)
 	}
 	r.refresh(rec)
-	return before, rec.view.Status, true
+	return before, rec.view.Status, accepted
 }
 
 // sweep drops the instances not heard of for StaleAfter and removes the
@@ -243,10 +311,11 @@ func (r *registry) snapshot() []storedAgent {
 	return out
 }
 
-// add creates the record of key; r.mu is held.
+// add creates the record of key, not well-known; r.mu is held.
 func (r *registry) add(key string) *record {
 	rec := &record{key: key, instances: map[string]instance{}, gone: map[string]tombstone{}}
 	r.agents[key] = rec
+	r.learned++
 	i, _ := slices.BinarySearch(r.sorted, key)
 	r.sorted = slices.Insert(r.sorted, i, key)
 	return rec
@@ -257,6 +326,9 @@ func (r *registry) remove(key string) {
 	rec := r.agents[key]
 	r.unindex(rec)
 	delete(r.agents, key)
+	if !rec.wellKnown {
+		r.learned--
+	}
 	if i, found := slices.BinarySearch(r.sorted, key); found {
 		r.sorted = slices.Delete(r.sorted, i, i+1)
 	}

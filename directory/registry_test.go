@@ -19,9 +19,9 @@ func at(d time.Duration) time.Time { return t0.Add(d) }
 
 func mustApply(t *testing.T, r *registry, a *a2a.Announcement, now time.Time, wantBefore, wantAfter Status) {
 	t.Helper()
-	before, after, ok := r.apply(a, now)
-	if !ok || before != wantBefore || after != wantAfter {
-		t.Fatalf("apply(%s %s dereg=%v) = %q → %q, applied %v; want %q → %q, applied", a.Card.Name, a.InstanceID, a.Deregistering, before, after, ok, wantBefore, wantAfter)
+	before, after, res := r.apply(a, now)
+	if res != accepted || before != wantBefore || after != wantAfter {
+		t.Fatalf("apply(%s %s dereg=%v) = %q → %q, outcome %d; want %q → %q, accepted", a.Card.Name, a.InstanceID, a.Deregistering, before, after, res, wantBefore, wantAfter)
 	}
 }
 
@@ -34,7 +34,7 @@ func instanceIDs(e Entry) []string {
 }
 
 func TestRegistryTracksInstances(t *testing.T) {
-	r := newRegistry(testStale, testForget)
+	r := newRegistry(testStale, testForget, 0)
 	mustApply(t, r, announcement("Alpha", "i2", at(0), false, "a"), at(1*time.Second), "", StatusOnline)
 	mustApply(t, r, announcement("Alpha", "i1", at(1*time.Second), false, "a"), at(2*time.Second), StatusOnline, StatusOnline)
 	e, _ := r.get("alpha")
@@ -50,9 +50,9 @@ func TestRegistryTracksInstances(t *testing.T) {
 }
 
 func TestRegistryIgnoresOutOfOrderAnnouncements(t *testing.T) {
-	r := newRegistry(testStale, testForget)
+	r := newRegistry(testStale, testForget, 0)
 	mustApply(t, r, announcement("Alpha", "i1", at(2*time.Second), false, "new"), at(2*time.Second), "", StatusOnline)
-	if _, _, ok := r.apply(announcement("Alpha", "i1", at(1*time.Second), false, "old"), at(3*time.Second)); ok {
+	if _, _, res := r.apply(announcement("Alpha", "i1", at(1*time.Second), false, "old"), at(3*time.Second)); res != outOfOrder {
 		t.Error("an older announcement of the same instance was applied")
 	}
 	if e, _ := r.get("Alpha"); !e.HasSkill("new") || e.HasSkill("old") {
@@ -60,7 +60,7 @@ func TestRegistryIgnoresOutOfOrderAnnouncements(t *testing.T) {
 	}
 	mustApply(t, r, announcement("Alpha", "i1", at(5*time.Second), true, "new"), at(5*time.Second), StatusOnline, StatusOffline)
 	// A periodic announcement sent before the deregistration but delivered after it must not revive the instance.
-	if _, _, ok := r.apply(announcement("Alpha", "i1", at(4*time.Second), false, "new"), at(6*time.Second)); ok {
+	if _, _, res := r.apply(announcement("Alpha", "i1", at(4*time.Second), false, "new"), at(6*time.Second)); res != outOfOrder {
 		t.Error("an announcement older than the instance's deregistration was applied")
 	}
 	if e, _ := r.get("Alpha"); e.Status != StatusOffline {
@@ -70,7 +70,7 @@ func TestRegistryIgnoresOutOfOrderAnnouncements(t *testing.T) {
 }
 
 func TestRegistryNewestCardWins(t *testing.T) {
-	r := newRegistry(testStale, testForget)
+	r := newRegistry(testStale, testForget, 0)
 	mustApply(t, r, announcement("Alpha", "i1", at(2*time.Second), false, "a", "b"), at(2*time.Second), "", StatusOnline)
 	// Another instance's older card (a rolling update still announcing the old version) adds the instance, not its card.
 	mustApply(t, r, announcement("Alpha", "i2", at(1*time.Second), false, "x"), at(3*time.Second), StatusOnline, StatusOnline)
@@ -91,7 +91,7 @@ func TestRegistryNewestCardWins(t *testing.T) {
 }
 
 func TestRegistryCanonicalSpelling(t *testing.T) {
-	r := newRegistry(testStale, testForget)
+	r := newRegistry(testStale, testForget, 0)
 	r.seed([]WellKnownAgent{wellKnown("SampleAgent", "echo")})
 	mustApply(t, r, announcement("Foo", "i1", at(1*time.Second), false), at(1*time.Second), "", StatusOnline)
 	mustApply(t, r, announcement("FOO", "i2", at(2*time.Second), false), at(2*time.Second), StatusOnline, StatusOnline)
@@ -108,7 +108,7 @@ func TestRegistryCanonicalSpelling(t *testing.T) {
 }
 
 func TestRegistryWellKnownAgents(t *testing.T) {
-	r := newRegistry(testStale, testForget)
+	r := newRegistry(testStale, testForget, 0)
 	r.seed([]WellKnownAgent{wellKnown("ResearchAgent", "research")})
 	e, ok := r.get("researchagent")
 	if !ok || e.Status != StatusWellKnown || !e.WellKnown || e.LastSeenText() != NotSeenText || !e.HasSkill("research") || e.Card.Description != "well-known ResearchAgent" {
@@ -129,7 +129,7 @@ func TestRegistryWellKnownAgents(t *testing.T) {
 }
 
 func TestRegistrySweepMarksStaleThenForgets(t *testing.T) {
-	r := newRegistry(testStale, testForget)
+	r := newRegistry(testStale, testForget, 0)
 	r.seed([]WellKnownAgent{wellKnown("Kept")})
 	mustApply(t, r, announcement("Kept", "k1", at(0), false), at(0), StatusWellKnown, StatusOnline)
 	mustApply(t, r, announcement("Gone", "g1", at(0), false, "s"), at(0), "", StatusOnline)
@@ -164,12 +164,12 @@ func TestRegistrySweepMarksStaleThenForgets(t *testing.T) {
 }
 
 func TestRegistryRestoreThenSeed(t *testing.T) {
-	r := newRegistry(testStale, testForget)
+	r := newRegistry(testStale, testForget, 0)
 	r.restore([]storedAgent{
 		{Name: "Alive", Card: *card("alive", "s"), LastSeen: at(0), Instances: []Instance{{ID: "a1", LastSeen: at(0)}}},
 		{Name: "Idle", Card: *card("Idle"), LastSeen: at(0), Instances: []Instance{}},
 		{Name: "researchagent", Card: *card("researchagent", "old"), LastSeen: at(0), Instances: []Instance{{ID: "r1", LastSeen: at(0)}}},
-	})
+	}, at(time.Second))
 	r.seed([]WellKnownAgent{wellKnown("ResearchAgent", "research")})
 	want := map[string]Status{"Alive": StatusOnline, "Idle": StatusOffline, "ResearchAgent": StatusWellKnown}
 	for _, e := range r.list(Filter{}) {

@@ -54,7 +54,7 @@ func TestAnnouncedAgentsAreListed(t *testing.T) {
 		if e, ok := d.Lookup(researchName); !ok || !e.WellKnown || e.LastSeenText() == NotSeenText {
 			t.Errorf("deregistered well-known %s = %+v, %v; want still listed, seen", researchName, e, ok)
 		}
-		if got, err := d.Resolve(researchName, "research"); err != nil || got != researchName {
+		if got, err := d.Resolve(t.Context(), researchName, "research"); err != nil || got != researchName {
 			t.Errorf("Resolve(%s) = %q, %v", researchName, got, err)
 		}
 	})

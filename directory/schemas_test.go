@@ -36,7 +36,7 @@ func TestInputSchemasAnnouncedPersistedAndRestored(t *testing.T) {
 		check := func(d *Directory, when string) {
 			t.Helper()
 			for _, lookup := range []func(agent, skill string) (json.RawMessage, bool){
-				d.InputSchema, PatientResolver{Ctx: context.Background(), Directory: d, Wait: time.Second}.InputSchema,
+				d.InputSchema, PatientResolver{Directory: d, Wait: time.Second}.InputSchema,
 			} {
 				if got, ok := lookup(strings.ToUpper(name), "rate"); !ok || string(got) != compactRate {
 					t.Errorf("%s: schema of rate = %s, %v; want %s", when, got, ok, compactRate)
@@ -72,7 +72,7 @@ func TestInputSchemasAnnouncedPersistedAndRestored(t *testing.T) {
 
 // Schemas go with the card: a newer card without them clears them.
 func TestNewerCardReplacesInputSchemas(t *testing.T) {
-	r := newRegistry(time.Minute, time.Hour)
+	r := newRegistry(time.Minute, time.Hour, 0)
 	now := time.Now()
 	a := announcement("Calc", "i1", now, false, "rate")
 	a.InputSchemas = map[string]json.RawMessage{"rate": json.RawMessage(compactRate)}

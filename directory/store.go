@@ -191,7 +191,7 @@ func peekField(raw json.RawMessage, field string) string {
 // saveKnownAgents writes agents to path atomically: a temporary file in the
 // same folder, fsynced, then renamed over path (and the folder fsynced), so a
 // crash leaves either the old file or the new one, never a torn one.
-func saveKnownAgents(path string, agents []storedAgent) (err error) {
+func saveKnownAgents(path string, agents []storedAgent) error {
 	if agents == nil {
 		agents = []storedAgent{}
 	}
@@ -199,6 +199,12 @@ func saveKnownAgents(path string, agents []storedAgent) (err error) {
 	if err != nil {
 		return fmt.Errorf("directory: save %q: encode: %w", path, err)
 	}
+	return writeAtomic(path, append(data, '\n'), 0o644)
+}
+
+// writeAtomic writes data to path atomically: a temporary file in the
+// same folder, fsynced, then renamed over path (and the folder fsynced).
+func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -213,10 +219,10 @@ func saveKnownAgents(path string, agents []storedAgent) (err error) {
 			_ = os.Remove(tmp.Name())
 		}
 	}()
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("directory: save %q: write %q: %w", path, tmp.Name(), err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := tmp.Chmod(mode); err != nil {
 		return fmt.Errorf("directory: save %q: chmod %q: %w", path, tmp.Name(), err)
 	}
 	if err := tmp.Sync(); err != nil {

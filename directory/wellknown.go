@@ -26,6 +26,11 @@ type WellKnownAgent struct {
 	// InputSchemas maps skill ids to the JSON Schema of their structured
 	// input, as agents announce them; optional.
 	InputSchemas map[string]json.RawMessage `json:"inputSchemas,omitempty"`
+	// PublicKey is the agent's ed25519 public key, the standard base64 of its
+	// 32 bytes (as `a2abus keys generate` prints it) or a PEM "PUBLIC KEY"
+	// block; optional. A directory (TrustPinned, TrustTOFU) refuses cards
+	// and deregistrations for this name not signed by it.
+	PublicKey string `json:"publicKey,omitempty"`
 }
 
 // WellKnownSkill is one skill of a WellKnownAgent.
@@ -136,6 +141,11 @@ func parseWellKnown(file string, data []byte) ([]WellKnownAgent, error) {
 					entryErr(a.AgentName, "skills[%d]: %v", j, err)
 				}
 				seen[s.ID] = j
+			}
+		}
+		if a.PublicKey != "" {
+			if _, err := a2a.ParsePublicKey(a.PublicKey); err != nil {
+				entryErr(a.AgentName, "publicKey: %v", err)
 			}
 		}
 		valid, bad := compileSchemas(a.InputSchemas, a.Card().Skills)

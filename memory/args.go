@@ -32,22 +32,25 @@ func ValidateRole(role string) error {
 		ErrInvalidArgument, role, RoleUser, RoleAssistant, RoleSystem, RoleTool)
 }
 
-// PrepareTurn validates a turn given to AppendTurn and returns the copy a
-// backend stores: Seq still 0, Time set to now when zero and in UTC without a
-// monotonic reading, Meta copied (nil when empty).
-func PrepareTurn(t Turn, now time.Time) (Turn, error) {
+// ValidateTurn reports whether t may be given to AppendTurn: Seq 0 (AppendTurn
+// assigns it) and a known role.
+func ValidateTurn(t Turn) error {
 	if t.Seq != 0 {
-		return Turn{}, fmt.Errorf("%w: turn seq is assigned by AppendTurn, got %d", ErrInvalidArgument, t.Seq)
+		return fmt.Errorf("%w: turn seq is assigned by AppendTurn, got %d", ErrInvalidArgument, t.Seq)
 	}
-	if err := ValidateRole(t.Role); err != nil {
-		return Turn{}, err
-	}
+	return ValidateRole(t.Role)
+}
+
+// PrepareTurn returns the copy a backend stores of a turn ValidateTurn
+// accepted: Seq still 0, Time set to now when zero and in UTC without a
+// monotonic reading, Meta copied (nil when empty).
+func PrepareTurn(t Turn, now time.Time) Turn {
 	if t.Time.IsZero() {
 		t.Time = now
 	}
 	t.Time = t.Time.UTC().Round(0)
 	t.Meta = CloneMeta(t.Meta)
-	return t, nil
+	return t
 }
 
 // CloneMeta copies a turn's Meta; an empty map becomes nil.

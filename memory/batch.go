@@ -108,7 +108,7 @@ func (o Op) String() string {
 }
 
 // Validate reports whether o may run: a known kind with valid arguments (key
-// and TTL; or session, once id and turn, see PrepareTurn; or index, member and score).
+// and TTL; or session, once id and turn, see ValidateTurn; or index, member and score).
 func (o Op) Validate() error {
 	switch o.Kind {
 	case OpSet, OpSetIfAbsent:
@@ -125,8 +125,7 @@ func (o Op) Validate() error {
 		if err := ValidateOnceID(o.OnceID); err != nil {
 			return err
 		}
-		_, err := PrepareTurn(o.Turn, time.Time{})
-		return err
+		return ValidateTurn(o.Turn)
 	case OpIndexAdd:
 		return ValidateIndexAdd(o.Key, o.Member, o.Score)
 	case OpIndexRemove:

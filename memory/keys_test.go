@@ -136,10 +136,7 @@ func TestResultKeyNeverCollides(t *testing.T) {
 func TestPrepareTurn(t *testing.T) {
 	now := time.Date(2025, 5, 6, 7, 8, 9, 0, time.FixedZone("X", 3600))
 	meta := map[string]string{"k": "v"}
-	got, err := memory.PrepareTurn(memory.Turn{Role: memory.RoleTool, Meta: meta}, now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := memory.PrepareTurn(memory.Turn{Role: memory.RoleTool, Meta: meta}, now)
 	if !got.Time.Equal(now) || got.Time.Location() != time.UTC || got.Seq != 0 {
 		t.Fatalf("prepared turn %+v: want time %v in UTC and seq 0", got, now)
 	}
@@ -147,12 +144,24 @@ func TestPrepareTurn(t *testing.T) {
 	if got.Meta["k"] != "v" {
 		t.Fatal("PrepareTurn kept the caller's meta map")
 	}
-	if got, _ := memory.PrepareTurn(memory.Turn{Role: memory.RoleUser, Meta: map[string]string{}}, now); got.Meta != nil {
+	if got := memory.PrepareTurn(memory.Turn{Role: memory.RoleUser, Meta: map[string]string{}}, now); got.Meta != nil {
 		t.Fatalf("empty meta not normalised to nil: %#v", got.Meta)
 	}
+	at := time.Date(2024, 1, 2, 3, 4, 5, 6, time.UTC)
+	if got := memory.PrepareTurn(memory.Turn{Role: memory.RoleUser, Time: at}, now); !got.Time.Equal(at) {
+		t.Fatalf("a turn's own time %v replaced by %v", at, got.Time)
+	}
+}
+
+func TestValidateTurn(t *testing.T) {
+	for _, ok := range []memory.Turn{{Role: memory.RoleUser}, {Role: memory.RoleTool, Content: "x", Meta: map[string]string{"k": "v"}}} {
+		if err := memory.ValidateTurn(ok); err != nil {
+			t.Errorf("ValidateTurn(%+v) = %v", ok, err)
+		}
+	}
 	for _, bad := range []memory.Turn{{}, {Role: "bot"}, {Role: memory.RoleUser, Seq: 1}, {Role: memory.RoleUser, Seq: -1}} {
-		if _, err := memory.PrepareTurn(bad, now); !errors.Is(err, memory.ErrInvalidArgument) {
-			t.Errorf("PrepareTurn(%+v) = %v, want ErrInvalidArgument", bad, err)
+		if err := memory.ValidateTurn(bad); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("ValidateTurn(%+v) = %v, want ErrInvalidArgument", bad, err)
 		}
 	}
 }

@@ -1,8 +1,9 @@
 // Package memory defines a2abus's working memory: a key/value Store with TTLs
 // (task results, idempotence markers), Conversations, the ordered turns of
 // each session with live subscriptions, and Indexes, sorted sets of members
-// by score. Backends live in memory/redis and
-// memory/inmem; memory/memorytest is the conformance suite both pass.
+// by score. Backends live in memory/redismem and memory/inmem; both put their
+// store behind Checked, the one place every call's arguments are validated,
+// and memory/memorytest is the conformance suite both pass.
 //
 // Keys are validated (ValidateKey) so that a key can neither collide with
 // another built by the key builders (ResultKey, SessionPrefix) nor widen a
@@ -41,7 +42,7 @@ const (
 )
 
 // Turn is one entry of a session's conversation. Its JSON form, as stored by
-// memory/redis, is
+// memory/redismem, is
 //
 //	{"seq":1,"role":"user","content":"hi","time":"2025-01-02T03:04:05.123456789Z","meta":{"k":"v"}}
 //

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 // testRoundTrip: every field survives publish→consume, and the publisher may
@@ -45,7 +46,7 @@ func testRoundTrip(t *testing.T, env Env) {
 
 	r := newRecorder()
 	consume(t, b, spec.Name, bus.ConsumeOptions{MaxAttempts: 4}, r.handle)
-	within(t, "both messages delivered", func() bool { return r.has(full.MessageID, minimal.MessageID) })
+	testenv.Eventually(t, "both messages delivered", func() bool { return r.has(full.MessageID, minimal.MessageID) })
 
 	got, _ := r.find(full.MessageID)
 	checkField(t, "RoutingKey", got.RoutingKey, want.RoutingKey)
@@ -104,7 +105,7 @@ func testTopicRouting(t *testing.T, env Env) {
 	}
 	for key, spec := range routed {
 		r := recs[spec.Name]
-		within(t, "message to "+key+" delivered to "+spec.Name, func() bool { return r.has(ids[key]) })
+		testenv.Eventually(t, "message to "+key+" delivered to "+spec.Name, func() bool { return r.has(ids[key]) })
 		if n := r.count(ids[key]); n != 1 {
 			t.Errorf("message to %q delivered %d times, want once", key, n)
 		}
@@ -134,7 +135,7 @@ func testOrder(t *testing.T, env Env) {
 	r := newRecorder()
 	consume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: 1}, r.handle)
 	ids = append(ids, publishN(t, b, spec.Bindings[0], n/2)...)
-	within(t, "all messages delivered", func() bool { return r.len() >= n })
+	testenv.Eventually(t, "all messages delivered", func() bool { return r.len() >= n })
 	for i, g := range r.all() {
 		if i >= n || g.MessageID != ids[i] {
 			t.Fatalf("delivery %d is %q, want %q (publish order)", i, g.MessageID, ids[min(i, n-1)])
@@ -176,7 +177,7 @@ func testNoConfirmKeepsOrder(t *testing.T, env Env) {
 		})
 	}
 	wg.Wait()
-	within(t, "all messages delivered", func() bool { return r.len() >= tasks*perTask })
+	testenv.Eventually(t, "all messages delivered", func() bool { return r.len() >= tasks*perTask })
 	got := map[string][]string{}
 	for _, d := range r.all() {
 		got[d.CorrelationID] = append(got[d.CorrelationID], d.MessageID)
@@ -212,7 +213,7 @@ func testPriority(t *testing.T, env Env) {
 
 	r := newRecorder()
 	consume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: 1}, r.handle)
-	within(t, "all messages delivered", func() bool { return r.len() >= backlog+1 })
+	testenv.Eventually(t, "all messages delivered", func() bool { return r.len() >= backlog+1 })
 	got := r.all()
 	if got[0].MessageID != urgent.MessageID {
 		t.Fatalf("first delivery %q (priority %d), want the priority-%d message %q",
@@ -242,7 +243,7 @@ func testExpiration(t *testing.T, env Env) {
 
 	r := newRecorder()
 	consume(t, b, spec.Name, bus.ConsumeOptions{}, r.handle)
-	within(t, "marker delivered", func() bool { return r.has(marker.MessageID) })
+	testenv.Eventually(t, "marker delivered", func() bool { return r.has(marker.MessageID) })
 	if r.has(expiring.MessageID) {
 		t.Fatalf("message %q delivered after its %v expiration", expiring.MessageID, ttl)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 var errHandler = errors.New("bustest: handler failed")
@@ -113,7 +114,7 @@ func holdAll(t *testing.T, b bus.Bus, n, concurrency int) (bus.QueueSpec, []stri
 			return errHandler
 		}
 	})
-	within(t, "deliveries held", func() bool { return held.Load() >= int32(concurrency) })
+	testenv.Eventually(t, "deliveries held", func() bool { return held.Load() >= int32(concurrency) })
 	return spec, ids, c
 }
 
@@ -127,7 +128,7 @@ func testCancelledConsumerLosesNothing(t *testing.T, env Env) {
 	}
 	r := newRecorder()
 	consume(t, connect(t, env), spec.Name, bus.ConsumeOptions{}, r.handle)
-	within(t, "every message redelivered", func() bool { return r.has(ids...) })
+	testenv.Eventually(t, "every message redelivered", func() bool { return r.has(ids...) })
 }
 
 // testClosedConnectionLosesNothing: deliveries held on a closed connection go
@@ -139,7 +140,7 @@ func testClosedConnectionLosesNothing(t *testing.T, env Env) {
 	go func() { closed <- b1.Close() }()
 	r := newRecorder()
 	consume(t, connect(t, env), spec.Name, bus.ConsumeOptions{}, r.handle)
-	within(t, "every message redelivered", func() bool { return r.has(ids...) })
+	testenv.Eventually(t, "every message redelivered", func() bool { return r.has(ids...) })
 	if err := wait(t, "Close returns", closed); err != nil {
 		t.Errorf("close: %v", err)
 	}
@@ -155,7 +156,7 @@ func testCloseUnblocks(t *testing.T, env Env) {
 	c := consume(t, b, spec.Name, bus.ConsumeOptions{}, r.handle)
 	m := message(spec.Bindings[0])
 	publish(t, b, m)
-	within(t, "consumer running", func() bool { return r.has(m.MessageID) })
+	testenv.Eventually(t, "consumer running", func() bool { return r.has(m.MessageID) })
 
 	if err := b.Close(); err != nil {
 		t.Fatalf("close: %v", err)

@@ -10,24 +10,13 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // waitBound bounds every wait of the suite; it is generous because the suite
 // must never assert on speed, only on what eventually happens.
-const waitBound = 10 * time.Second
-
-// within polls cond until it holds, failing the test when waitBound passes first.
-func within(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitBound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, waitBound)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+const waitBound = testenv.WaitBound
 
 // wait receives from ch, failing the test when waitBound passes first.
 func wait[T any](t *testing.T, what string, ch <-chan T) T {
@@ -226,7 +215,7 @@ func watchDead(t *testing.T, env Env, b bus.Bus) *recorder {
 // expectDead waits until id is in the dead-letter queue and checks its death reason.
 func expectDead(t *testing.T, dead *recorder, id string) received {
 	t.Helper()
-	within(t, "message "+id+" dead-lettered", func() bool { return dead.has(id) })
+	testenv.Eventually(t, "message "+id+" dead-lettered", func() bool { return dead.has(id) })
 	d, _ := dead.find(id)
 	if d.Headers[bus.HeaderDeathReason] == "" {
 		t.Errorf("dead-lettered %q has no %s header: %v", id, bus.HeaderDeathReason, d.Headers)

@@ -3,8 +3,10 @@ package bustest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 // testUnroutable: a routing key no queue is bound to is an error, never silence.
@@ -27,7 +29,7 @@ func testDeclareIdempotent(t *testing.T, env Env) {
 	consume(t, b1, spec.Name, bus.ConsumeOptions{}, r.handle)
 	marker := message(spec.Bindings[0])
 	publish(t, b1, marker)
-	within(t, "messages delivered", func() bool { return r.has(m.MessageID, marker.MessageID) })
+	testenv.Eventually(t, "messages delivered", func() bool { return r.has(m.MessageID, marker.MessageID) })
 	if c := r.count(m.MessageID); c != 1 {
 		t.Errorf("message delivered %d times after redeclaring, want once", c)
 	}
@@ -48,7 +50,40 @@ func testDeclareMismatch(t *testing.T, env Env) {
 	publish(t, b, m)
 	r := newRecorder()
 	consume(t, b, spec.Name, bus.ConsumeOptions{}, r.handle)
-	within(t, "delivery after a mismatch", func() bool { return r.has(m.MessageID) })
+	testenv.Eventually(t, "delivery after a mismatch", func() bool { return r.has(m.MessageID) })
+}
+
+// testDeclareExpiryMismatch: a response queue that expires (a transient
+// caller's) redeclared with another expiry or none is a topology mismatch,
+// the same spec again is fine and carries messages, and only response
+// queues may expire.
+func testDeclareExpiryMismatch(t *testing.T, env Env) {
+	b := connect(t, env)
+	spec, err := bus.ResponseQueue("Conf" + unique())
+	if err != nil {
+		t.Fatalf("response queue spec: %v", err)
+	}
+	spec.Expires = time.Hour
+	declare(t, b, spec)
+	for _, expires := range []time.Duration{0, 2 * time.Hour} {
+		other := spec
+		other.Expires = expires
+		err := b.Declare(t.Context(), other)
+		expectErr(t, "redeclare a transient response queue with expiry "+expires.String(), err, bus.ErrTopologyMismatch)
+	}
+	declare(t, b, spec)
+	m := message(spec.Bindings[0])
+	publish(t, b, m)
+	r := newRecorder()
+	consume(t, b, spec.Name, bus.ConsumeOptions{}, r.handle)
+	testenv.Eventually(t, "delivery on a transient queue", func() bool { return r.has(m.MessageID) })
+
+	task, err := bus.TaskQueue("Conf" + unique())
+	if err != nil {
+		t.Fatalf("task queue spec: %v", err)
+	}
+	task.Expires = time.Hour
+	expectErr(t, "declare an expiring task queue", b.Declare(t.Context(), task), bus.ErrInvalidMessage)
 }
 
 // testDeclareInvalid: a spec failing Validate is refused.
@@ -85,7 +120,7 @@ func testInstanceQueue(t *testing.T, env Env) {
 	if err := owner.Close(); err != nil {
 		t.Fatalf("close owner: %v", err)
 	}
-	within(t, "instance queue deleted with its connection", func() bool {
+	testenv.Eventually(t, "instance queue deleted with its connection", func() bool {
 		return isUnroutable(other.Publish(t.Context(), message(spec.Bindings[0])))
 	})
 }

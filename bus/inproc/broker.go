@@ -84,7 +84,7 @@ func NewBroker(opts Options) *Broker {
 
 // New is a broker with one connection; closing the connection closes the broker.
 func New(opts Options) bus.Bus {
-	c := NewBroker(opts).connect()
+	c := NewBroker(opts).connect("")
 	c.ownsBroker = true
 	return c
 }
@@ -94,10 +94,11 @@ func (b *Broker) Exchange() string { return b.exchange }
 
 // Connect opens a new connection. Closing it requeues its unacked deliveries
 // and deletes its instance queues. After Close it returns a closed connection.
-func (b *Broker) Connect() bus.Bus { return b.connect() }
+func (b *Broker) Connect() bus.Bus { return b.connect("") }
 
-func (b *Broker) connect() *conn {
+func (b *Broker) connect(user string) *conn {
 	c := newConn(b)
+	c.user = user
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {

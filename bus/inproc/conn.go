@@ -3,6 +3,7 @@ package inproc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sync"
@@ -20,7 +21,8 @@ type conn struct {
 	cancel     context.CancelFunc
 	consumers  sync.WaitGroup
 	closeOnce  sync.Once
-	ownsBroker bool // made by New: closing the connection closes the broker
+	ownsBroker bool   // made by New: closing the connection closes the broker
+	user       string // the user it connects as (ConnectAs), stamped on its publishes
 
 	// guarded by b.mu
 	closed  bool
@@ -83,6 +85,7 @@ func (c *conn) Publish(ctx context.Context, msg bus.Message) error {
 		return fmt.Errorf("publish %q: %w: negative expiration %v", msg.MessageID, bus.ErrInvalidMessage, msg.Expiration)
 	}
 	stored := copyMessage(msg)
+	stored.UserID = c.user                                 // as RabbitMQ's validated user_id: never the sender's say
 	stored.Timestamp = msg.Timestamp.Truncate(time.Second) // AMQP timestamps have second precision
 	key := words(msg.RoutingKey)
 
@@ -139,6 +142,9 @@ func (c *conn) Declare(ctx context.Context, spec bus.QueueSpec) error {
 	if q.kind != spec.Kind {
 		return fmt.Errorf("declare %q: exists as a %s queue, asked for a %s queue: %w", spec.Name, q.kind, spec.Kind, bus.ErrTopologyMismatch)
 	}
+	if q.expires != spec.Expires {
+		return fmt.Errorf("declare %q: exists with expiry %s, asked for %s: %w", spec.Name, q.expires, spec.Expires, bus.ErrTopologyMismatch)
+	}
 	if q.owner != nil && q.owner != c {
 		return fmt.Errorf("declare %q: %w", spec.Name, ErrExclusive)
 	}
@@ -147,7 +153,8 @@ func (c *conn) Declare(ctx context.Context, spec bus.QueueSpec) error {
 }
 
 // Consume runs h on the messages of queue, opts.Concurrency at a time, until
-// ctx is done (nil) or the connection closes (ErrClosed).
+// ctx is done (nil) or the connection closes (ErrClosed). A panic in h
+// requeues the delivery as an error does.
 func (c *conn) Consume(ctx context.Context, queue string, opts bus.ConsumeOptions, h bus.Handler) error {
 	if h == nil {
 		return fmt.Errorf("consume %q: %w: nil handler", queue, bus.ErrInvalidMessage)
@@ -247,15 +254,21 @@ func (c *conn) next(ctx context.Context, q *queue, maxAttempts int) *pending {
 }
 
 // handle runs h on p and settles what h left unsettled: ack on nil, requeue
-// on error. A delivery abandoned because its consumer is stopping is
-// requeued (counting the attempt) but never dead-lettered for it.
+// on error or panic (logged with its stack). A delivery abandoned because its
+// consumer is stopping is requeued (counting the attempt) but never
+// dead-lettered for it.
 func (c *conn) handle(ctx context.Context, p *pending, h bus.Handler) {
 	if ctx.Err() != nil {
 		c.b.release(p, false) // never reached the handler
 		return
 	}
 	d := bus.NewDelivery(copyMessage(p.e.msg), p.q.name, p.attempt, p.max, p)
-	err := h(ctx, d)
+	err := bus.Recover(func() error { return h(ctx, d) })
+	if pe, ok := errors.AsType[*bus.PanicError](err); ok {
+		c.b.log.Error("inproc: handler panicked", zap.String("queue", p.q.name),
+			zap.String("message_id", d.MessageID), zap.Any("panic", pe.Value),
+			zap.ByteString("stack", pe.Stack))
+	}
 	if d.Settled() {
 		return
 	}

@@ -9,10 +9,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/bus/bustest"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -31,18 +37,6 @@ func newEnv(t *testing.T) bustest.Env {
 func TestConformance(t *testing.T) { bustest.Run(t, newEnv) }
 
 func ctx(t *testing.T) context.Context { return t.Context() }
-
-// waitFor polls cond until it holds, failing after a generous bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
 
 func TestTopicMatching(t *testing.T) {
 	cases := []struct {
@@ -181,7 +175,7 @@ func TestDeathReasons(t *testing.T) {
 	dead := deadOf(t, f)
 	rejected, exhausted, expired := bus.Message{MessageID: "rejected"}, bus.Message{MessageID: "exhausted"}, bus.Message{MessageID: "expired", Expiration: 20 * time.Millisecond}
 	f.publish(t, expired) // nobody consumes the task queue yet: it expires there
-	waitFor(t, "expired message dead-lettered", func() bool { return len(dead.all()) == 1 })
+	testenv.Eventually(t, "expired message dead-lettered", func() bool { return len(dead.all()) == 1 })
 	f.publish(t, rejected)
 	f.publish(t, exhausted)
 	run(t, f.c, f.spec.Name, bus.ConsumeOptions{MaxAttempts: 2}, func(_ context.Context, d *bus.Delivery) error {
@@ -190,7 +184,7 @@ func TestDeathReasons(t *testing.T) {
 		}
 		return errors.New("fail")
 	})
-	waitFor(t, "all dead-lettered", func() bool { return len(dead.all()) == 3 })
+	testenv.Eventually(t, "all dead-lettered", func() bool { return len(dead.all()) == 3 })
 	want := map[string][2]string{"expired": {ReasonExpired, "0"}, "rejected": {ReasonRejected, "1"}, "exhausted": {ReasonMaxAttempts, "2"}}
 	for _, d := range dead.all() {
 		w := want[d.MessageID]
@@ -269,52 +263,61 @@ func TestRequeueKeepsPlace(t *testing.T) {
 		}
 		return nil
 	})
-	waitFor(t, "all handled", func() bool { return n.Load() == 4 })
+	testenv.Eventually(t, "all handled", func() bool { return n.Load() == 4 })
 	if got := strings.Join(order, ","); got != "a,a,b,c" {
 		t.Errorf("order %s, want a,a,b,c", got)
 	}
 }
 
 // A delivery held by a cancelled consumer is requeued only once its handler
-// has returned, counting the attempt but never dead-lettering for it.
+// has returned, counting the attempt but never dead-lettering for it. The
+// test runs in a synctest bubble: synctest.Wait returns once every goroutine
+// of the broker is blocked, so a wrong broker has redelivered by then.
 func TestCancelRequeuesAfterHandlerReturns(t *testing.T) {
-	f := newFixture(t, Options{})
-	dead := deadOf(t, f)
-	f.publish(t, bus.Message{MessageID: "held"})
-	var returned, started atomic.Bool
-	release := make(chan struct{})
-	stop := run(t, f.c, f.spec.Name, bus.ConsumeOptions{MaxAttempts: 1}, func(hctx context.Context, _ *bus.Delivery) error {
-		started.Store(true)
-		<-hctx.Done()
-		<-release
-		returned.Store(true)
-		return hctx.Err()
-	})
-	waitFor(t, "first handler started", started.Load)
-	stopped := make(chan error, 1)
-	go func() { stopped <- stop() }()
-
-	var second atomic.Int32
-	run(t, f.b.Connect(), f.spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
-		if !returned.Load() {
-			t.Errorf("redelivered while the first handler still runs")
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, Options{})
+		dead := deadOf(t, f)
+		f.publish(t, bus.Message{MessageID: "held"})
+		var returned, started atomic.Bool
+		release := make(chan struct{})
+		stop := run(t, f.c, f.spec.Name, bus.ConsumeOptions{MaxAttempts: 1}, func(hctx context.Context, _ *bus.Delivery) error {
+			started.Store(true)
+			<-hctx.Done()
+			<-release
+			returned.Store(true)
+			return hctx.Err()
+		})
+		synctest.Wait()
+		if !started.Load() {
+			t.Fatal("the first handler did not start")
 		}
-		second.Store(int32(d.Attempt))
-		return nil
+		stopped := make(chan error, 1)
+		go func() { stopped <- stop() }()
+
+		var second atomic.Int32
+		run(t, f.b.Connect(), f.spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
+			if !returned.Load() {
+				t.Errorf("redelivered while the first handler still runs")
+			}
+			second.Store(int32(d.Attempt))
+			return nil
+		})
+		synctest.Wait() // the cancel is processed and the second consumer waits: nothing was redelivered
+		if second.Load() != 0 {
+			t.Error("redelivered before the first handler returned")
+		}
+		close(release)
+		if err := <-stopped; err != nil {
+			t.Errorf("Consume after cancel: %v", err)
+		}
+		synctest.Wait()
+		if a := second.Load(); a != 2 {
+			t.Errorf("redelivery attempt %d, want 2", a)
+		}
+		if n := len(dead.all()); n != 0 {
+			t.Errorf("%d messages dead-lettered on shutdown", n)
+		}
 	})
-	// Give a wrong implementation the chance to redeliver early.
-	time.Sleep(50 * time.Millisecond)
-	close(release)
-	if err := <-stopped; err != nil {
-		t.Errorf("Consume after cancel: %v", err)
-	}
-	waitFor(t, "redelivered", func() bool { return second.Load() != 0 })
-	if a := second.Load(); a != 2 {
-		t.Errorf("redelivery attempt %d, want 2", a)
-	}
-	if n := len(dead.all()); n != 0 {
-		t.Errorf("%d messages dead-lettered on shutdown", n)
-	}
 }
 
 // Close is bounded: a handler ignoring its ctx does not hold it past
@@ -334,7 +337,7 @@ func TestCloseBoundedWithStuckHandler(t *testing.T) {
 			return nil
 		})
 	}()
-	waitFor(t, "handler started", started.Load)
+	testenv.Eventually(t, "handler started", started.Load)
 	if err := stuck.Close(); err == nil || !strings.Contains(err.Error(), "still running") {
 		t.Errorf("close with a stuck handler: %v", err)
 	}
@@ -343,7 +346,7 @@ func TestCloseBoundedWithStuckHandler(t *testing.T) {
 		got.Store(int32(d.Attempt))
 		return nil
 	})
-	waitFor(t, "stuck delivery requeued", func() bool { return got.Load() == 2 })
+	testenv.Eventually(t, "stuck delivery requeued", func() bool { return got.Load() == 2 })
 	close(release)
 	if err := <-ackErr; !errors.Is(err, bus.ErrClosed) {
 		t.Errorf("late ack: %v", err)
@@ -404,9 +407,44 @@ func TestNoGoroutineLeak(t *testing.T) {
 	for range 50 {
 		f.publish(t, bus.Message{Expiration: time.Hour})
 	}
-	waitFor(t, "handled", func() bool { return n.Load() == 50 })
+	testenv.Eventually(t, "handled", func() bool { return n.Load() == 50 })
 	if err := f.b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "goroutines gone", func() bool { return runtime.NumGoroutine() <= before })
+	testenv.Eventually(t, "goroutines gone", func() bool { return runtime.NumGoroutine() <= before })
+}
+
+// panicOnPurpose panics; its name must show in the logged stack.
+func panicOnPurpose() { panic("inproc test: handler panics on purpose") }
+
+// A handler panic is logged once, at error level, with its value and stack,
+// and the delivery comes back as its next attempt.
+func TestHandlerPanicLoggedWithStack(t *testing.T) {
+	core, logs := observer.New(zapcore.ErrorLevel)
+	f := newFixture(t, Options{Logger: zap.New(core)})
+	m := bus.Message{MessageID: "m1"}
+	f.publish(t, m)
+	col := &collected{}
+	run(t, f.c, f.spec.Name, bus.ConsumeOptions{MaxAttempts: 3}, func(ctx context.Context, d *bus.Delivery) error {
+		if d.Attempt == 1 {
+			panicOnPurpose()
+		}
+		return col.handle(ctx, d)
+	})
+	testenv.Eventually(t, "the redelivery", func() bool { return len(col.all()) > 0 })
+	if got := col.all()[0]; got.MessageID != m.MessageID || got.Attempt != 2 {
+		t.Errorf("after the panic got %q attempt %d, want %q attempt 2", got.MessageID, got.Attempt, m.MessageID)
+	}
+	// The panic was logged before the delivery was requeued.
+	entries := logs.FilterMessage("inproc: handler panicked").All()
+	if len(entries) != 1 {
+		t.Fatalf("%d panic log entries, want 1 (all: %v)", len(entries), logs.All())
+	}
+	fields := entries[0].ContextMap()
+	if fields["panic"] != "inproc test: handler panics on purpose" || fields["message_id"] != m.MessageID || fields["queue"] != f.spec.Name {
+		t.Errorf("panic logged with %v", fields)
+	}
+	if stack, _ := fields["stack"].(string); !strings.Contains(stack, "panicOnPurpose") {
+		t.Errorf("logged stack does not name the panicking function:\n%s", stack)
+	}
 }

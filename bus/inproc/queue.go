@@ -21,6 +21,7 @@ type entry struct {
 type queue struct {
 	name     string
 	kind     bus.QueueKind
+	expires  time.Duration // the spec's Expires: checked on redeclare, never acted on
 	bindings []pattern
 	owner    *conn // the connection an instance queue belongs to
 	levels   [][]*entry
@@ -36,7 +37,7 @@ func newQueue(spec bus.QueueSpec, owner *conn) *queue {
 	if spec.Kind == bus.KindTask {
 		levels = bus.MaxPriority + 1
 	}
-	q := &queue{name: spec.Name, kind: spec.Kind, levels: make([][]*entry, levels)}
+	q := &queue{name: spec.Name, kind: spec.Kind, expires: spec.Expires, levels: make([][]*entry, levels)}
 	if spec.Kind == bus.KindInstance {
 		q.owner = owner
 	}

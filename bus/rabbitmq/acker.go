@@ -71,13 +71,13 @@ func (a *acker) countCrash() error {
 
 // requeue puts a copy numbered attempt at the back of the queue.
 func (a *acker) requeue(attempt int) error {
-	pub := republishing(a.d, map[string]string{bus.HeaderAttempt: strconv.Itoa(attempt)})
+	pub := republishing(a.d, a.c.b.user, map[string]string{bus.HeaderAttempt: strconv.Itoa(attempt)})
 	return a.replace("", a.c.queue, pub, fmt.Sprintf("requeue as attempt %d", attempt))
 }
 
 // deadLetter sends a copy to the dead-letter exchange with the reason.
 func (a *acker) deadLetter(reason string) error {
-	pub := republishing(a.d, map[string]string{
+	pub := republishing(a.d, a.c.b.user, map[string]string{
 		bus.HeaderAttempt:     strconv.Itoa(a.attempt),
 		bus.HeaderDeathReason: reason,
 		HeaderDeathQueue:      a.c.queue,

@@ -10,7 +10,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 // slowConn is a net.Conn whose writes take a while and are counted, as a
@@ -142,12 +145,11 @@ func TestCoalescingConnWriteFailureFailsLaterWritesAndClosesTheConn(t *testing.T
 	if _, err := c.Write([]byte("first")); err != nil {
 		t.Fatalf("first write: %v (it is only queued)", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
 	var err error
-	for err == nil && time.Now().Before(deadline) {
+	testenv.Eventually(t, "a write fails after the writer's failure", func() bool {
 		_, err = c.Write([]byte("next"))
-		time.Sleep(time.Millisecond)
-	}
+		return err != nil
+	})
 	if !errors.Is(err, broken) {
 		t.Fatalf("write after the failure: %v, want %v", err, broken)
 	}
@@ -158,46 +160,52 @@ func TestCoalescingConnWriteFailureFailsLaterWritesAndClosesTheConn(t *testing.T
 	}
 }
 
+// The test runs in a synctest bubble (net.Pipe is in memory): once
+// synctest.Wait returns, the writer is blocked for good, not just slow.
 func TestCoalescingConnHoldsWritersBackWhenThePeerStopsReading(t *testing.T) {
-	client, server := net.Pipe() // a write blocks until the peer reads
-	defer func() { _ = server.Close() }()
-	c := coalesce(client)
-	chunk := []byte(strings.Repeat("x", 64<<10))
-	var queued atomic.Int64
-	stopped := make(chan error, 1)
-	go func() {
-		for {
-			if _, err := c.Write(chunk); err != nil {
-				stopped <- err
-				return
+	synctest.Test(t, func(t *testing.T) {
+		client, server := net.Pipe() // a write blocks until the peer reads
+		defer func() { _ = server.Close() }()
+		c := coalesce(client)
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		var queued atomic.Int64
+		stopped := make(chan error, 1)
+		go func() {
+			// Past 4·maxUnwritten nothing holds it back: it stops, so that
+			// synctest.Wait returns and the check below fails.
+			for queued.Load() <= 4*maxUnwritten {
+				if _, err := c.Write(chunk); err != nil {
+					stopped <- err
+					return
+				}
+				queued.Add(int64(len(chunk)))
 			}
-			queued.Add(int64(len(chunk)))
+		}()
+		synctest.Wait() // the writer goroutine and the held writer are both blocked
+		if n := queued.Load(); n > 2*maxUnwritten {
+			t.Fatalf("%d bytes accepted while the peer read nothing, want at most about %d", n, maxUnwritten)
 		}
-	}()
-	time.Sleep(100 * time.Millisecond)
-	if n := queued.Load(); n > 2*maxUnwritten {
-		t.Fatalf("%d bytes accepted while the peer read nothing, want at most about %d", n, maxUnwritten)
-	}
-	select {
-	case err := <-stopped:
-		t.Fatalf("writer stopped: %v", err)
-	default:
-	}
-	closed := make(chan error, 1)
-	go func() { closed <- c.Close() }() // the pending write ends with its deadline or the close
-	select {
-	case err := <-stopped:
-		if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrClosedPipe) && !isTimeout(err) {
-			t.Errorf("held writer ended with %v, want a closed or timed-out connection", err)
+		select {
+		case err := <-stopped:
+			t.Fatalf("writer stopped: %v", err)
+		default:
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not release the held writer")
-	}
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not return")
-	}
+		closed := make(chan error, 1)
+		go func() { closed <- c.Close() }() // the pending write ends with its deadline or the close
+		select {
+		case err := <-stopped:
+			if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrClosedPipe) && !isTimeout(err) {
+				t.Errorf("held writer ended with %v, want a closed or timed-out connection", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Close did not release the held writer")
+		}
+		select {
+		case <-closed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Close did not return")
+		}
+	})
 }
 
 // isTimeout reports whether err is a deadline's timeout.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -126,16 +125,17 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	c.subscribed = true
 	settle := newAcks(ch, c.b.log)
 	defer settle.flush() // before the channel closes (deferred earlier)
+	hctx := handlerContext(ctx, ch)
 
 	var wg sync.WaitGroup
 	if c.opts.Ordered {
-		c.dispatchOrdered(ctx, deliveries, settle, &wg)
+		c.dispatchOrdered(ctx, hctx, deliveries, settle, &wg)
 	} else {
 		for range c.opts.Concurrency {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c.work(ctx, deliveries, settle)
+				c.work(ctx, hctx, deliveries, settle)
 			}()
 		}
 	}
@@ -161,10 +161,32 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	return nil
 }
 
+// handlerContext is the context of the handlers of one subscription on ch:
+// ctx, also ended with cause bus.ErrDeliveryLost once ch closes under them.
+// Their deliveries are then back in the queue (the broker requeued them)
+// and can no longer be acked, so their work is stopped rather than waited
+// for: the consumer subscribes again only once they returned, and a handler
+// waiting on other agents stuck the same way would hold it off its queue
+// until their deadlines passed. The watch ends with ctx.
+func handlerContext(ctx context.Context, ch *amqp.Channel) context.Context {
+	hctx, lose := context.WithCancelCause(ctx)
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+	go func() {
+		select {
+		case <-closed: // an error, or closed by Close after the stop
+			lose(bus.ErrDeliveryLost)
+		case <-ctx.Done():
+			lose(context.Cause(ctx))
+		}
+	}()
+	return hctx
+}
+
 // dispatchOrdered runs the deliveries through bus.RunOrdered: one
 // correlation id is handled one at a time, in queue order, while other ids
-// go on. Once ctx is done it hands back whatever still arrives.
-func (c *consumer) dispatchOrdered(ctx context.Context, deliveries <-chan amqp.Delivery, settle *acks, wg *sync.WaitGroup) {
+// go on; hctx is the handlers' context. Once ctx is done it hands back
+// whatever still arrives.
+func (c *consumer) dispatchOrdered(ctx, hctx context.Context, deliveries <-chan amqp.Delivery, settle *acks, wg *sync.WaitGroup) {
 	wg.Go(func() {
 		next := func() (amqp.Delivery, bool) {
 			d, ok := <-deliveries
@@ -176,13 +198,13 @@ func (c *consumer) dispatchOrdered(ctx context.Context, deliveries <-chan amqp.D
 				return
 			}
 			c.delivered.Store(true)
-			c.handle(ctx, &d, settle)
+			c.handle(hctx, &d, settle)
 		})
 	})
 }
 
-// work handles deliveries until they end or ctx is done.
-func (c *consumer) work(ctx context.Context, deliveries <-chan amqp.Delivery, settle *acks) {
+// work handles deliveries, under hctx, until they end or ctx is done.
+func (c *consumer) work(ctx, hctx context.Context, deliveries <-chan amqp.Delivery, settle *acks) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -196,7 +218,7 @@ func (c *consumer) work(ctx context.Context, deliveries <-chan amqp.Delivery, se
 				c.handBack(&d, settle)
 				continue
 			}
-			c.handle(ctx, &d, settle)
+			c.handle(hctx, &d, settle)
 		}
 	}
 }
@@ -214,7 +236,7 @@ func (c *consumer) handle(ctx context.Context, d *amqp.Delivery, settle *acks) {
 		}
 		return
 	}
-	del := bus.NewDelivery(fromDelivery(d), c.queue, a.attempt, c.opts.MaxAttempts, a)
+	del := bus.NewDelivery(fromDelivery(d, c.b.user), c.queue, a.attempt, c.opts.MaxAttempts, a)
 	herr := c.call(ctx, del)
 	if del.Settled() {
 		return
@@ -232,17 +254,16 @@ func (c *consumer) handle(ctx context.Context, d *amqp.Delivery, settle *acks) {
 	}
 }
 
-// call runs the handler, turning a panic into an error.
-func (c *consumer) call(ctx context.Context, d *bus.Delivery) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.b.log.Error("rabbitmq: handler panicked", zap.String("queue", c.queue),
-				zap.String("message_id", d.MessageID), zap.Any("panic", r),
-				zap.ByteString("stack", debug.Stack()))
-			err = fmt.Errorf("handler panicked: %v", r)
-		}
-	}()
-	return c.h(ctx, d)
+// call runs the handler under bus.Recover: a panic is logged with its stack
+// and returned as an error (a *bus.PanicError).
+func (c *consumer) call(ctx context.Context, d *bus.Delivery) error {
+	err := bus.Recover(func() error { return c.h(ctx, d) })
+	if p, ok := errors.AsType[*bus.PanicError](err); ok {
+		c.b.log.Error("rabbitmq: handler panicked", zap.String("queue", c.queue),
+			zap.String("message_id", d.MessageID), zap.Any("panic", p.Value),
+			zap.ByteString("stack", p.Stack))
+	}
+	return err
 }
 
 // handBack returns a delivery that was never handled: republished unchanged

@@ -30,19 +30,14 @@ func restoreBroker(t *testing.T, url string) {
 		if err := testenv.Rabbitmqctl(t, "await_startup"); err != nil {
 			t.Errorf("restore broker: %v", err)
 		}
-		deadline := time.Now().Add(faultBound)
-		for {
-			c, err := amqp.Dial(url)
-			if err == nil {
+		var err error
+		testenv.Eventually(t, "the broker to answer after restore", func() bool {
+			var c *amqp.Connection
+			if c, err = amqp.Dial(url); err == nil {
 				_ = c.Close()
-				return
 			}
-			if time.Now().After(deadline) {
-				t.Errorf("broker does not answer after restore: %v", err)
-				return
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			return err == nil
+		}, testenv.Within(faultBound), testenv.Explain(func() string { return fmt.Sprint("last dial: ", err) }))
 	})
 }
 
@@ -141,29 +136,25 @@ func streamThroughFault(t *testing.T, fault func(t *testing.T) error) {
 	}
 	t.Logf("%d publishes failed and were retried", failures)
 
-	deadline := time.Now().Add(faultBound)
-	for {
+	var missing []string
+	dups := 0
+	testenv.Eventually(t, "every confirmed message consumed", func() bool {
 		mu.Lock()
-		var missing []string
+		defer mu.Unlock()
+		missing, dups = missing[:0], 0
 		for _, id := range confirmed {
 			if got[id] == 0 {
 				missing = append(missing, id)
 			}
 		}
-		dups := 0
 		for _, c := range got {
 			dups += c - 1
 		}
-		mu.Unlock()
-		if len(missing) == 0 {
-			t.Logf("all %d confirmed messages consumed, %d duplicates", len(confirmed), dups)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d confirmed messages never consumed, e.g. %v", len(missing), missing[:min(5, len(missing))])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(missing) == 0
+	}, testenv.Within(faultBound), testenv.Explain(func() string {
+		return fmt.Sprintf("%d confirmed messages never consumed, e.g. %v", len(missing), missing[:min(5, len(missing))])
+	}))
+	t.Logf("all %d confirmed messages consumed, %d duplicates", len(confirmed), dups)
 }
 
 // publishUntilConfirmed retries m until Publish returns nil; it returns how
@@ -252,4 +243,80 @@ func publishRetrying(t *testing.T, b *Bus, m bus.Message) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestFaultLostDeliveryStopsItsHandler: when the connection a delivery came
+// on is lost, its handler's context ends with bus.ErrDeliveryLost (the
+// broker has requeued it and it can no longer be acked), so a handler that
+// waits (on other agents, say) does not hold the consumer off its queue:
+// the consumer subscribes again and the message comes back as attempt 2.
+func TestFaultLostDeliveryStopsItsHandler(t *testing.T) {
+	testenv.NeedRabbitmqctl(t)
+	e := newTestEnv(t)
+	b := e.open(t, Options{ReconnectMin: 50 * time.Millisecond, ReconnectMax: time.Second, Logger: zaptest.NewLogger(t)})
+	task := e.taskQueue(t, b)
+	started := make(chan struct{})
+	causes := make(chan error, 1)
+	var second sync.Once
+	again := make(chan int, 1)
+	consume(t, b, task.Name, bus.ConsumeOptions{MaxAttempts: 5}, func(ctx context.Context, d *bus.Delivery) error {
+		if d.Attempt == 1 {
+			close(started)
+			<-ctx.Done() // waits for what never comes, unless the delivery is lost
+			causes <- context.Cause(ctx)
+			return ctx.Err()
+		}
+		second.Do(func() { again <- d.Attempt })
+		return nil
+	})
+	if err := b.Publish(t.Context(), message(task.Bindings[0])); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if err := testenv.Rabbitmqctl(t, "close_all_connections", "test"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case cause := <-causes:
+		if !errors.Is(cause, bus.ErrDeliveryLost) {
+			t.Fatalf("the handler's context ended with %v, want bus.ErrDeliveryLost", cause)
+		}
+	case <-time.After(faultBound):
+		t.Fatalf("the handler of a lost delivery was not stopped within %s", faultBound)
+	}
+	select {
+	case n := <-again:
+		if n != 2 {
+			t.Fatalf("the lost delivery came back as attempt %d, want 2", n)
+		}
+	case <-time.After(faultBound):
+		t.Fatalf("the lost delivery did not come back within %s", faultBound)
+	}
+}
+
+// TestFaultPublishWhileBrokerDownIsNotSent: with the broker down, a publish
+// that could get no channel before its context ended reports
+// bus.ErrNotSent (with ErrNotConfirmed): nothing left the process, so a
+// caller may forget the task. Publishes are tried until one finds the
+// connection known lost (before that, one may still try a dying channel:
+// only "not confirmed" then).
+func TestFaultPublishWhileBrokerDownIsNotSent(t *testing.T) {
+	testenv.NeedRabbitmqctl(t)
+	e := newTestEnv(t)
+	b := e.open(t, Options{ReconnectMin: 50 * time.Millisecond, ReconnectMax: time.Second, Logger: zaptest.NewLogger(t)})
+	task := e.taskQueue(t, b)
+	restoreBroker(t, e.url) // runs before the env's cleanup
+	if err := testenv.Rabbitmqctl(t, "stop_app"); err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	testenv.Eventually(t, "a publish with the broker down reported as not sent", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		last = b.Publish(ctx, message(task.Bindings[0]))
+		if last != nil && !errors.Is(last, bus.ErrNotConfirmed) {
+			t.Fatalf("publish with the broker down = %v, want ErrNotConfirmed", last)
+		}
+		return errors.Is(last, bus.ErrNotSent)
+	}, testenv.Within(faultBound), testenv.Explain(func() string { return fmt.Sprint("last publish: ", last) }))
 }

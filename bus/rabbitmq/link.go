@@ -2,11 +2,13 @@ package rabbitmq
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -26,6 +28,7 @@ type link struct {
 	role     string
 	url      string
 	name     string
+	tls      *tls.Config // Options.TLS; each dial uses a copy (tls.go)
 	setup    func(c *amqp.Connection) error
 	min, max time.Duration
 	log      *zap.Logger
@@ -33,6 +36,8 @@ type link struct {
 
 	mu  sync.Mutex
 	cur *session
+
+	reconnects atomic.Uint64 // connections re-dialled after a loss (state.go)
 }
 
 // session is one connection, or the gap while re-dialling (conn nil); next is
@@ -74,6 +79,7 @@ func (l *link) run(ctx context.Context) {
 			return
 		}
 		l.install(&session{conn: c, next: make(chan struct{})})
+		l.reconnects.Add(1)
 	}
 }
 
@@ -135,7 +141,8 @@ func (l *link) dial(ctx context.Context) (*amqp.Connection, error) {
 	props.SetClientConnectionName(name)
 	var stop func() bool
 	cfg := amqp.Config{
-		Properties: props,
+		Properties:      props,
+		TLSClientConfig: l.tlsConfig(),
 		Dial: func(network, addr string) (net.Conn, error) {
 			var d net.Dialer
 			nc, err := d.DialContext(ctx, network, addr)

@@ -19,6 +19,12 @@ const headerRoutingKey = "x-a2a-routing-key"
 // itself (expired, rejected without the bus, queue limits).
 const headerFirstDeathReason = "x-first-death-reason"
 
+// headerUser keeps the user_id of a message's original publisher when the
+// bus republishes it (requeue, dead-letter): the copy's own user_id is the
+// republishing consumer's, and the header is believed only on a copy whose
+// user_id is the receiver's own user — no one else can have written it.
+const headerUser = "x-a2a-user"
+
 // validateMessage checks what AMQP would refuse or silently mangle.
 func validateMessage(m bus.Message) error {
 	switch {
@@ -50,9 +56,11 @@ func validateMessage(m bus.Message) error {
 }
 
 // toPublishing maps a bus message to an AMQP publishing, persistent unless
-// the message is transient.
-func toPublishing(m bus.Message) amqp.Publishing {
+// the message is transient, with user_id set to user (the connection's own,
+// which RabbitMQ requires it to be; m.UserID is ignored).
+func toPublishing(m bus.Message, user string) amqp.Publishing {
 	return amqp.Publishing{
+		UserId:        user,
 		Headers:       headerTable(m.Headers),
 		ContentType:   m.ContentType,
 		DeliveryMode:  deliveryMode(m.Transient),
@@ -67,14 +75,17 @@ func toPublishing(m bus.Message) amqp.Publishing {
 	}
 }
 
-// fromDelivery maps an AMQP delivery back to a bus message.
-func fromDelivery(d *amqp.Delivery) bus.Message {
+// fromDelivery maps an AMQP delivery back to a bus message, received by a
+// connection whose user is own.
+func fromDelivery(d *amqp.Delivery, own string) bus.Message {
 	h := tableHeaders(d.Headers)
 	key := d.RoutingKey
 	if k, ok := h[headerRoutingKey]; ok {
 		key = k
 		delete(h, headerRoutingKey)
 	}
+	user := originalUser(d, own)
+	delete(h, headerUser)
 	delete(h, headerPublishSeq)
 	if r, ok := h[headerFirstDeathReason]; ok && h[bus.HeaderDeathReason] == "" {
 		h[bus.HeaderDeathReason] = r // dead-lettered by the broker itself, e.g. "expired"
@@ -95,13 +106,29 @@ func fromDelivery(d *amqp.Delivery) bus.Message {
 		Timestamp:     d.Timestamp,
 		Headers:       h,
 		Body:          d.Body,
+		UserID:        user,
 	}
 }
 
-// republishing copies d for the bus to publish again (requeue, dead-letter):
-// same properties and body, the original routing key kept in a header, and
+// originalUser is the user that first published d: its user_id, or — on a
+// copy the bus republished under own's user_id (requeue, dead-letter) — the
+// one it kept in headerUser. A header on any other copy is ignored: only a
+// process connected as own can have published it with own's user_id.
+func originalUser(d *amqp.Delivery, own string) string {
+	if own == "" || d.UserId != own {
+		return d.UserId
+	}
+	if u, ok := d.Headers[headerUser].(string); ok {
+		return u
+	}
+	return d.UserId
+}
+
+// republishing copies d for the bus to publish again (requeue, dead-letter)
+// on a connection whose user is own: same properties and body, the original
+// routing key and publisher's user kept in headers, user_id set to own, and
 // set applied over the headers.
-func republishing(d *amqp.Delivery, set map[string]string) amqp.Publishing {
+func republishing(d *amqp.Delivery, own string, set map[string]string) amqp.Publishing {
 	h := make(amqp.Table, len(d.Headers)+len(set)+1)
 	for k, v := range d.Headers {
 		h[k] = v
@@ -111,6 +138,7 @@ func republishing(d *amqp.Delivery, set map[string]string) amqp.Publishing {
 	if _, ok := h[headerRoutingKey]; !ok {
 		h[headerRoutingKey] = d.RoutingKey
 	}
+	h[headerUser] = originalUser(d, own)
 	for k, v := range set {
 		h[k] = v
 	}
@@ -127,6 +155,7 @@ func republishing(d *amqp.Delivery, set map[string]string) amqp.Publishing {
 		Timestamp:       d.Timestamp,
 		Type:            d.Type,
 		AppId:           d.AppId,
+		UserId:          own,
 		Body:            d.Body,
 	}
 }

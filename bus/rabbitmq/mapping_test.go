@@ -20,8 +20,8 @@ func TestToPublishingMapsEveryField(t *testing.T) {
 		Expiration: 1500 * time.Millisecond, Timestamp: ts,
 		Headers: map[string]string{"a2a-version": "1.0"}, Body: []byte(`{"a":1}`),
 	}
-	p := toPublishing(m)
-	want := amqp.Publishing{
+	p := toPublishing(m, "alice")
+	want := amqp.Publishing{UserId: "alice",
 		Headers: amqp.Table{"a2a-version": "1.0"}, ContentType: "application/json",
 		DeliveryMode: amqp.Persistent, Priority: 7, CorrelationId: "t1", ReplyTo: "agent.response.B",
 		Expiration: "1500", MessageId: "m1", Timestamp: ts, Type: "task.request", Body: m.Body,
@@ -37,7 +37,7 @@ func TestToPublishingMapsEveryField(t *testing.T) {
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("publishing = %+v\nwant %+v", p, want)
 	}
-	if toPublishing(bus.Message{RoutingKey: "k"}).Headers != nil {
+	if toPublishing(bus.Message{RoutingKey: "k"}, "").Headers != nil {
 		t.Error("no headers should map to a nil table")
 	}
 }
@@ -48,10 +48,10 @@ func TestFromDeliveryMapsEveryField(t *testing.T) {
 		RoutingKey: "agent.task.A", Type: "task.status", MessageId: "m1", CorrelationId: "t1",
 		ReplyTo: "r", ContentType: "application/json", Priority: 3, Expiration: "2000", Timestamp: ts,
 		Headers: amqp.Table{"s": "v", "n": int32(4), "b": []byte("raw"), "x-death": []any{amqp.Table{"q": "x"}}},
-		Body:    []byte("body"),
+		Body:    []byte("body"), UserId: "alice",
 	}
-	m := fromDelivery(d)
-	want := bus.Message{
+	m := fromDelivery(d, "bob")
+	want := bus.Message{UserID: "alice",
 		RoutingKey: "agent.task.A", Type: "task.status", MessageID: "m1", CorrelationID: "t1",
 		ReplyTo: "r", ContentType: "application/json", Priority: 3, Expiration: 2 * time.Second, Timestamp: ts,
 	}
@@ -75,7 +75,7 @@ func equalMessages(a, b bus.Message) bool {
 	return a.RoutingKey == b.RoutingKey && a.Type == b.Type && a.MessageID == b.MessageID &&
 		a.CorrelationID == b.CorrelationID && a.ReplyTo == b.ReplyTo && a.ContentType == b.ContentType &&
 		a.Priority == b.Priority && a.Expiration == b.Expiration && a.Timestamp.Equal(b.Timestamp) &&
-		maps.Equal(a.Headers, b.Headers) && string(a.Body) == string(b.Body)
+		maps.Equal(a.Headers, b.Headers) && string(a.Body) == string(b.Body) && a.UserID == b.UserID
 }
 
 func TestRepublishingKeepsIdentityAndOriginalKey(t *testing.T) {
@@ -83,7 +83,7 @@ func TestRepublishingKeepsIdentityAndOriginalKey(t *testing.T) {
 		RoutingKey: "agent.cancel.A", MessageId: "m1", Type: "task.cancel", Priority: 5, Expiration: "900",
 		Headers: amqp.Table{"keep": "me", "x-delivery-count": int64(2)}, Body: []byte("b"),
 	}
-	p := republishing(d, map[string]string{bus.HeaderAttempt: "2"})
+	p := republishing(d, "", map[string]string{bus.HeaderAttempt: "2"})
 	if p.Headers[headerRoutingKey] != "agent.cancel.A" || p.Headers["keep"] != "me" || p.Headers[bus.HeaderAttempt] != "2" {
 		t.Errorf("headers = %v", p.Headers)
 	}
@@ -103,7 +103,7 @@ func TestRepublishingKeepsIdentityAndOriginalKey(t *testing.T) {
 	if k := originalKey(again); k != "agent.cancel.A" {
 		t.Errorf("originalKey = %q", k)
 	}
-	m := fromDelivery(again)
+	m := fromDelivery(again, "")
 	if m.RoutingKey != "agent.cancel.A" {
 		t.Errorf("delivery routing key = %q, want the original", m.RoutingKey)
 	}
@@ -162,11 +162,11 @@ func TestValidateMessage(t *testing.T) {
 }
 
 func TestBrokerDeathReasonShown(t *testing.T) {
-	m := fromDelivery(&amqp.Delivery{Headers: amqp.Table{headerFirstDeathReason: "expired"}})
+	m := fromDelivery(&amqp.Delivery{Headers: amqp.Table{headerFirstDeathReason: "expired"}}, "")
 	if m.Headers[bus.HeaderDeathReason] != "expired" {
 		t.Errorf("headers = %v, want the broker's death reason in %s", m.Headers, bus.HeaderDeathReason)
 	}
-	m = fromDelivery(&amqp.Delivery{Headers: amqp.Table{headerFirstDeathReason: "rejected", bus.HeaderDeathReason: ReasonMaxAttempts}})
+	m = fromDelivery(&amqp.Delivery{Headers: amqp.Table{headerFirstDeathReason: "rejected", bus.HeaderDeathReason: ReasonMaxAttempts}}, "")
 	if m.Headers[bus.HeaderDeathReason] != ReasonMaxAttempts {
 		t.Errorf("headers = %v: the bus's own reason must win", m.Headers)
 	}

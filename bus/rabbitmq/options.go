@@ -1,6 +1,7 @@
 package rabbitmq
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/url"
@@ -61,6 +62,10 @@ type Options struct {
 	PublishChannels int
 	// Logger receives connection events; nil means no logging.
 	Logger *zap.Logger
+	// TLS, when not nil, is the TLS client configuration of an amqps:// URL
+	// (CA, client certificate, server name; see tls.go); nil leaves TLS to
+	// the URL's scheme and query (amqp091-go: system roots by default).
+	TLS *tls.Config
 }
 
 // withDefaults validates o and fills its zero fields.
@@ -74,6 +79,9 @@ func (o Options) withDefaults() (Options, error) {
 			err = ue.Err
 		}
 		return o, fmt.Errorf("%w: URL %q: %w", ErrInvalidOptions, RedactURL(o.URL), err)
+	}
+	if err := o.checkTLS(); err != nil {
+		return o, err
 	}
 	if o.Exchange == "" {
 		o.Exchange = a2a.DefaultExchange

@@ -49,29 +49,35 @@ func newPublisher(l *link, lanes int, bg *group) *publisher {
 // noConfirm. It takes ownership of pub.Headers. It returns an error wrapping
 // bus.ErrUnroutable when the broker returned the message and
 // bus.ErrNotConfirmed when it nacked it, the channel or connection was lost
-// first, or ctx ended first.
+// first, or ctx ended first — with bus.ErrNotSent too when it was surely
+// never sent (no lane could be had, or ctx ended, before any send was tried).
 func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.Publishing, noConfirm bool) error {
 	if pub.Headers == nil {
 		pub.Headers = amqp.Table{}
 	}
 	var stale *amqp.Connection
+	// notSent holds until a send is tried: a send that failed on a closing
+	// channel may still have reached the broker, so a later failure to get a
+	// lane is only "not confirmed".
+	unsent := notSent
 	for {
 		if err := ctx.Err(); err != nil { // amqp091 ignores contexts: check before sending
-			return fmt.Errorf("%w: %w", bus.ErrNotConfirmed, err)
+			return unsent(err)
 		}
 		l, err := p.lane(ctx, stale, pub.CorrelationId)
 		if err != nil {
-			return fmt.Errorf("%w: %w", bus.ErrNotConfirmed, err)
+			return unsent(err)
 		}
+		unsent = notConfirmed
 		seq, w, err := l.send(exchange, key, pub, !noConfirm)
 		if err != nil {
-			if l.ch.IsClosed() { // not sent: the lane died while idle; retry on a fresh one
+			if l.ch.IsClosed() { // the lane died: retry on a fresh one (the send may have gone out)
 				if l.conn.IsClosed() {
 					stale = l.conn
 				}
 				continue
 			}
-			return fmt.Errorf("%w: %w", bus.ErrNotConfirmed, err)
+			return notConfirmed(err)
 		}
 		if w == nil {
 			return nil // sent; its confirm is not awaited
@@ -81,10 +87,18 @@ func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.
 			return err
 		case <-ctx.Done():
 			l.forget(seq)
-			return fmt.Errorf("%w: %w", bus.ErrNotConfirmed, ctx.Err())
+			return notConfirmed(ctx.Err())
 		}
 	}
 }
+
+// notSent is the error of a publish that never left this process.
+func notSent(err error) error {
+	return fmt.Errorf("%w (%w): %w", bus.ErrNotConfirmed, bus.ErrNotSent, err)
+}
+
+// notConfirmed is the error of a publish that may have reached the broker.
+func notConfirmed(err error) error { return fmt.Errorf("%w: %w", bus.ErrNotConfirmed, err) }
 
 // lane returns a live lane of the current connection — correlationID's
 // slot, or the next one when it is empty — opening it if needed; ctx bounds

@@ -38,6 +38,7 @@ type Bus struct {
 	reconnectMin             time.Duration
 	reconnectMax             time.Duration
 	log                      *zap.Logger
+	user                     string // the connection's broker user, set as every publish's user_id
 
 	publish, consume *link
 	pub              *publisher
@@ -74,11 +75,12 @@ func Dial(ctx context.Context, opts Options) (*Bus, error) {
 		reconnectMin:   opts.ReconnectMin,
 		reconnectMax:   opts.ReconnectMax,
 		log:            opts.Logger,
+		user:           urlUser(opts.URL),
 		ctx:            bctx,
 		cancel:         cancel,
 	}
 	newLink := func(role string, setup func(*amqp.Connection) error) *link {
-		return &link{role: role, url: opts.URL, name: opts.ConnectionName, setup: setup,
+		return &link{role: role, url: opts.URL, name: opts.ConnectionName, setup: setup, tls: opts.TLS,
 			min: opts.ReconnectMin, max: opts.ReconnectMax, log: opts.Logger, done: bctx.Done()}
 	}
 	b.publish = newLink("publish", b.setupPublish)
@@ -117,7 +119,7 @@ func (b *Bus) Publish(ctx context.Context, msg bus.Message) error {
 	defer cancel()
 	stop := context.AfterFunc(b.ctx, cancel)
 	defer stop()
-	err := b.pub.publish(ctx, b.exchange, msg.RoutingKey, toPublishing(msg), msg.NoConfirm)
+	err := b.pub.publish(ctx, b.exchange, msg.RoutingKey, toPublishing(msg, b.user), msg.NoConfirm)
 	if err != nil {
 		if b.isClosed() {
 			return fmt.Errorf("publish %q: %w (%w)", msg.RoutingKey, bus.ErrClosed, err)

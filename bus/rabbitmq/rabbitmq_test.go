@@ -3,13 +3,19 @@ package rabbitmq
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/bus/bustest"
@@ -46,15 +52,11 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	if err := <-done; !errors.Is(err, bus.ErrClosed) {
 		t.Errorf("Consume after Close = %v, want ErrClosed", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
+	testenv.Eventually(t, "the goroutines of before Dial, no more", func() bool { return runtime.NumGoroutine() <= before },
+		testenv.Explain(func() string {
 			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines before Dial, %d after Close:\n%s",
-				before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+			return fmt.Sprintf("%d goroutines before Dial, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}))
 }
 
 func TestDeclareMismatchNamesQueueAndRecovers(t *testing.T) {
@@ -88,6 +90,44 @@ func TestDeclareMismatchNamesQueueAndRecovers(t *testing.T) {
 	if err := b.Publish(t.Context(), message(other.Name)); err != nil {
 		t.Fatalf("publish after mismatch: %v", err)
 	}
+}
+
+// A transient response queue carries x-expires on the broker: declaring it
+// without the argument is refused as inequivalent, and once unused for its
+// expiry the broker deletes it.
+func TestTransientResponseQueueExpires(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	b := e.open(t, Options{})
+	spec, err := bus.ResponseQueue("Rmq" + unique())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.track(spec.Name)
+	spec.Expires = 2 * time.Second
+	if err := b.Declare(t.Context(), spec); err != nil {
+		t.Fatalf("declare transient: %v", err)
+	}
+	conn, ch := rawChannel(t, e.url)
+	defer func() { _ = conn.Close() }()
+	args := amqp.Table{"x-dead-letter-exchange": a2a.DeadLetterExchange(e.exchange)}
+	_, err = ch.QueueDeclare(spec.Name, true, false, false, false, args)
+	var ae *amqp.Error
+	if !errors.As(err, &ae) || ae.Code != amqp.PreconditionFailed || !strings.Contains(ae.Reason, "x-expires") {
+		t.Fatalf("raw declare without x-expires = %v, want PRECONDITION_FAILED on x-expires", err)
+	}
+	// Read the queue list with rabbitmqctl: a passive declare would renew
+	// the queue's lease and keep it alive.
+	testenv.NeedRabbitmqctl(t)
+	testenv.Eventually(t, "the unused transient queue is deleted", func() bool {
+		ctx, cancel := context.WithTimeout(t.Context(), testenv.BrokerControlBound)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "rabbitmqctl", "-q", "list_queues", "name").Output()
+		if err != nil {
+			t.Fatalf("rabbitmqctl list_queues: %v", err)
+		}
+		return !slices.Contains(strings.Fields(string(out)), spec.Name)
+	}, testenv.Within(30*time.Second))
 }
 
 func TestDialErrors(t *testing.T) {
@@ -175,6 +215,20 @@ func TestPublishInvalidMessage(t *testing.T) {
 	}
 	if err := b.Consume(t.Context(), "q", bus.ConsumeOptions{}, nil); !errors.Is(err, bus.ErrInvalidMessage) {
 		t.Errorf("Consume with a nil handler = %v, want ErrInvalidMessage", err)
+	}
+}
+
+// A publish whose context ended before the send surely never left the
+// process: the error says so (ErrNotSent), besides ErrNotConfirmed.
+func TestPublishNotSentWhenTheContextEndedFirst(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	b := e.open(t, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := b.Publish(ctx, message(e.taskQueue(t, b).Bindings[0]))
+	if !errors.Is(err, bus.ErrNotSent) || !errors.Is(err, bus.ErrNotConfirmed) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Publish after its context ended = %v, want ErrNotSent and ErrNotConfirmed", err)
 	}
 }
 
@@ -371,5 +425,44 @@ func TestExpiredTaskDeadLettersWithReason(t *testing.T) {
 	d := dead.next(t)
 	if d.MessageID != m.MessageID || d.Headers[bus.HeaderDeathReason] != "expired" {
 		t.Errorf("dead-lettered %q with reason %q, want %q with \"expired\"", d.MessageID, d.Headers[bus.HeaderDeathReason], m.MessageID)
+	}
+}
+
+// panicOnPurpose panics; its name must show in the logged stack.
+func panicOnPurpose() { panic("rabbitmq test: handler panics on purpose") }
+
+// A handler panic is logged once, at error level, with its value and stack,
+// and the delivery comes back as its next attempt.
+func TestHandlerPanicLoggedWithStack(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	core, logs := observer.New(zapcore.ErrorLevel)
+	b := e.open(t, Options{Logger: zap.New(core)})
+	spec := e.taskQueue(t, b)
+	m := message(spec.Name)
+	if err := b.Publish(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	c := newCollector()
+	consume(t, b, spec.Name, bus.ConsumeOptions{MaxAttempts: 3}, func(ctx context.Context, d *bus.Delivery) error {
+		if d.Attempt == 1 {
+			panicOnPurpose()
+		}
+		return c.handle(ctx, d)
+	})
+	if d := c.next(t); d.MessageID != m.MessageID || d.Attempt != 2 {
+		t.Errorf("after the panic got %q attempt %d, want %q attempt 2", d.MessageID, d.Attempt, m.MessageID)
+	}
+	// The panic was logged before the delivery was requeued.
+	entries := logs.FilterMessage("rabbitmq: handler panicked").All()
+	if len(entries) != 1 {
+		t.Fatalf("%d panic log entries, want 1 (all: %v)", len(entries), logs.All())
+	}
+	f := entries[0].ContextMap()
+	if f["panic"] != "rabbitmq test: handler panics on purpose" || f["message_id"] != m.MessageID || f["queue"] != spec.Name {
+		t.Errorf("panic logged with %v", f)
+	}
+	if stack, _ := f["stack"].(string); !strings.Contains(stack, "panicOnPurpose") {
+		t.Errorf("logged stack does not name the panicking function:\n%s", stack)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 // Many publishes in flight on few channels, routable and not: each learns
@@ -53,19 +54,13 @@ func TestConcurrentReturnsMatchTheirPublish(t *testing.T) {
 			}
 		}
 	}
-	deadline := time.Now().Add(waitBound)
-	for {
+	consumed := func() int {
 		mu.Lock()
-		n := len(routed)
-		mu.Unlock()
-		if n == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d messages consumed, want %d", n, want)
-		}
-		time.Sleep(10 * time.Millisecond)
+		defer mu.Unlock()
+		return len(routed)
 	}
+	testenv.Eventually(t, fmt.Sprintf("%d routed messages consumed", want), func() bool { return consumed() == want },
+		testenv.Explain(func() string { return fmt.Sprintf("%d consumed", consumed()) }))
 }
 
 // Publishes in flight when the publish connection drops fail with
@@ -116,19 +111,13 @@ func TestPublishesInFlightWhenConnectionDrops(t *testing.T) {
 	n := 0
 	failures.Range(func(any, any) bool { n++; return true })
 	t.Logf("%d publishes failed while the connection dropped and were retried", n)
-	deadline := time.Now().Add(waitBound)
-	for {
+	consumed := func() int {
 		mu.Lock()
-		c := len(got)
-		mu.Unlock()
-		if c == goroutines*each {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d confirmed messages consumed", c, goroutines*each)
-		}
-		time.Sleep(10 * time.Millisecond)
+		defer mu.Unlock()
+		return len(got)
 	}
+	testenv.Eventually(t, fmt.Sprintf("all %d confirmed messages consumed", goroutines*each), func() bool { return consumed() == goroutines*each },
+		testenv.Explain(func() string { return fmt.Sprintf("%d consumed", consumed()) }))
 }
 
 // A publish waiting for a lost connection fails with ErrClosed when the bus

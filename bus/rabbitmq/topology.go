@@ -122,9 +122,23 @@ func (b *Bus) declareBase(ch *amqp.Channel) error {
 	return b.declareQueue(ch, bus.DeadQueue(b.exchange))
 }
 
+// specParams are the queue.declare parameters of spec: those of its kind,
+// and x-expires (whole milliseconds) when the spec expires.
+func specParams(spec bus.QueueSpec, queueType, dlx string) (queueParams, error) {
+	p, err := queueArgs(spec.Kind, queueType, dlx)
+	if err != nil || spec.Expires <= 0 {
+		return p, err
+	}
+	if p.Args == nil {
+		p.Args = amqp.Table{}
+	}
+	p.Args["x-expires"] = spec.Expires.Milliseconds()
+	return p, nil
+}
+
 // declareQueue declares spec's queue and its bindings on ch.
 func (b *Bus) declareQueue(ch *amqp.Channel, spec bus.QueueSpec) error {
-	p, err := queueArgs(spec.Kind, b.queueType, b.dlx)
+	p, err := specParams(spec, b.queueType, b.dlx)
 	if err != nil {
 		return fmt.Errorf("declare queue %q: %w", spec.Name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"testing"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -42,6 +43,22 @@ func TestQueueArgs(t *testing.T) {
 	}
 	if _, err := queueArgs(bus.QueueKind(42), QueueTypeClassic, dlx); !errors.Is(err, bus.ErrInvalidMessage) {
 		t.Errorf("unknown kind: err = %v, want ErrInvalidMessage", err)
+	}
+}
+
+// A response queue that expires carries x-expires in whole milliseconds,
+// beside the arguments of its kind; one that does not, none.
+func TestSpecParamsExpires(t *testing.T) {
+	const dlx = "a2a.dlx"
+	spec := bus.QueueSpec{Name: "agent.response.X", Kind: bus.KindResponse, Expires: 30 * time.Minute}
+	got, err := specParams(spec, QueueTypeQuorum, dlx)
+	want := amqp.Table{"x-dead-letter-exchange": dlx, "x-queue-type": "quorum", "x-expires": int64(1_800_000)}
+	if err != nil || !got.Durable || !maps.Equal(got.Args, want) {
+		t.Errorf("specParams(transient) = %+v, %v; want durable with %v", got, err, want)
+	}
+	spec.Expires = 0
+	if got, _ := specParams(spec, QueueTypeClassic, dlx); got.Args["x-expires"] != nil {
+		t.Errorf("specParams(durable) = %+v, want no x-expires", got)
 	}
 }
 

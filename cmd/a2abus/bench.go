@@ -39,6 +39,8 @@ func newBenchCmd(c *cli) *cobra.Command {
 			"which goes first; the table (or --json) gives both and the ratios a2abus ÷ raw. Without bus.url or\n" +
 			"redis.url it uses " + benchDefaultAMQPURL + " and " + benchDefaultRedisURL + ". Every queue and key it creates\n" +
 			"is deleted at the end; the exchange and the dead-letter topology are shared and left in place.",
+		Example: "  a2abus bench\n" +
+			"  a2abus bench --rounds 5 --in-flight 64 --duration 10s --json",
 		Args: cobra.NoArgs,
 		RunE: c.withConfig(func(ctx context.Context, e *env, _ []string) error {
 			for _, f := range []struct {
@@ -89,6 +91,8 @@ func newBenchCmd(c *cli) *cobra.Command {
 	f.IntVar(&o.Rounds, "rounds", bench.DefaultRounds, "rounds; each measures both chains, alternating which goes first")
 	f.IntVar(&o.InFlight, "in-flight", bench.DefaultInFlight, "calls in flight during the throughput phases")
 	f.BoolVar(&asJSON, "json", false, "print exactly one JSON object on stdout instead of the table")
+	f.BoolVar(&o.Observed, "observed", false, "also measure the a2abus chain with metrics and tracing on (every span sampled) and print its ratio to the chain with them off")
+	f.BoolVar(&o.ObservedMetricsOnly, "observed-metrics-only", false, "with --observed: metrics on, tracing off (the cost of the metrics alone)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	return cmd
 }

@@ -14,15 +14,15 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/agents/research"
 	"github.com/a2abus/a2abus/internal/agents/sample"
-	"github.com/a2abus/a2abus/internal/backends"
+	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/tools"
 )
 
@@ -30,7 +30,7 @@ import (
 // caller in one process, on the embedded bus and memory unless --amqp-url /
 // --redis-url point at real servers.
 func newDemoCmd(c *cli) *cobra.Command {
-	return &cobra.Command{
+	return cliutil.SetProfile(&cobra.Command{
 		Use:   "demo",
 		Short: "Run SampleAgent and ResearchAgent in this process, invoke them and show every step",
 		Long: "Starts SampleAgent and ResearchAgent and a caller in one process, invokes them, and shows the\n" +
@@ -38,39 +38,37 @@ func newDemoCmd(c *cli) *cobra.Command {
 			"the conversation and the result fetched back, as an LLM would with get_from_working_memory.\n" +
 			"Runs on the embedded bus and memory (no servers needed); with --amqp-url and --redis-url the\n" +
 			"same demo runs on RabbitMQ and Redis.",
+		Example: "  a2abus demo\n" +
+			"  a2abus demo --amqp-url amqp://guest:guest@127.0.0.1:5672/ --redis-url redis://127.0.0.1:6379/0",
 		Args: cobra.NoArgs,
 		RunE: c.withConfig(runDemo),
-	}
+	}, cliutil.Demo)
 }
 
 func runDemo(ctx context.Context, e *env, _ []string) error {
 	cfg := e.Config
 	log := e.Log
-	b, err := backends.Bus(ctx, cfg.Bus, "a2abus-demo", log)
+	n, err := e.OpenNode(ctx, "a2abus-demo")
 	if err != nil {
 		return err
 	}
-	m, err := backends.Memory(ctx, cfg.Redis, log)
-	if err != nil {
-		_ = b.Close()
-		return err
-	}
-	d := &demo{out: e.Out, mem: m}
+	d := &demo{out: e.Out, mem: n.Memory}
 	where := "embedded in-process bus and memory (no servers)"
 	if !cfg.Bus.Embedded() || !cfg.Redis.Embedded() {
 		where = fmt.Sprintf("bus %s, memory %s", describe(cfg.Bus.Embedded(), "RabbitMQ"), describe(cfg.Redis.Embedded(), "Redis"))
 	}
 	d.printf("a2abus demo on the %s\n\n", where)
 
+	// Everything is assembled as `a2abus serve` and `a2abus invoke` assemble
+	// it: the configured guard, limits, timeouts and announce secret apply.
 	runCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
 		stop()
 		wg.Wait()
-		_ = backends.CloseAll(b, m)
+		_ = n.Close()
 	}()
-	demoCaller, err := caller.New(caller.Options{Name: "DemoCaller", Bus: b, Memory: m, ResultTTL: cfg.Memory.ResultTTL,
-		SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth, Logger: log})
+	demoCaller, err := n.Caller("DemoCaller", nil)
 	if err != nil {
 		return err
 	}
@@ -84,15 +82,15 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 		}()
 	}
 	start("caller", demoCaller.Run)
-	sampleAgent, err := newDemoAgent(b, sample.Card("SampleAgent"), log, func(a *agent.Agent) error { return sample.Register(a, demoCaller) })
+	sampleAgent, err := newDemoAgent(n, sample.Card("SampleAgent"), func(a *agent.Agent) error { return sample.Register(a, demoCaller) })
 	if err != nil {
 		return err
 	}
-	researchAgent, err := newDemoAgent(b, research.Card(), log, func(a *agent.Agent) error { return research.Register(a, cfg.Research.DocsDir) })
+	researchAgent, err := newDemoAgent(n, research.Card(), func(a *agent.Agent) error { return research.Register(a, cfg.Research.DocsDir) })
 	if err != nil {
 		return err
 	}
-	dir, err := backends.Directory(cfg, b, false, log)
+	dir, err := n.Directory(node.Lister)
 	if err != nil {
 		return err
 	}
@@ -101,7 +99,7 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 	start("ResearchAgent", researchAgent.Run)
 
 	session := "demo-" + uuid.NewString()[:8]
-	toolSet, err := tools.New(tools.Deps{Caller: demoCaller, Agents: tools.DirectoryLister{Directory: dir}, Resolver: dir, Memory: m, SessionID: session})
+	toolSet, err := tools.New(tools.Deps{Caller: demoCaller, Agents: tools.DirectoryLister{Directory: dir}, Resolver: dir, Memory: n.Memory, SessionID: session})
 	if err != nil {
 		return err
 	}
@@ -127,7 +125,7 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 			return err
 		}
 	}
-	turns, err := m.Turns(runCtx, session, 0, 0)
+	turns, err := n.Memory.Turns(runCtx, session, 0, 0)
 	if err != nil {
 		return err
 	}
@@ -135,13 +133,16 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 	for _, t := range turns {
 		d.printf("  #%d [%s] %s\n", t.Seq, t.Role, t.Content)
 	}
-	history, err := caller.History(runCtx, m, session)
+	history, err := caller.History(runCtx, n.Memory, session)
 	if err != nil {
 		return err
 	}
 	d.printf("\nIts call history (a2abus history %s):\n", session)
 	if d.err == nil {
 		d.err = printHistory(d.out, history)
+	}
+	if d.err == nil { // the seed 001 business case through the Orchestrator (docs/workflows.md)
+		d.err = demoWorkflow(runCtx, n, demoCaller, d.out, start)
 	}
 	return d.err
 }
@@ -153,8 +154,9 @@ func describe(embedded bool, real string) string {
 	return real
 }
 
-func newDemoAgent(b bus.Bus, card a2a.AgentCard, log *zap.Logger, register func(*agent.Agent) error) (*agent.Agent, error) {
-	a, err := agent.New(agent.Options{Card: card, Bus: b, StopTimeout: 5 * time.Second, Logger: log})
+// newDemoAgent assembles the agent of card and registers its skills.
+func newDemoAgent(n *node.Node, card a2a.AgentCard, register func(*agent.Agent) error) (*agent.Agent, error) {
+	a, err := n.Agent(card)
 	if err != nil {
 		return nil, err
 	}
@@ -198,12 +200,12 @@ func (d *demo) listAgents(ctx context.Context, dir *directory.Directory) error {
 	if err != nil {
 		return err
 	}
-	var agents []tools.AgentInfo
-	if err := json.Unmarshal(raw, &agents); err != nil {
+	var list tools.AgentList
+	if err := json.Unmarshal(raw, &list); err != nil {
 		return err
 	}
 	d.printf("0. list_known_agents() — what the directory tells an LLM:\n")
-	for _, a := range agents {
+	for _, a := range list.Agents {
 		var skills []string
 		for _, s := range a.Skills {
 			skills = append(skills, s.ID)

@@ -26,7 +26,8 @@ func newHistoryCmd(c *cli) *cobra.Command {
 		Long: "Print the call history of a session from working memory: every call made in it, by any caller,\n" +
 			"with its outcome (SUCCESS, PARTIAL, ERROR, TIMEOUT, or REFUSED before it was sent), oldest first.\n" +
 			"Entries expire with the results (memory.result_ttl); error messages are stored redacted.",
-		Args: cobra.ExactArgs(1),
+		Example: "  a2abus history s1\n  a2abus history s1 --json | jq -r '.[] | select(.status != \"SUCCESS\") | .code'",
+		Args:    cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			if err := memory.ValidateSessionID(args[0]); err != nil {
 				return err

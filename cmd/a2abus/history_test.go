@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -16,11 +17,11 @@ import (
 
 func TestHistoryOnEmbeddedMemoryIsEmpty(t *testing.T) {
 	isolate(t, "")
-	code, out, errOut := runCLI(t, "history", "s1")
+	code, out, errOut := runCLI(t, "history", "s1", "--embedded")
 	if code != 0 || out != "session s1 has no call history\n" || !strings.Contains(errOut, "embedded in-process store") {
 		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
-	code, out, _ = runCLI(t, "history", "s1", "--json")
+	code, out, _ = runCLI(t, "history", "s1", "--json", "--embedded")
 	if code != 0 || strings.TrimSpace(out) != "[]" {
 		t.Fatalf("--json: exit %d: %q", code, out)
 	}
@@ -46,7 +47,7 @@ func TestHistoryAgainstRealServers(t *testing.T) {
 	earlier := time.Now().Add(-time.Minute).UTC()
 	done := caller.HistoryEntry{Time: earlier.Add(1500 * time.Millisecond), CreatedAt: earlier, TaskID: uuid.NewString(),
 		SessionID: session, Caller: "Planner", Target: "Researcher", Skill: "research", Status: "ERROR",
-		State: a2a.StateFailed, Code: a2a.CodeExecutionFailed, Error: "token=xxxxx", DurationMs: 1500, Late: true}
+		State: a2a.TaskStateFailed, Code: a2a.CodeExecutionFailed, Error: "token=xxxxx", DurationMs: 1500, Late: true}
 	b, _ := json.Marshal(done)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -55,7 +56,7 @@ func TestHistoryAgainstRealServers(t *testing.T) {
 	}
 
 	code, _, errOut := runCLI(t, "invoke", callerName, "echo", "hi", "--session", session, "--directory-wait", "0")
-	if code != 1 || !strings.Contains(errOut, "CYCLE_DETECTED") {
+	if code != cliutil.ExitRefused || !strings.Contains(errOut, "CYCLE_DETECTED") {
 		t.Fatalf("self-call: exit %d: %s", code, errOut)
 	}
 

@@ -6,22 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/directory"
-	"github.com/a2abus/a2abus/internal/backends"
+	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/node"
 )
-
-// exitTaskFailed is the exit code of `invoke --wait` when the task failed or timed out.
-const exitTaskFailed = 2
 
 type invokeFlags struct {
 	input, session, callerName, priority string
@@ -36,9 +32,16 @@ func newInvokeCmd(c *cli) *cobra.Command {
 		Use:   "invoke AGENT SKILL TEXT",
 		Short: "Invoke an agent's skill; print the task id and memory key, or wait for the result",
 		Long: "Publishes a task to agent.task.AGENT and prints its task id and the memory key its result will be\n" +
-			"stored under. With --wait it shows status updates on stderr as they arrive and prints the result on\n" +
-			"stdout: exit 0 when the task completed, 2 when it failed or timed out (the error code is printed).",
-		Args: cobra.ExactArgs(3),
+			"stored under. With --wait it shows status updates on stderr as they arrive — on a terminal one live line\n" +
+			"with the elapsed time, and a note when the task waits in a queue no agent consumes — and prints the\n" +
+			"result on stdout. Exit 0 when the task completed, 2 when it failed or timed out (the error code is\n" +
+			"printed), 3 when the call was refused before publishing (AGENT_NOT_FOUND, SKILL_NOT_SUPPORTED,\n" +
+			"INVALID_INPUT, FORBIDDEN, RATE_LIMITED, ...: no task exists), 1 for any other failure.",
+		Example: "  a2abus invoke SampleAgent echo hello --wait\n" +
+			"  a2abus invoke SampleAgent npv 'NPV please' --input '{\"cash_flows\":[-100,60,60],\"discount_rate\":0.1}' --wait --json\n" +
+			"  a2abus invoke ResearchAgent research 'how does KEDA scale jobs' --session s1   # then: a2abus wait TASK",
+		Args:              cobra.ExactArgs(3),
+		ValidArgsFunction: c.completeAgentSkill,
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			return runInvoke(ctx, e, f, args[0], args[1], args[2])
 		}),
@@ -52,9 +55,10 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	fl.BoolVar(&f.wait, "wait", false, "wait for the result, showing status updates on stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fl.BoolVar(&f.noNestedCalls, "no-nested-calls", false, "forbid the agent to call other agents for this task (they are refused with FORBIDDEN)")
-	fl.BoolVar(&f.stream, "stream", false, "ask the agent for status updates without --wait, for a later `a2abus wait TASK` (--wait always asks)")
+	fl.BoolVar(&f.stream, "stream", false, "ask the agent to send status updates (--wait always does): a later \"a2abus wait TASK\" shows those that arrive while it waits")
 	fl.DurationVar(&f.directoryWait, "directory-wait", time.Second,
 		"how long an agent the directory does not know yet may take to announce itself before the call is refused (0: do not check the directory)")
+	_ = cmd.RegisterFlagCompletionFunc("priority", cobra.FixedCompletions([]string{"high", "normal", "low"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -77,34 +81,41 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 	if cfg.Bus.Embedded() && !f.wait {
 		fmt.Fprintln(e.Err, "a2abus: note: on the embedded bus the task lives only in this process; set bus.url (--amqp-url) to reach running agents")
 	}
-	cl, closeAll, err := openCaller(ctx, e, f.directoryWait)
+	oc, err := openCaller(ctx, e, f.directoryWait)
 	if err != nil {
 		return err
 	}
-	defer closeAll()
+	defer oc.closeAll()
 	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, Timeout: f.timeout, Priority: prio, Stream: f.stream}
 	if f.noNestedCalls {
 		req.AllowNestedCalls = new(false)
 	}
 	if !f.wait {
-		inv, err := cl.Invoke(ctx, req)
+		inv, err := oc.cl.Invoke(ctx, req)
 		if err != nil {
-			return err
+			return cliutil.Refused(err)
 		}
 		return printInvocation(e.Out, inv, f.asJSON)
 	}
-	go func() { _ = cl.Run(ctx) }()
-	return awaitOutcome(e, f.asJSON, func(onStatus caller.StatusFunc) (*caller.Outcome, error) {
-		return cl.Call(ctx, req, onStatus)
+	go func() { _ = oc.cl.Run(ctx) }()
+	return awaitOutcome(e, f.asJSON, target+"."+skill, func(p *progress) (*caller.Outcome, error) {
+		if qi, ok := oc.node.Bus.(queueInspector); ok {
+			watchCtx, stop := context.WithCancel(ctx)
+			watched := make(chan struct{})
+			go func() { defer close(watched); watchQueue(watchCtx, qi, oc.canonical(target, skill), p) }()
+			defer func() { stop(); <-watched }()
+		}
+		out, err := oc.cl.Call(ctx, req, p.print)
+		return out, cliutil.Refused(err) // Call's errors come before its publish, or with ctx
 	})
 }
 
-// awaitOutcome runs wait with status updates shown on stderr, prints the
+// awaitOutcome runs wait with its progress shown on stderr, prints the
 // outcome and turns a failed task into exit code 2.
-func awaitOutcome(e *env, asJSON bool, wait func(caller.StatusFunc) (*caller.Outcome, error)) error {
-	progress := newStatusPrinter(e.Err)
-	out, err := wait(progress.print)
-	progress.done()
+func awaitOutcome(e *env, asJSON bool, what string, wait func(*progress) (*caller.Outcome, error)) error {
+	p := newProgress(e.Err, what)
+	out, err := wait(p)
+	p.close()
 	if err != nil {
 		return err
 	}
@@ -112,7 +123,7 @@ func awaitOutcome(e *env, asJSON bool, wait func(caller.StatusFunc) (*caller.Out
 		return err
 	}
 	if terr := out.Err(); terr != nil {
-		return &exitError{code: exitTaskFailed, err: terr}
+		return taskFailed(terr)
 	}
 	return nil
 }
@@ -123,54 +134,60 @@ func openCallerNamed(ctx context.Context, e *env, name string) (*caller.Caller, 
 	if name != "" {
 		e.Config.Caller.Name = name
 	}
-	return openCaller(ctx, e, 0)
+	oc, err := openCaller(ctx, e, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return oc.cl, oc.closeAll, nil
 }
 
-// openCaller opens the configured backends and a caller on them; closeAll
-// closes the caller, then the bus and memory. With directoryWait > 0 a
-// directory runs beside the caller and vets every target, giving agents not
-// known yet that long to answer its discovery query.
-func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*caller.Caller, func(), error) {
-	cfg := e.Config
-	b, err := backends.Bus(ctx, cfg.Bus, "a2abus-"+cfg.Caller.Name, e.Log)
-	if err != nil {
-		return nil, nil, err
+// openedCaller is a caller, the node it runs on and the directory that vets
+// its targets (nil when none does).
+type openedCaller struct {
+	cl       *caller.Caller
+	node     *node.Node
+	dir      *directory.Directory
+	closeAll func()
+}
+
+// canonical is target as the directory spells it (the name of its task
+// queue), target itself when no directory knows it.
+func (oc *openedCaller) canonical(target, skill string) string {
+	if oc.dir != nil {
+		if name, err := oc.dir.Resolve(context.Background(), target, skill); err == nil {
+			return name
+		}
 	}
-	m, err := backends.Memory(ctx, cfg.Redis, e.Log)
+	return target
+}
+
+// openCaller assembles the configuration's caller (caller.name) on its
+// node; closeAll closes the caller, the directory and the node, in that
+// order. With directoryWait > 0 a directory runs beside the caller and vets
+// every target, giving agents not known yet that long to answer its
+// discovery query.
+func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*openedCaller, error) {
+	n, err := e.OpenNode(ctx, "a2abus-"+e.Config.Caller.Name)
 	if err != nil {
-		_ = b.Close()
-		return nil, nil, err
-	}
-	g, err := backends.Guard(cfg, e.Log) // policy and limits of this caller's calls
-	if err != nil {
-		_ = backends.CloseAll(b, m)
-		return nil, nil, err
+		return nil, err
 	}
 	var resolver caller.Resolver
+	var dir *directory.Directory
 	stopDirectory := func() {}
 	if directoryWait > 0 {
-		d, err := backends.VettingDirectory(cfg, b, e.Log)
+		d, stop, err := n.StartDirectory(ctx, node.Vetter)
 		if err != nil {
-			_ = backends.CloseAll(b, m)
-			return nil, nil, err
+			return nil, errors.Join(err, n.Close())
 		}
-		dctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); _ = d.Run(dctx) }()
-		stopDirectory = func() { cancel(); <-done }
-		resolver = directory.PatientResolver{Ctx: ctx, Directory: d, Wait: directoryWait}
+		stopDirectory, dir = stop, d
+		resolver = directory.PatientResolver{Directory: d, Wait: directoryWait}
 	}
-	cl, err := caller.New(caller.Options{
-		Name: cfg.Caller.Name, Bus: b, Memory: m, Resolver: resolver, Guard: g, ResultTTL: cfg.Memory.ResultTTL,
-		DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout, SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth,
-		Codec: a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}, Logger: e.Log,
-	})
+	cl, err := n.Caller(e.Config.Caller.Name, resolver)
 	if err != nil {
 		stopDirectory()
-		_ = backends.CloseAll(b, m)
-		return nil, nil, err
+		return nil, errors.Join(err, n.Close())
 	}
-	return cl, func() { _ = backends.CloseAll(cl); stopDirectory(); _ = backends.CloseAll(b, m) }, nil
+	return &openedCaller{cl: cl, node: n, dir: dir, closeAll: func() { _ = node.CloseAll(cl); stopDirectory(); _ = n.Close() }}, nil
 }
 
 func printInvocation(w io.Writer, inv caller.Invocation, asJSON bool) error {
@@ -223,55 +240,6 @@ func printOutcome(w io.Writer, out *caller.Outcome, asJSON bool) error {
 	return err
 }
 
-// statusPrinter shows status updates: one rewritten line with a spinner on a
-// terminal, plain lines otherwise.
-type statusPrinter struct {
-	w        io.Writer
-	terminal bool
-	mu       sync.Mutex
-	frame    int
-	shown    bool
-}
-
-func newStatusPrinter(w io.Writer) *statusPrinter {
-	p := &statusPrinter{w: w}
-	if f, ok := w.(*os.File); ok {
-		st, err := f.Stat()
-		p.terminal = err == nil && st.Mode()&os.ModeCharDevice != 0
-	}
-	return p
-}
-
-var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
-func (p *statusPrinter) print(st *a2a.TaskStatus) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	line := fmt.Sprintf("%s %s", st.Agent, strings.ToLower(strings.TrimPrefix(string(st.State), "TASK_STATE_")))
-	if st.Progress != nil {
-		line += fmt.Sprintf(" %3.0f%%", *st.Progress*100)
-	}
-	if t := a2a.MessageText(st.Message); t != "" {
-		line += ": " + t
-	}
-	if p.terminal {
-		p.frame++
-		fmt.Fprintf(p.w, "\r\033[K%s %s", spinner[p.frame%len(spinner)], line)
-		p.shown = true
-		return
-	}
-	fmt.Fprintf(p.w, "status: %s\n", line)
-}
-
-// done ends the spinner line.
-func (p *statusPrinter) done() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
-}
-
 // newWaitCmd builds `a2abus wait TASK`: wait for a task invoked earlier (by
 // this caller name, from any process) and print its outcome like invoke --wait.
 func newWaitCmd(c *cli) *cobra.Command {
@@ -283,6 +251,8 @@ func newWaitCmd(c *cli) *cobra.Command {
 		Short: "Wait for the outcome of a task invoked earlier and print it",
 		Long: "Handles the caller's responses (as one more replica of it) until TASK's outcome is stored, then\n" +
 			"prints it like invoke --wait: exit 0 when completed, 2 when it failed or timed out.",
+		Example: "  a2abus wait 0f9c2d7e-5b1a-4c3e-9d2f-7a8b6c5d4e3f\n" +
+			"  a2abus wait \"$(a2abus invoke SampleAgent sleep 3000 --json | jq -r .task_id)\" --json",
 		Args: cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			cl, closeAll, err := openCallerNamed(ctx, e, callerName)
@@ -296,8 +266,8 @@ func newWaitCmd(c *cli) *cobra.Command {
 				ctx, cancel = context.WithTimeout(ctx, timeout)
 				defer cancel()
 			}
-			return awaitOutcome(e, asJSON, func(onStatus caller.StatusFunc) (*caller.Outcome, error) {
-				return cl.Wait(ctx, args[0], onStatus)
+			return awaitOutcome(e, asJSON, "task "+args[0], func(p *progress) (*caller.Outcome, error) {
+				return cl.Wait(ctx, args[0], p.print)
 			})
 		}),
 	}
@@ -312,9 +282,10 @@ func newWaitCmd(c *cli) *cobra.Command {
 func newCancelCmd(c *cli) *cobra.Command {
 	var callerName string
 	cmd := &cobra.Command{
-		Use:   "cancel TASK",
-		Short: "Cancel a task invoked earlier: its handler's context is cancelled and it ends CANCELED",
-		Args:  cobra.ExactArgs(1),
+		Use:     "cancel TASK",
+		Short:   "Cancel a task invoked earlier: its handler's context is cancelled and it ends CANCELED",
+		Example: "  a2abus cancel 0f9c2d7e-5b1a-4c3e-9d2f-7a8b6c5d4e3f\n  a2abus cancel TASK --caller Planner",
+		Args:    cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			cl, closeAll, err := openCallerNamed(ctx, e, callerName)
 			if err != nil {

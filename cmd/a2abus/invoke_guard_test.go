@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/bus/rabbitmq"
+	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -15,13 +16,13 @@ import (
 // The configured policy refuses a call before anything is sent.
 func TestInvokeRefusedByPolicy(t *testing.T) {
 	cfg := isolate(t, "policy:\n  default: allow\n  rules:\n    - caller: Cli\n      deny: [\"Admin*\"]\n")
-	code, _, errOut := runCLI(t, "invoke", "AdminTool", "echo", "hi", "--directory-wait", "0", "--config", cfg)
-	if code != 1 || !strings.Contains(errOut, "FORBIDDEN: Cli may not call AdminTool") || !strings.Contains(errOut, `denies target "Admin*"`) {
+	code, _, errOut := runCLI(t, "invoke", "AdminTool", "echo", "hi", "--directory-wait", "0", "--config", cfg, "--embedded")
+	if code != cliutil.ExitRefused || !strings.Contains(errOut, "FORBIDDEN: Cli may not call AdminTool") || !strings.Contains(errOut, `denies target "Admin*"`) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	t.Setenv("A2ABUS_POLICY_DEFAULT", "deny")
-	code, _, errOut = runCLI(t, "invoke", "Other", "echo", "hi", "--directory-wait", "0", "--config", cfg)
-	if code != 1 || !strings.Contains(errOut, "policy.rules[0] (caller \"Cli\") allows no target and policy.default is deny") {
+	code, _, errOut = runCLI(t, "invoke", "Other", "echo", "hi", "--directory-wait", "0", "--config", cfg, "--embedded")
+	if code != cliutil.ExitRefused || !strings.Contains(errOut, "policy.rules[0] (caller \"Cli\") allows no target and policy.default is deny") {
 		t.Fatalf("default deny: exit %d: %s", code, errOut)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/a2abus/a2abus/bus/rabbitmq"
+	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -17,7 +18,7 @@ import (
 func TestInvokeWaitTimesOutOnEmbeddedBus(t *testing.T) {
 	isolate(t, "")
 	// Not checked against the directory: the task waits for an agent that never comes.
-	code, out, errOut := runCLI(t, "invoke", "Nobody", "echo", "hi", "--wait", "--timeout", "300ms", "--directory-wait", "0")
+	code, out, errOut := runCLI(t, "invoke", "Nobody", "echo", "hi", "--wait", "--timeout", "300ms", "--directory-wait", "0", "--embedded")
 	if code != exitTaskFailed || !strings.Contains(errOut, "TIMEOUT") || !strings.Contains(out, "state=failed") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
@@ -26,16 +27,16 @@ func TestInvokeWaitTimesOutOnEmbeddedBus(t *testing.T) {
 func TestInvokeRefusesWhatTheDirectoryDoesNotKnow(t *testing.T) {
 	isolate(t, "")
 	t.Setenv("A2ABUS_DIRECTORY_WELL_KNOWN_FILE", filepath.Join("..", "..", "well-known-agents.json"))
-	code, _, errOut := runCLI(t, "invoke", "SampleAgnet", "echo", "hi", "--directory-wait", "100ms")
-	if code != 1 || !strings.Contains(errOut, "AGENT_NOT_FOUND") || !strings.Contains(errOut, "SampleAgent") {
+	code, _, errOut := runCLI(t, "invoke", "SampleAgnet", "echo", "hi", "--directory-wait", "100ms", "--embedded")
+	if code != cliutil.ExitRefused || !strings.Contains(errOut, "AGENT_NOT_FOUND") || !strings.Contains(errOut, "SampleAgent") {
 		t.Fatalf("unknown agent: exit %d: %s", code, errOut)
 	}
-	code, _, errOut = runCLI(t, "invoke", "sampleagent", "translate", "hi", "--directory-wait", "100ms")
-	if code != 1 || !strings.Contains(errOut, "SKILL_NOT_SUPPORTED") || !strings.Contains(errOut, "echo") {
+	code, _, errOut = runCLI(t, "invoke", "sampleagent", "translate", "hi", "--directory-wait", "100ms", "--embedded")
+	if code != cliutil.ExitRefused || !strings.Contains(errOut, "SKILL_NOT_SUPPORTED") || !strings.Contains(errOut, "echo") {
 		t.Fatalf("unknown skill: exit %d: %s", code, errOut)
 	}
 	// A well-known agent that is not running is accepted: its task waits for it.
-	code, out, errOut := runCLI(t, "invoke", "researchagent", "research", "what is KEDA", "--directory-wait", "100ms")
+	code, out, errOut := runCLI(t, "invoke", "researchagent", "research", "what is KEDA", "--directory-wait", "100ms", "--embedded")
 	if code != 0 || !strings.Contains(out, "/a2a/ResearchAgent/") {
 		t.Fatalf("well-known agent: exit %d: %s %s", code, out, errOut)
 	}
@@ -44,13 +45,14 @@ func TestInvokeRefusesWhatTheDirectoryDoesNotKnow(t *testing.T) {
 func TestInvokeBadArguments(t *testing.T) {
 	isolate(t, "")
 	cases := [][]string{
-		{"invoke", "a.b", "echo", "x"},
+		{"invoke", "a.b", "echo", "x", "--directory-wait", "0"},
 		{"invoke", "A", "echo", "x", "--input", "{"},
 		{"invoke", "A", "echo", "x", "--priority", "urgent"},
 		{"invoke", "A", "echo"},
 		{"conversation", "show", "../x"},
 	}
 	for _, args := range cases {
+		args = append(args, "--embedded")
 		if code, _, errOut := runCLI(t, args...); code != 1 || !strings.HasPrefix(errOut, "a2abus: ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/a2abus/a2abus/internal/testenv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2abus/a2abus/internal/testenv"
 
 	"github.com/a2abus/a2abus/config"
 )
@@ -71,19 +72,37 @@ func TestConfigCheckHidesSecrets(t *testing.T) {
 	p := isolate(t, "redis:\n  password: from-file-secret\n")
 	t.Setenv("A2ABUS_REDIS_URL", "redis://agent:env-secret@cache:6379/0")
 	t.Setenv("A2ABUS_DIRECTORY_ANNOUNCE_SECRET", "announce-env-secret")
+	t.Setenv("A2ABUS_LLM_API_KEY", "sk-llm-env-secret")
+	t.Setenv("A2ABUS_LLM_BASE_URL", "http://127.0.0.1:11434/v1")
+	t.Setenv("A2ABUS_LLM_MODEL", "llama3.1")
 	code, out, errOut := runCLI(t, "config", "check", "--config", p, "--amqp-url", "amqps://u:flag-secret@rabbit/")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	for _, secret := range []string{"from-file-secret", "env-secret", "flag-secret", "announce-env-secret"} {
+	for _, secret := range []string{"from-file-secret", "env-secret", "flag-secret", "announce-env-secret", "sk-llm-env-secret"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("output shows %q:\n%s", secret, out)
 		}
 	}
-	for _, want := range []string{"url: amqps://u:xxxxx@rabbit/", "url: redis://agent:xxxxx@cache:6379/0", "password: xxxxx", "announce_secret: xxxxx"} {
+	for _, want := range []string{"url: amqps://u:xxxxx@rabbit/", "url: redis://agent:xxxxx@cache:6379/0", "password: xxxxx", "announce_secret: xxxxx", "api_key: xxxxx"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestConfigCheckWarns: a bus on the shared guest user (development) works
+// as before, and config check says identities are not enforced, as a
+// comment that keeps the output loadable.
+func TestConfigCheckWarns(t *testing.T) {
+	p := isolate(t, "")
+	code, out, errOut := runCLI(t, "config", "check", "--config", p, "--amqp-url", "amqp://guest:guest@rabbit:5672/")
+	if code != 0 || !strings.Contains(out, "# warning: bus.url connects as the shared broker user \"guest\"") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+	code, out, _ = runCLI(t, "config", "check", "--config", p, "--amqp-url", "amqp://sampleagent:pw@127.0.0.1:5672/") // local: no TLS warning either
+	if code != 0 || strings.Contains(out, "# warning:") {
+		t.Fatalf("exit %d, a per-agent user warned:\n%s", code, out)
 	}
 }
 
@@ -143,4 +162,10 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want non-zero and one a2abus: error", args, code, errOut)
 		}
 	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.RemoveBuilds()
+	os.Exit(code)
 }

@@ -10,13 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/a2abus/a2abus/internal/backends"
 	"github.com/a2abus/a2abus/memory"
 )
 
 // withMemory opens the configured working memory for body and closes it after.
 func withMemory(ctx context.Context, e *env, body func(memory.Memory) error) error {
-	m, err := backends.Memory(ctx, e.Config.Redis, e.Log)
+	m, err := e.OpenMemory(ctx)
 	if err != nil {
 		return err
 	}
@@ -29,11 +28,14 @@ func withMemory(ctx context.Context, e *env, body func(memory.Memory) error) err
 
 // newMemoryCmd builds `a2abus memory get KEY` and `a2abus memory list PREFIX`.
 func newMemoryCmd(c *cli) *cobra.Command {
-	cmd := &cobra.Command{Use: "memory", Short: "Read working memory", Args: cobra.NoArgs}
+	cmd := &cobra.Command{Use: "memory", Short: "Read working memory", Args: cobra.NoArgs,
+		Example: "  a2abus memory list session/s1/\n  a2abus memory get session/s1/a2a/SampleAgent/TASK"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "get KEY",
 		Short: "Print the value stored under KEY (JSON pretty-printed)",
-		Args:  cobra.ExactArgs(1),
+		Example: "  a2abus memory get session/s1/a2a/SampleAgent/0f9c2d7e-5b1a-4c3e-9d2f-7a8b6c5d4e3f\n" +
+			"  a2abus memory get \"$(a2abus invoke SampleAgent echo hi --wait --json | jq -r .memory_key)\"",
+		Args: cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			return withMemory(ctx, e, func(m memory.Memory) error {
 				v, err := m.Get(ctx, args[0])
@@ -54,9 +56,10 @@ func newMemoryCmd(c *cli) *cobra.Command {
 	})
 	var asJSON bool
 	list := &cobra.Command{
-		Use:   "list PREFIX",
-		Short: "List the keys starting with PREFIX, with their remaining TTL",
-		Args:  cobra.ExactArgs(1),
+		Use:     "list PREFIX",
+		Short:   "List the keys starting with PREFIX, with their remaining TTL",
+		Example: "  a2abus memory list session/s1/\n  a2abus memory list session/ --json",
+		Args:    cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			return withMemory(ctx, e, func(m memory.Memory) error {
 				keys, err := m.List(ctx, args[0])
@@ -101,12 +104,14 @@ func newMemoryCmd(c *cli) *cobra.Command {
 
 // newConversationCmd builds `a2abus conversation show SESSION`.
 func newConversationCmd(c *cli) *cobra.Command {
-	cmd := &cobra.Command{Use: "conversation", Short: "Read session conversations", Args: cobra.NoArgs}
+	cmd := &cobra.Command{Use: "conversation", Short: "Read session conversations", Args: cobra.NoArgs,
+		Example: "  a2abus conversation show s1"}
 	var asJSON bool
 	show := &cobra.Command{
-		Use:   "show SESSION",
-		Short: "Print the turns of a session's conversation, notifications included",
-		Args:  cobra.ExactArgs(1),
+		Use:     "show SESSION",
+		Short:   "Print the turns of a session's conversation, notifications included",
+		Example: "  a2abus conversation show s1\n  a2abus conversation show s1 --json | jq -r '.[].content'",
+		Args:    cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			if err := memory.ValidateSessionID(args[0]); err != nil {
 				return err

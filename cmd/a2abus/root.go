@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/config"
-	"github.com/a2abus/a2abus/internal/logging"
+	"github.com/a2abus/a2abus/internal/cliutil"
 )
 
 // cli is the state shared by the commands of one run: the output streams and
@@ -19,14 +16,12 @@ type cli struct {
 	configFile     string
 }
 
-// env is what a command body that needs the configuration receives.
+// env is what a command body that needs the configuration receives: the
+// resolved configuration (Config, File, Log, Origins) and what opens its
+// servers with a one-line error when one cannot be reached (OpenNode,
+// OpenBusNode, OpenBus, OpenMemory).
 type env struct {
-	// Config is the resolved and validated configuration.
-	Config *config.Config
-	// File is the configuration file that was read, "" when none was.
-	File string
-	// Log writes to standard error in the configured level and format.
-	Log *zap.Logger
+	*cliutil.Loaded
 	// Out is the command's standard output.
 	Out io.Writer
 	// Err is the command's standard error (progress, notes).
@@ -45,20 +40,26 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "a2abus",
 		Short: "Let AI agents call each other over RabbitMQ, with Redis as working memory",
 		Long: "a2abus lets AI agents invoke each other by name and skill over a message bus.\n" +
-			"With no bus.url and no redis.url it runs on an embedded in-process bus and memory.",
+			"With no bus.url and no redis.url, commands use the local servers (" + cliutil.LocalAMQPURL + ",\n" +
+			cliutil.LocalRedisURL + "); demo, and any command given --embedded, an embedded in-process bus and memory.\n" +
+			"Exit codes: 0 ok, 1 usage, configuration or other failure, 2 the task failed, 3 the call was refused before\n" +
+			"publishing (AGENT_NOT_FOUND, SKILL_NOT_SUPPORTED, INVALID_INPUT, FORBIDDEN, ...). With --json a failure is\n" +
+			"also printed on stdout as {\"error\":{\"code\":...,\"message\":...,\"exit_code\":...}}.",
+		Example: "  a2abus serve --agent SampleAgent &\n" +
+			"  a2abus invoke SampleAgent echo hello --wait\n" +
+			"  a2abus demo\n" +
+			"  source <(a2abus completion bash)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	pf := root.PersistentFlags()
-	pf.StringVar(&c.configFile, "config", "", "configuration file (default: "+config.FileName+" in the working directory, then /etc/a2abus/, if present)")
-	config.AddFlags(pf)
+	cliutil.AddConfigFlags(root.PersistentFlags(), &c.configFile)
 	root.AddCommand(
-		newVersionCmd(c),
+		cliutil.NewVersionCmd("a2abus", version, commit),
 		newConfigCmd(c),
 		newTopologyCmd(c),
-		newBenchCmd(c),
+		cliutil.SetProfile(newBenchCmd(c), cliutil.AsConfigured), // it names its servers itself
 		newInvokeCmd(c),
 		newWaitCmd(c),
 		newCancelCmd(c),
@@ -69,29 +70,34 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newMemoryCmd(c),
 		newConversationCmd(c),
 		newHistoryCmd(c),
+		newChatCmd(c),
+		cliutil.SetProfile(newMCPCmd(c), cliutil.Daemon),
+		newConformanceCmd(c),
+		newWorkflowCmd(c),
+		newConverseCmd(c),
+		newAccessCmd(c),
+		newKeysCmd(c),
 	)
+	addCompletion(root)
 	return root
 }
 
 // withConfig adapts body to cobra: it loads the configuration (file, A2ABUS_*
-// environment, the flags of cmd), builds the logger, runs body and flushes
+// environment, the flags of cmd; cliutil.LoadConfig), runs body and flushes
 // the logger. A bad configuration stops here, before body runs.
 func (c *cli) withConfig(body runFunc) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		file, err := config.LoadOptions{File: c.configFile}.ResolveFile()
+		l, err := cliutil.LoadConfig(cmd, c.configFile)
 		if err != nil {
 			return err
 		}
-		// The file is resolved: an empty SearchDirs stops Load searching again.
-		cfg, err := config.Load(config.LoadOptions{File: file, SearchDirs: []string{}, Flags: cmd.Flags()})
-		if err != nil {
-			return err
-		}
-		log, err := logging.NewTo(cfg.Log, c.stderr)
-		if err != nil {
-			return fmt.Errorf("build logger: %w", err)
-		}
-		defer func() { _ = log.Sync() }() // best effort: stderr may not support fsync
-		return body(cmd.Context(), &env{Config: cfg, File: file, Log: log, Out: c.stdout, Err: c.stderr}, args)
+		defer func() { _ = l.Log.Sync() }() // best effort: stderr may not support fsync
+		return body(cmd.Context(), &env{Loaded: l, Out: c.stdout, Err: c.stderr}, args)
 	}
 }
+
+// exitTaskFailed is the exit code of a command whose task failed or timed out.
+const exitTaskFailed = cliutil.ExitTaskFailed
+
+// taskFailed makes the command exit with exitTaskFailed, printing err.
+func taskFailed(err error) error { return cliutil.TaskFailed(err) }

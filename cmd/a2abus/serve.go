@@ -2,31 +2,84 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/a2abus/a2abus/internal/agents"
+	"github.com/a2abus/a2abus/internal/cliutil"
+	"github.com/a2abus/a2abus/pkg/execbridge"
 )
 
-// newServeCmd builds `a2abus serve --agent SampleAgent|ResearchAgent`.
+// newServeCmd builds `a2abus serve`: a reference agent (--agent), LLM agents
+// from YAML (--agent-file) or a process in any language (--exec).
 func newServeCmd(c *cli) *cobra.Command {
-	var kind string
+	var kind, agentFile, execLine, cardFile, workflowsDir string
 	var f *agents.Flags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run a reference agent (SampleAgent or ResearchAgent) until stopped",
+		Short: "Run an agent until stopped: SampleAgent, ResearchAgent, Primary, Orchestrator, the LLM agents of a file (--agent-file) or a process (--exec)",
 		Long: "Runs the agent on the configured bus: it consumes agent.task.<name>, answers cancel requests and\n" +
 			"stops gracefully on SIGINT/SIGTERM (in-flight tasks finish within agent.stop_timeout, the rest are\n" +
-			"requeued). With --ephemeral it exits 0 after --max-tasks tasks or --idle-timeout without one (KEDA jobs).",
+			"requeued). With --ephemeral it exits 0 after --max-tasks tasks or --idle-timeout without one (KEDA jobs).\n" +
+			"With --agent-file it runs the LLM-backed agents declared in YAML instead (docs/llm-agents.md); with\n" +
+			"--exec 'CMD ARGS' a process in any language speaking NDJSON on stdin/stdout (docs/ndjson.md).\n" +
+			"It logs JSON at info (log.level, log.format to change).",
+		Example: "  a2abus serve --agent SampleAgent\n" +
+			"  a2abus serve --agent ResearchAgent --docs ./docs --ephemeral --max-tasks 1 --idle-timeout 30s\n" +
+			"  a2abus serve --agent Orchestrator --workflows workflows/\n" +
+			"  a2abus serve --agent-file agents.d/\n" +
+			"  a2abus serve --exec 'python3 examples/python-stdio/agent.py'",
 		Args: cobra.NoArgs,
 	}
+	cliutil.SetProfile(cmd, cliutil.Daemon)
 	cmd.RunE = c.withConfig(func(ctx context.Context, e *env, _ []string) error {
 		if err := f.Apply(cmd.Flags(), e.Config); err != nil {
 			return err
 		}
-		return agents.Serve(ctx, e.Config, kind, f.Name(), e.Log)
+		if cmd.Flags().Changed("exec") {
+			return serveExec(ctx, cmd, e, execLine, cardFile, f.Name())
+		}
+		if cmd.Flags().Changed("card") {
+			return fmt.Errorf("--card describes the agent of --exec: give --exec with it")
+		}
+		if cmd.Flags().Changed("agent-file") {
+			if cmd.Flags().Changed("agent") || f.Name() != "" {
+				return fmt.Errorf("--agent-file declares its agents' names: give neither --agent nor --name with it")
+			}
+			return e.Explain(agents.ServeFile(ctx, e.Config, agentFile, e.Log))
+		}
+		if strings.EqualFold(kind, agents.KindOrchestrator) { // workflows (docs/workflows.md)
+			return e.Explain(agents.ServeOrchestrator(ctx, e.Config, f.Name(), workflowsDir, e.Log))
+		}
+		if cmd.Flags().Changed("workflows") {
+			return fmt.Errorf("--workflows is for --agent %s", agents.KindOrchestrator)
+		}
+		return e.Explain(agents.Serve(ctx, e.Config, kind, f.Name(), e.Log))
 	})
-	cmd.Flags().StringVar(&kind, "agent", agents.KindSample, "which agent to run: SampleAgent or ResearchAgent")
+	cmd.Flags().StringVar(&kind, "agent", agents.KindSample, "which agent to run: SampleAgent, ResearchAgent, Primary (the chat loop as an agent, skill chat; needs llm.*) or Orchestrator (workflows as skills)")
+	cmd.Flags().StringVar(&workflowsDir, "workflows", "", "Orchestrator: the folder of workflow YAML files it exposes as skills (default: the shipped ones); see docs/workflows.md")
+	cmd.Flags().StringVar(&agentFile, "agent-file", "", "run the LLM-backed agents declared in this YAML file, or in every .yaml file of this folder (agents.d); see docs/llm-agents.md")
+	cmd.Flags().StringVar(&execLine, "exec", "", "run this command (one string, split as a shell would) as the agent, speaking NDJSON on stdin/stdout; see docs/ndjson.md")
+	cmd.Flags().StringVar(&cardFile, "card", "", "with --exec: the agent's card (JSON, the well-known-agents.json shape) instead of the one the process sends first")
 	f = agents.AddFlags(cmd.Flags(), false)
+	_ = cmd.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions([]string{agents.KindSample, agents.KindResearch, agents.KindPrimary, agents.KindOrchestrator}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// serveExec runs `a2abus serve --exec CMD [--card FILE] [--name NAME]`.
+func serveExec(ctx context.Context, cmd *cobra.Command, e *env, line, cardFile, name string) error {
+	if cmd.Flags().Changed("agent") || cmd.Flags().Changed("agent-file") {
+		return fmt.Errorf("--exec runs its own agent: give neither --agent nor --agent-file with it")
+	}
+	opts := execbridge.Options{Command: line, Name: name}
+	if cmd.Flags().Changed("card") {
+		card, err := execbridge.LoadCard(cardFile)
+		if err != nil {
+			return err
+		}
+		opts.Card = card
+	}
+	return e.Explain(execbridge.Serve(ctx, e.Config, opts, e.Log))
 }

@@ -13,6 +13,12 @@ import (
 	"github.com/a2abus/a2abus/internal/cliutil"
 )
 
+// Set at build time: go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc1234".
+var (
+	version = "dev"
+	commit  = "dev"
+)
+
 func main() {
 	cliutil.TuneGC()
 	os.Exit(run(os.Args[1:], os.Stderr))
@@ -20,5 +26,5 @@ func main() {
 
 // run executes the command line args and returns the exit code.
 func run(args []string, stderr io.Writer) int {
-	return cliutil.Execute(agents.ResearchCommand(), args, stderr)
+	return cliutil.Execute(agents.ResearchCommand(version, commit), args, stderr)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"github.com/a2abus/a2abus/internal/testenv"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,7 @@ func TestOneShotExitsCleanlyWhenIdle(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	// On the embedded bus nobody can send it a task: it idles out and exits 0.
-	if c := run([]string{"--docs", docs, "--idle-timeout", "50ms"}, &stderr); c != 0 {
+	if c := run([]string{"--embedded", "--docs", docs, "--idle-timeout", "50ms"}, &stderr); c != 0 {
 		t.Fatalf("exit %d:\n%s", c, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), `"ephemeral":true`) {
@@ -32,5 +33,23 @@ func TestFailureExitsOneWithPrefix(t *testing.T) {
 	var stderr bytes.Buffer
 	if c := run([]string{"--config", filepath.Join(t.TempDir(), "missing.yaml")}, &stderr); c != 1 || !strings.HasPrefix(stderr.String(), "research-agent: config: read file") {
 		t.Fatalf("exit %d, stderr %q", c, stderr.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	isolate(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	var stderr bytes.Buffer
+	c := run([]string{"version"}, &stderr)
+	os.Stdout = saved
+	_ = w.Close()
+	out, _ := io.ReadAll(r)
+	if c != 0 || !strings.HasPrefix(string(out), "research-agent dev (commit dev, go") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", c, out, stderr.String())
 	}
 }

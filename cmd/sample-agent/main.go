@@ -12,6 +12,12 @@ import (
 	"github.com/a2abus/a2abus/internal/cliutil"
 )
 
+// Set at build time: go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc1234".
+var (
+	version = "dev"
+	commit  = "dev"
+)
+
 func main() {
 	cliutil.TuneGC()
 	os.Exit(run(os.Args[1:], os.Stderr))
@@ -19,5 +25,5 @@ func main() {
 
 // run executes the command line args and returns the exit code.
 func run(args []string, stderr io.Writer) int {
-	return cliutil.Execute(agents.SampleCommand(), args, stderr)
+	return cliutil.Execute(agents.SampleCommand(version, commit), args, stderr)
 }

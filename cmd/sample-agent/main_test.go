@@ -1,52 +1,32 @@
 package main
 
 import (
-	"bytes"
-	"github.com/a2abus/a2abus/internal/testenv"
+	"io"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2abus/a2abus/internal/testenv"
 )
-
-// syncBuffer is a bytes.Buffer safe for the logger and the test at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func isolate(t *testing.T) { testenv.IsolateConfig(t, "") }
 
 func TestSIGTERMStopsGracefully(t *testing.T) {
 	isolate(t)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	code := make(chan int, 1)
-	go func() { code <- run([]string{"--name", "SignalTest"}, &stderr) }()
+	go func() { code <- run([]string{"--embedded", "--name", "SignalTest"}, &stderr) }()
 
-	deadline := time.After(10 * time.Second)
-	for !strings.Contains(stderr.String(), "agent started") {
+	testenv.Eventually(t, "the agent started", func() bool {
 		select {
 		case c := <-code:
 			t.Fatalf("exited %d before starting:\n%s", c, stderr.String())
-		case <-deadline:
-			t.Fatalf("never started:\n%s", stderr.String())
-		case <-time.After(10 * time.Millisecond):
+		default:
 		}
-	}
+		return strings.Contains(stderr.String(), "agent started")
+	}, testenv.Explain(stderr.String))
 	// The signal handler is installed before the command runs.
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -63,8 +43,37 @@ func TestSIGTERMStopsGracefully(t *testing.T) {
 
 func TestFailureExitsOneWithPrefix(t *testing.T) {
 	isolate(t)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	if c := run([]string{"--max-tasks", "0"}, &stderr); c != 1 || stderr.String() != "sample-agent: --max-tasks must be at least 1, got 0\n" {
 		t.Fatalf("exit %d, stderr %q", c, stderr.String())
 	}
+}
+
+func TestVersion(t *testing.T) {
+	isolate(t)
+	var stderr testenv.Buffer
+	stdout := captureStdout(t, func() {
+		if c := run([]string{"version"}, &stderr); c != 0 {
+			t.Fatalf("exit %d: %s", c, stderr.String())
+		}
+	})
+	if !strings.HasPrefix(stdout, "sample-agent dev (commit dev, go") {
+		t.Fatalf("stdout %q", stdout)
+	}
+}
+
+// captureStdout returns what f writes on os.Stdout (run writes there).
+func captureStdout(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	defer func() { os.Stdout = saved }()
+	f()
+	_ = w.Close()
+	b, _ := io.ReadAll(r)
+	return string(b)
 }

@@ -44,42 +44,59 @@ func AddFlags(fs *pflag.FlagSet, oneShot bool) *Flags {
 func (f *Flags) Name() string { return f.name }
 
 // SampleCommand is the root command of cmd/sample-agent: SampleAgent, always
-// on unless --ephemeral, named by --name.
-func SampleCommand() *cobra.Command { return newCommand(KindSample) }
+// on unless --ephemeral, named by --name; `sample-agent version` prints
+// version and commit.
+func SampleCommand(version, commit string) *cobra.Command {
+	return newCommand(KindSample, version, commit)
+}
 
 // ResearchCommand is the root command of cmd/research-agent: ResearchAgent,
-// one-shot unless --ephemeral=false, searching --docs.
-func ResearchCommand() *cobra.Command { return newCommand(KindResearch) }
+// one-shot unless --ephemeral=false, searching --docs; `research-agent
+// version` prints version and commit.
+func ResearchCommand(version, commit string) *cobra.Command {
+	return newCommand(KindResearch, version, commit)
+}
 
 // newCommand builds the root command of kind's main. Both mains take
-// a2abus's configuration flags and file, and the overrides of Flags.
-func newCommand(kind string) *cobra.Command {
+// a2abus's configuration flags and file, and the overrides of Flags; they
+// run as cliutil.Daemon (the local servers when bus.url / redis.url are
+// unset, JSON logs at info).
+func newCommand(kind, version, commit string) *cobra.Command {
 	var configFile string
 	cmd := &cobra.Command{
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	cmd.CompletionOptions.DisableDefaultCmd = true
+	cliutil.SetProfile(cmd, cliutil.Daemon)
 	cliutil.AddConfigFlags(cmd.PersistentFlags(), &configFile)
 	switch kind {
 	case KindSample:
 		cmd.Use = "sample-agent"
 		cmd.Short = "Run SampleAgent, the always-on reference agent (echo, sleep, fail, npv, delegate)"
+		cmd.Example = "  sample-agent\n" +
+			"  sample-agent --name Sampler --amqp-url amqp://user:pass@rabbit:5672/ --redis-url redis://redis:6379/0\n" +
+			"  sample-agent version"
 	case KindResearch:
 		cmd.Use = "research-agent"
 		cmd.Short = "Run ResearchAgent, the one-shot reference agent for KEDA: answer one research task, then exit"
+		cmd.Example = "  research-agent --docs ./docs\n" +
+			"  research-agent --docs ./docs --ephemeral=false\n" +
+			"  research-agent version"
 	}
+	cmd.AddCommand(cliutil.NewVersionCmd(cmd.Use, version, commit))
 	f := AddFlags(cmd.Flags(), kind == KindResearch)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		cfg, log, err := cliutil.LoadConfig(cmd, configFile)
+		l, err := cliutil.LoadConfig(cmd, configFile)
 		if err != nil {
 			return err
 		}
-		defer func() { _ = log.Sync() }() // best effort: stderr may not support fsync
-		if err := f.Apply(cmd.Flags(), cfg); err != nil {
+		defer func() { _ = l.Log.Sync() }() // best effort: stderr may not support fsync
+		if err := f.Apply(cmd.Flags(), l.Config); err != nil {
 			return err
 		}
-		return Serve(cmd.Context(), cfg, kind, f.name, log)
+		return l.Explain(Serve(cmd.Context(), l.Config, kind, f.name, l.Log))
 	}
 	return cmd
 }

@@ -14,16 +14,15 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/agents/research"
 	"github.com/a2abus/a2abus/internal/agents/sample"
-	"github.com/a2abus/a2abus/internal/backends"
-	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/node"
 )
 
 // The kinds of agent Serve runs.
@@ -34,7 +33,7 @@ const (
 
 // Errors of Serve.
 var (
-	// ErrUnknownKind: the kind is neither SampleAgent nor ResearchAgent.
+	// ErrUnknownKind: the kind is not SampleAgent, ResearchAgent or Primary.
 	ErrUnknownKind = errors.New("agents: unknown agent kind")
 	// ErrNoConfig: Serve was given no configuration.
 	ErrNoConfig = errors.New("agents: no configuration")
@@ -43,30 +42,26 @@ var (
 // ParseKind returns the canonical spelling of kind (case-insensitive), or an
 // error wrapping ErrUnknownKind that lists the kinds.
 func ParseKind(kind string) (string, error) {
-	for _, k := range []string{KindSample, KindResearch} {
+	for _, k := range []string{KindSample, KindResearch, KindPrimary} {
 		if strings.EqualFold(kind, k) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("%w %q: want %s or %s", ErrUnknownKind, kind, KindSample, KindResearch)
+	return "", fmt.Errorf("%w %q: want %s or %s (reference agents), or %s (the chat loop)", ErrUnknownKind, kind, KindSample, KindResearch, KindPrimary)
 }
 
 // Serve runs the agent of kind (SampleAgent or ResearchAgent, any case) under
 // name (default: the kind) on the configured bus until ctx is done or, when
-// cfg.Agent.Ephemeral, its task budget or idle time runs out. Every agent
-// gets working memory (cancels recorded while it was not running);
-// SampleAgent also a caller of its own name for its delegate skill.
-// Everything is closed in order — agent, caller, bus and memory — and a
-// clean stop returns nil.
+// cfg.Agent.Ephemeral, its task budget or idle time runs out. The agent is
+// assembled from cfg (internal/assemble); SampleAgent also gets a caller of
+// its own name for its delegate skill. Everything is closed in order —
+// agent, caller, directory, bus and memory — and a clean stop returns nil.
 func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.Logger) error {
 	if log == nil {
 		log = zap.NewNop()
 	}
 	if cfg == nil {
 		return ErrNoConfig
-	}
-	if err := cfg.Validate(); err != nil {
-		return err
 	}
 	kind, err := ParseKind(kind)
 	if err != nil {
@@ -78,14 +73,12 @@ func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.
 	if err := a2a.ValidateAgentName(name); err != nil {
 		return fmt.Errorf("agents: serve %s: %w", kind, err)
 	}
-	b, err := backends.Bus(ctx, cfg.Bus, name, log)
+	n, err := node.Open(ctx, cfg, name, log)
 	if err != nil {
 		return err
 	}
-	// Working memory: SampleAgent's delegations, and every agent's cancels recorded while it was not running.
-	m, err := backends.Memory(ctx, cfg.Redis, log)
-	if err != nil {
-		return errors.Join(err, backends.CloseAll(b))
+	if _, err := n.StartOps(ctx); err != nil { // ops.listen: metrics, health, readiness (closed with the node)
+		return errors.Join(err, n.Close())
 	}
 	where := "rabbitmq"
 	if cfg.Bus.Embedded() {
@@ -98,64 +91,45 @@ func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.
 			log.Warn("docs folder not found: every research task will fail until it exists", zap.String("docs_dir", cfg.Research.DocsDir))
 		}
 	}
-	return serve(ctx, cfg, kind, name, b, m, log)
+	return serve(ctx, n, kind, name)
 }
 
 // delegateDirectoryWait is how long a delegation to an agent the directory
 // does not know yet waits for it to announce itself.
 const delegateDirectoryWait = 2 * time.Second
 
-// serve builds the agent of kind on b (and m) and runs it; it closes b and m
-// when it returns, whatever happened.
-func serve(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus, m memory.Memory, log *zap.Logger) (err error) {
-	defer func() { err = errors.Join(err, backends.CloseAll(b, m)) }() // a nil m is skipped
-	codec := a2a.Codec{MaxBodyBytes: cfg.Bus.MaxMessageBytes}
-	// One guard: the policy vets the callers of its tasks, and policy and limits its own delegations.
-	g, err := backends.Guard(cfg, log)
-	if err != nil {
-		return err
+// serve builds the agent of kind on s and runs it; it closes s when it
+// returns, whatever happened.
+func serve(ctx context.Context, n *node.Node, kind, name string) (err error) {
+	defer func() { err = errors.Join(err, n.Close()) }()
+	if kind == KindPrimary {
+		return servePrimary(ctx, n, name)
 	}
 	card := research.Card()
 	if kind == KindSample {
 		card = sample.Card(name)
 	}
 	card.Name = name
-	a, err := agent.New(agent.Options{
-		Card: card, Bus: b, Concurrency: cfg.Agent.Concurrency, MaxAttempts: cfg.Bus.MaxAttempts,
-		StopTimeout: cfg.Agent.StopTimeout, Ephemeral: cfg.Agent.Ephemeral, MaxTasks: cfg.Agent.MaxTasks,
-		IdleTimeout: cfg.Agent.IdleTimeout, AnnounceInterval: cfg.Agent.AnnounceInterval, MaxDepth: cfg.Caller.MaxDepth,
-		AnnounceSecret: []byte(cfg.Directory.AnnounceSecret), Codec: codec, Logger: log,
-		Memory: m, // a nil memory.Memory is a nil Store: cancels only while running
-		Policy: g,
-	})
+	a, err := n.Agent(card)
 	if err != nil {
-		return fmt.Errorf("agents: build %s %q: %w", kind, name, err)
+		return err
 	}
 	var c *caller.Caller
 	switch kind {
 	case KindSample:
-		// Delegation vets its targets through a directory running beside the agent.
-		d, derr := backends.VettingDirectory(cfg, b, log)
+		// Delegation vets its targets through a directory running beside the
+		// agent; it stops after the caller, before the bus closes.
+		d, stopDir, derr := n.StartDirectory(context.WithoutCancel(ctx), node.Vetter)
 		if derr != nil {
 			return derr
 		}
-		dirCtx, stopDir := context.WithCancel(context.WithoutCancel(ctx))
-		dirDone := make(chan struct{})
-		go func() { defer close(dirDone); _ = d.Run(dirCtx) }()
-		defer func() { stopDir(); <-dirDone }() // before the bus closes
-		c, err = caller.New(caller.Options{
-			Name: name, Bus: b, Memory: m, ResultTTL: cfg.Memory.ResultTTL,
-			Resolver:       directory.PatientResolver{Ctx: dirCtx, Directory: d, Wait: delegateDirectoryWait},
-			Guard:          g,
-			DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout,
-			SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth, Codec: codec, Logger: log,
-		})
-		if err != nil {
-			return fmt.Errorf("agents: build the caller of %q: %w", name, err)
+		defer stopDir()
+		if c, err = n.Caller(name, directory.PatientResolver{Directory: d, Wait: delegateDirectoryWait}); err != nil {
+			return err
 		}
 		err = sample.Register(a, c)
 	case KindResearch:
-		err = research.Register(a, cfg.Research.DocsDir)
+		err = registerResearch(a, n)
 	}
 	if err != nil {
 		return err
@@ -194,4 +168,19 @@ func run(ctx context.Context, a *agent.Agent, c *caller.Caller) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// registerResearch registers ResearchAgent's skill on a: with the model of
+// the llm section when one is configured (a sourced answer from the top
+// passages), else ranking passages only (offline).
+func registerResearch(a *agent.Agent, n *node.Node) error {
+	if !n.Config.LLM.Configured() {
+		return research.Register(a, n.Config.Research.DocsDir)
+	}
+	m, err := n.Model()
+	if err != nil {
+		return err
+	}
+	return research.RegisterWithModel(a, n.Config.Research.DocsDir,
+		research.Model{Client: m, Endpoint: redact.URL(n.Config.LLM.BaseURL), MaxTokens: n.Config.LLM.MaxTokens})
 }

@@ -25,7 +25,7 @@ func TestServeAppliesThePolicy(t *testing.T) {
 	ctx, cancel := context.WithCancel(testCtx(t))
 	done := make(chan error, 3)
 	for _, name := range []string{"Main", "Helper", "Other"} {
-		go func() { done <- serve(ctx, cfg, KindSample, name, w.Connect(w.t), keepOpen{w.Memory}, nil) }()
+		go func() { done <- serveOn(ctx, cfg, KindSample, name, w.Connect(w.t), keepOpen{w.Memory}) }()
 	}
 	tester, intruder := w.caller("Tester"), w.caller("Intruder") // no guard of their own
 	call := func(c *caller.Caller, req caller.Request) *caller.Outcome {

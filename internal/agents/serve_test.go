@@ -4,18 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/internal/testworld/callers"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/node"
 )
 
 func TestParseKind(t *testing.T) {
@@ -87,10 +91,11 @@ func TestServeEphemeralResearchRunsOneTask(t *testing.T) {
 	}
 	// Each job runs one task and exits; the other task waits for the next job.
 	for job := 1; job <= 2; job++ {
-		if err := serve(ctx, cfg, KindResearch, KindResearch, w.Connect(w.t), nil, nil); err != nil {
+		if err := serveOn(ctx, cfg, KindResearch, KindResearch, w.Connect(w.t), nil); err != nil {
 			t.Fatalf("job %d: serve = %v, want a clean stop", job, err)
 		}
-		if got := w.awaitResults(ctx, invs, job); got != job {
+		testenv.Eventually(t, fmt.Sprintf("the result of job %d stored", job), func() bool { return w.results(ctx, invs) >= job })
+		if got := w.results(ctx, invs); got != job {
 			t.Fatalf("after job %d, %d results are stored, want %d", job, got, job)
 		}
 	}
@@ -112,7 +117,7 @@ func TestServeSampleDelegatesThroughItsCaller(t *testing.T) {
 	ctx, cancel := context.WithCancel(testCtx(t))
 	done := make(chan error, 2)
 	for _, name := range []string{"Main", "Helper"} {
-		go func() { done <- serve(ctx, cfg, KindSample, name, w.Connect(w.t), keepOpen{w.Memory}, nil) }()
+		go func() { done <- serveOn(ctx, cfg, KindSample, name, w.Connect(w.t), keepOpen{w.Memory}) }()
 	}
 	input, _ := json.Marshal(map[string]any{"agent": "Helper", "skill": "echo", "text": "relayed"})
 	out, err := tester.Call(ctx, caller.Request{Target: "Main", Skill: "delegate", Input: input, Timeout: 10 * time.Second}, nil)
@@ -142,25 +147,24 @@ func newWorld(t *testing.T) *world { return &world{World: testworld.Embedded(t),
 // caller returns a running caller named name.
 func (w *world) caller(name string) *caller.Caller { return callers.Start(w.t, w.World, name) }
 
-// awaitResults waits until at least want of the invocations have their
-// result in working memory (or ctx ends) and returns how many have.
-func (w *world) awaitResults(ctx context.Context, invs []caller.Invocation, want int) int {
-	for {
-		n := 0
-		for _, inv := range invs {
-			if _, err := w.Memory.Get(ctx, inv.MemoryKey); err == nil {
-				n++
-			}
-		}
-		if n >= want {
-			return n
-		}
-		select {
-		case <-ctx.Done():
-			return n
-		case <-time.After(10 * time.Millisecond):
+// results counts the invocations whose result is in working memory.
+func (w *world) results(ctx context.Context, invs []caller.Invocation) int {
+	n := 0
+	for _, inv := range invs {
+		if _, err := w.Memory.Get(ctx, inv.MemoryKey); err == nil {
+			n++
 		}
 	}
+	return n
+}
+
+// serveOn is serve assembled on a bus and memory of the test's world.
+func serveOn(ctx context.Context, cfg *config.Config, kind, name string, b bus.Bus, m memory.Memory) error {
+	n, err := node.With(cfg, b, m, nil)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, n, kind, name)
 }
 
 // keepOpen shares one memory between several serve calls: Close is a no-op.

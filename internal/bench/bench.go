@@ -75,6 +75,14 @@ type Options struct {
 	Progress io.Writer
 	// Logger receives the project chain's logs; nil means none.
 	Logger *zap.Logger
+	// Observed also measures the a2abus chain with metrics and tracing on
+	// (pkg/ops: Prometheus metrics, every span sampled and exported in
+	// batches), interleaved with the others, and reports its ratios to the
+	// chain with them off.
+	Observed bool
+	// ObservedMetricsOnly leaves tracing off in the observed chain: its
+	// ratio is then the cost of the metrics alone.
+	ObservedMetricsOnly bool
 }
 
 // withDefaults validates o and fills its zero fields.
@@ -178,21 +186,44 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	defer raw.close()
 
 	rep = newReport(opts, runID, sizes)
-	if err := runRounds(ctx, opts, rep, raw, project); err != nil {
+	chains := []chain{raw, project}
+	if opts.Observed {
+		o, closeObs, err := newObservability(!opts.ObservedMetricsOnly)
+		if err != nil {
+			return nil, err
+		}
+		defer closeObs()
+		observed, err := newProjectChain(ctx, projectConfig{amqpURL: opts.AMQPURL, redisURL: opts.RedisURL,
+			exchange: opts.Exchange, queueType: opts.QueueType, keyPrefix: opts.KeyPrefix, runID: runID + "o",
+			redisTimeout: opts.Timeout, ttl: opts.ResultTTL, inflight: opts.InFlight, text: benchText, log: opts.Logger, ops: o})
+		if err != nil {
+			return nil, err
+		}
+		queues = append(queues, observed.queues()...)
+		defer func() { err = errors.Join(err, observed.close()) }()
+		rep.Observed, rep.ObservedWith = &ChainResult{}, "metrics and tracing"
+		if opts.ObservedMetricsOnly {
+			rep.ObservedWith = "metrics"
+		}
+		chains = append(chains, observed)
+	}
+	if err := runRounds(ctx, opts, rep, chains...); err != nil {
 		return nil, err
 	}
 	rep.finish()
+	rep.observedRatios()
 	return rep, nil
 }
 
-// runRounds measures both chains opts.Rounds times into rep: in each round
-// the latency of both, then their throughput, the first chain alternating.
-func runRounds(ctx context.Context, opts Options, rep *Report, raw, project chain) error {
-	results := map[string]*ChainResult{raw.Name(): &rep.Raw, project.Name(): &rep.Project}
+// runRounds measures the chains (raw, a2abus and, when measured, the
+// observed a2abus) opts.Rounds times into rep: in each round the latency of
+// each, then their throughput, the first chain changing from round to round.
+func runRounds(ctx context.Context, opts Options, rep *Report, chains ...chain) error {
+	results := map[string]*ChainResult{"raw": &rep.Raw, "a2abus": &rep.Project, observedChainName: rep.Observed}
 	for round := 1; round <= opts.Rounds; round++ {
-		order := []chain{raw, project}
-		if round%2 == 0 {
-			order = []chain{project, raw}
+		order := make([]chain, 0, len(chains))
+		for i := range chains {
+			order = append(order, chains[(i+round-1)%len(chains)])
 		}
 		for _, c := range order {
 			fmt.Fprintf(opts.Progress, "round %d/%d: %s latency, %d calls at 1 in flight\n", round, opts.Rounds, c.Name(), opts.Requests)

@@ -11,10 +11,11 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/bus/rabbitmq"
-	memredis "github.com/a2abus/a2abus/memory/redis"
+	"github.com/a2abus/a2abus/memory/redismem"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/ops"
 )
 
 // echoSkill is the benchmark agent's only skill.
@@ -29,13 +30,15 @@ type projectChain struct {
 	agentName, callerName string
 	session, text         string
 	agentBus, callerBus   *rabbitmq.Bus
-	mem                   *memredis.Memory
+	mem                   *redismem.Memory
 	agent                 *agent.Agent
 	caller                *caller.Caller
 	// failed is cancelled, with the error as its cause, when the agent's or
 	// the caller's Run fails: calls in flight stop waiting.
 	failed context.Context
 	fail   context.CancelCauseFunc
+	// observed: metrics and tracing are on (projectConfig.ops).
+	observed bool
 }
 
 // projectConfig is what newProjectChain needs.
@@ -47,6 +50,7 @@ type projectConfig struct {
 	inflight            int
 	text                string
 	log                 *zap.Logger
+	ops                 *ops.Ops // observes the chain when set (Options.Observed)
 }
 
 // newProjectChain connects and starts the echo agent and the caller.
@@ -77,12 +81,14 @@ func newProjectChain(ctx context.Context, cfg projectConfig) (_ *projectChain, e
 	if p.callerBus, err = dial("caller"); err != nil {
 		return nil, err
 	}
-	p.mem, err = memredis.New(ctx, memredis.Options{URL: cfg.redisURL, KeyPrefix: cfg.keyPrefix, Timeout: cfg.redisTimeout, Logger: cfg.log})
+	p.mem, err = redismem.New(ctx, redismem.Options{URL: cfg.redisURL, KeyPrefix: cfg.keyPrefix, Timeout: cfg.redisTimeout, Logger: cfg.log})
 	if err != nil {
 		return nil, fmt.Errorf("a2abus chain: %w", err)
 	}
+	p.observed = cfg.ops != nil
+	cfg.ops.Watch(p.callerBus, p.mem, nil)
 	p.agent, err = agent.New(agent.Options{Card: a2a.AgentCard{Name: p.agentName, Version: "bench"}, Bus: p.agentBus,
-		Concurrency: cfg.inflight, StopTimeout: 5 * time.Second, Logger: cfg.log})
+		Concurrency: cfg.inflight, StopTimeout: 5 * time.Second, Logger: cfg.log, Observer: cfg.ops.AgentObserver()})
 	if err != nil {
 		return nil, fmt.Errorf("a2abus chain: %w", err)
 	}
@@ -90,7 +96,7 @@ func newProjectChain(ctx context.Context, cfg projectConfig) (_ *projectChain, e
 		return nil, fmt.Errorf("a2abus chain: %w", err)
 	}
 	p.caller, err = caller.New(caller.Options{Name: p.callerName, Bus: p.callerBus, Memory: p.mem, ResultTTL: cfg.ttl,
-		Concurrency: cfg.inflight, Logger: cfg.log})
+		Concurrency: cfg.inflight, Logger: cfg.log, Observer: cfg.ops.CallerObserver()})
 	if err != nil {
 		return nil, fmt.Errorf("a2abus chain: %w", err)
 	}
@@ -109,8 +115,13 @@ func echo(_ context.Context, t *agent.Task) (*agent.Result, error) {
 	return agent.TextResult(t.Text()), nil
 }
 
-// Name is "a2abus".
-func (p *projectChain) Name() string { return "a2abus" }
+// Name is "a2abus", or "a2abus+ops" for the chain observed by metrics and tracing.
+func (p *projectChain) Name() string {
+	if p.observed {
+		return observedChainName
+	}
+	return "a2abus"
+}
 
 // Call invokes the echo skill and waits for its stored result.
 func (p *projectChain) Call(ctx context.Context) error {
@@ -165,13 +176,13 @@ func (p *projectChain) sizes(ctx context.Context) (Sizes, error) {
 	}
 	now := time.Now()
 	req, err := a2a.Codec{}.Encode(&a2a.TaskRequest{TaskID: out.TaskID, SessionID: p.session, Caller: p.callerName,
-		Target: p.agentName, Skill: echoSkill, Message: a2a.NewTextMessage(a2a.RoleUser, p.text), Deadline: out.Deadline,
+		Target: p.agentName, Skill: echoSkill, Message: a2a.NewTextMessage(a2a.MessageRoleUser, p.text), Deadline: out.Deadline,
 		CallChain: []string{p.callerName}, CreatedAt: now}, a2a.Trace{})
 	if err != nil {
 		return Sizes{}, fmt.Errorf("a2abus chain: encode a request: %w", err)
 	}
-	res, err := a2a.Codec{}.Encode(&a2a.TaskResult{TaskID: out.TaskID, Agent: p.agentName, State: a2a.StateCompleted,
-		Status: a2a.StatusSuccess, Message: a2a.NewTextMessage(a2a.RoleAgent, p.text),
+	res, err := a2a.Codec{}.Encode(&a2a.TaskResult{TaskID: out.TaskID, Agent: p.agentName, State: a2a.TaskStateCompleted,
+		Status: a2a.StatusSuccess, Message: a2a.NewTextMessage(a2a.MessageRoleAgent, p.text),
 		Metadata: out.Result.Metadata, Time: now}, a2a.Trace{})
 	if err != nil {
 		return Sizes{}, fmt.Errorf("a2abus chain: encode a result: %w", err)

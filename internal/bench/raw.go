@@ -323,7 +323,7 @@ func dialAMQP(url, name string) (*amqp.Connection, error) {
 	return conn, nil
 }
 
-// dialRedis opens a go-redis client as memory/redis does (same timeouts, no
+// dialRedis opens a go-redis client as memory/redismem does (same timeouts, no
 // retries) and pings it.
 func dialRedis(ctx context.Context, url string, timeout time.Duration) (*goredis.Client, error) {
 	opt, err := goredis.ParseURL(url)

@@ -35,14 +35,23 @@ type Report struct {
 	LatencyP99Ratio float64 `json:"latency_p99_ratio"`
 	// ThroughputRatio is project ÷ raw at InFlight calls in flight.
 	ThroughputRatio float64 `json:"throughput_ratio"`
-	Targets         Targets `json:"targets"`
+	// Observed is the project chain with metrics and tracing on (Options.Observed).
+	Observed *ChainResult `json:"observed,omitempty"`
+	// ObservedWith says what was on in the observed chain: "metrics and tracing", or "metrics".
+	ObservedWith string `json:"observed_with,omitempty"`
+	// ObservedThroughputRatio and ObservedLatencyP50Ratio are observed ÷ project.
+	ObservedThroughputRatio float64 `json:"observed_throughput_ratio,omitempty"`
+	ObservedLatencyP50Ratio float64 `json:"observed_latency_p50_ratio,omitempty"`
+	Targets                 Targets `json:"targets"`
 }
 
 // Targets are the ratio targets and whether this run met them.
 type Targets struct {
 	LatencyP50RatioMax float64 `json:"latency_p50_ratio_max"`
 	ThroughputRatioMin float64 `json:"throughput_ratio_min"`
-	Met                bool    `json:"met"`
+	// ObservedThroughputRatioMin is the target of observed ÷ project (with Observed).
+	ObservedThroughputRatioMin float64 `json:"observed_throughput_ratio_min,omitempty"`
+	Met                        bool    `json:"met"`
 }
 
 // ChainResult is what one chain measured over all rounds.
@@ -158,9 +167,21 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if r.Observed != nil {
+		fmt.Fprintf(tw, "\t\ta2abus+ops\t+ops/a2abus\t\n")
+		fmt.Fprintf(tw, "latency p50\t\t%.3f ms\t%.3f\t\n", r.Observed.LatencyP50Ms, r.ObservedLatencyP50Ratio)
+		fmt.Fprintf(tw, "throughput\t\t%.1f/s\t%.3f\t\n", r.Observed.Throughput, r.ObservedThroughputRatio)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	_, err := fmt.Fprintf(w, "\ntargets: latency p50 ratio <= %.2f %s; throughput ratio >= %.2f %s\n",
 		TargetLatencyP50Ratio, met(r.LatencyP50Ratio <= TargetLatencyP50Ratio),
 		TargetThroughputRatio, met(r.ThroughputRatio >= TargetThroughputRatio))
+	if err == nil && r.Observed != nil {
+		_, err = fmt.Fprintf(w, "%s: throughput ratio >= %.2f %s\n", r.ObservedWith, TargetObservedThroughputRatio,
+			met(r.ObservedThroughputRatio >= TargetObservedThroughputRatio))
+	}
 	return err
 }
 

@@ -1,16 +1,14 @@
 // Package cliutil is the command-line plumbing the a2abus mains share: the
-// configuration flags, loading the configuration with them and building the
-// logger, and running a cobra command under a context that SIGINT and
-// SIGTERM cancel.
+// configuration flags, loading the configuration with them and completing it
+// with the command's Profile (which servers when bus.url / redis.url are
+// unset, how it logs), opening the servers with a one-line error when one
+// cannot be reached, the exit codes, and running a cobra command under a
+// context that SIGINT and SIGTERM cancel.
 package cliutil
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,58 +18,73 @@ import (
 	"github.com/a2abus/a2abus/internal/logging"
 )
 
-// AddConfigFlags defines --config (stored in file) and the flags of
-// config.AddFlags (--amqp-url, --redis-url, --log-level, --log-format) on fs.
+// AddConfigFlags defines --config (stored in file), the flags of
+// config.AddFlags (--amqp-url, --redis-url, --log-level, --log-format) and
+// --embedded on fs; their help states the defaults of Profile.
 func AddConfigFlags(fs *pflag.FlagSet, file *string) {
 	fs.StringVar(file, "config", "", "configuration file (default: "+config.FileName+" in the working directory, then /etc/a2abus/, if present)")
 	config.AddFlags(fs)
+	fs.Lookup("amqp-url").Usage = "RabbitMQ URL, amqp:// or amqps:// (bus.url, " + config.EnvName("bus.url") + "; default " +
+		LocalAMQPURL + ", demo: the embedded bus)"
+	fs.Lookup("redis-url").Usage = "Redis URL, redis:// or rediss:// (redis.url, " + config.EnvName("redis.url") + "; default " +
+		LocalRedisURL + ", demo: the embedded memory)"
+	fs.Lookup("log-level").Usage = "log level: debug|info|warn|error (log.level; default warn, info for serve, directory, mcp and the agents)"
+	fs.Lookup("log-format").Usage = "log format: json|console (log.format; default console, json for serve, directory, mcp and the agents)"
+	fs.Bool(EmbeddedFlag, false, "with bus.url / redis.url unset, use an embedded in-process bus / memory instead of the local servers "+
+		"(nothing outside this process reaches them)")
+}
+
+// Loaded is a command's resolved configuration and the logger it names.
+type Loaded struct {
+	// Config is the resolved and validated configuration.
+	Config *config.Config
+	// File is the configuration file that was read, "" when none was.
+	File string
+	// Log writes to the command's standard error in the configured level and format.
+	Log *zap.Logger
+	// Origins says whether the bus and memory were configured, are the
+	// local defaults or the embedded ones (see Profile).
+	Origins Origins
 }
 
 // LoadConfig resolves the configuration of cmd — defaults, configFile (or
 // the a2abus.yaml found), A2ABUS_* environment variables, then cmd's flags —
-// and builds the logger it names, writing to cmd's standard error.
-func LoadConfig(cmd *cobra.Command, configFile string) (*config.Config, *zap.Logger, error) {
+// completes it with cmd's Profile (servers and logging when unset) and
+// builds the logger it names, writing to cmd's standard error. A bad
+// configuration is an error naming every bad key.
+func LoadConfig(cmd *cobra.Command, configFile string) (*Loaded, error) {
+	return load(cmd, configFile, cmd.ErrOrStderr())
+}
+
+// LoadQuiet is LoadConfig with a logger that writes nowhere: for shell
+// completion, whose output the shell reads.
+func LoadQuiet(cmd *cobra.Command, configFile string) (*Loaded, error) {
+	return load(cmd, configFile, nil)
+}
+
+func load(cmd *cobra.Command, configFile string, logTo io.Writer) (*Loaded, error) {
 	file, err := config.LoadOptions{File: configFile}.ResolveFile()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The file is resolved: an empty SearchDirs stops Load searching again.
 	cfg, err := config.Load(config.LoadOptions{File: file, SearchDirs: []string{}, Flags: cmd.Flags()})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	log, err := logging.NewTo(cfg.Log, cmd.ErrOrStderr())
+	origins, err := ProfileOf(cmd).apply(cfg, cmd.Flags(), file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("build logger: %w", err)
+		return nil, err
 	}
-	return cfg, log, nil
-}
-
-// Execute runs root with args under a context cancelled by the first SIGINT
-// or SIGTERM (a second one kills the process), prints a failure to stderr as
-// "<root name>: <error>" — one line per error of a joined error — and
-// returns the exit code: 0, or 1 on failure.
-func Execute(root *cobra.Command, args []string, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // restore the default handling: a second signal ends the process at once
-	}()
-	root.SilenceUsage = true
-	root.SilenceErrors = true
-	root.SetErr(stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return 0
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	errs := []error{err}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = joined.Unwrap() // one line per error (e.g. per bad configuration key)
+	if logTo == nil {
+		return &Loaded{Config: cfg, File: file, Log: zap.NewNop(), Origins: origins}, nil
 	}
-	for _, e := range errs {
-		fmt.Fprintf(stderr, "%s: %v\n", root.Name(), e)
+	log, err := logging.NewTo(cfg.Log, logTo)
+	if err != nil {
+		return nil, fmt.Errorf("build logger: %w", err)
 	}
-	return 1
+	return &Loaded{Config: cfg, File: file, Log: log, Origins: origins}, nil
 }

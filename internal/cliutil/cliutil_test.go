@@ -3,6 +3,7 @@ package cliutil
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -35,6 +36,13 @@ func TestExecutePrintsEachJoinedErrorWithTheCommandName(t *testing.T) {
 	if code := Execute(ok, nil, &stderr); code != 0 || stderr.Len() != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
+	failed := &cobra.Command{Use: "tool", RunE: func(*cobra.Command, []string) error {
+		return fmt.Errorf("wait: %w", &ExitError{Code: 2, Err: errors.New("TIMEOUT: no answer")})
+	}}
+	stderr.Reset()
+	if code := Execute(failed, nil, &stderr); code != 2 || stderr.String() != "tool: TIMEOUT: no answer\n" {
+		t.Fatalf("an ExitError: exit %d, stderr %q; want 2 and its error alone", code, stderr.String())
+	}
 }
 
 func TestLoadConfigAppliesFileEnvAndFlags(t *testing.T) {
@@ -47,13 +55,16 @@ func TestLoadConfigAppliesFileEnvAndFlags(t *testing.T) {
 	var configFile string
 	var got *config.Config
 	cmd := &cobra.Command{Use: "tool", RunE: func(cmd *cobra.Command, _ []string) error {
-		cfg, log, err := LoadConfig(cmd, configFile)
+		l, err := LoadConfig(cmd, configFile)
 		if err != nil {
 			return err
 		}
-		log.Warn("visible")
-		log.Info("hidden")
-		got = cfg
+		if l.File != file {
+			return fmt.Errorf("Loaded.File = %q, want %q", l.File, file)
+		}
+		l.Log.Warn("visible")
+		l.Log.Info("hidden")
+		got = l.Config
 		return nil
 	}}
 	AddConfigFlags(cmd.PersistentFlags(), &configFile)

@@ -9,54 +9,28 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
 )
 
-// bin holds the binaries built once for the whole package.
-var bin struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// build compiles the three binaries into a temporary folder, once.
+// build compiles the three binaries, once (testenv.Build), and returns
+// the folder that holds them.
 func build(t *testing.T) string {
 	t.Helper()
-	bin.once.Do(func() {
-		bin.dir, bin.err = os.MkdirTemp("", "a2abus-e2e-")
-		if bin.err != nil {
-			return
-		}
-		root, err := filepath.Abs(filepath.Join("..", ".."))
-		if err != nil {
-			bin.err = err
-			return
-		}
-		for _, cmd := range []string{"a2abus", "sample-agent", "research-agent"} {
-			c := exec.Command("go", "build", "-o", filepath.Join(bin.dir, cmd), "./cmd/"+cmd)
-			c.Dir = root
-			if out, err := c.CombinedOutput(); err != nil {
-				bin.err = fmt.Errorf("build %s: %v\n%s", cmd, err, out)
-				return
-			}
-		}
-	})
-	if bin.err != nil {
-		t.Fatal(bin.err)
+	var dir string
+	for _, cmd := range []string{"a2abus", "sample-agent", "research-agent"} {
+		dir = filepath.Dir(testenv.Build(t, "./cmd/"+cmd))
 	}
-	return bin.dir
+	return dir
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if bin.dir != "" {
-		_ = os.RemoveAll(bin.dir)
-	}
+	testenv.RemoveBuilds()
 	os.Exit(code)
 }
 
@@ -122,33 +96,15 @@ func (e *env) environ(extra ...string) []string {
 // proc is a started process with its captured output.
 type proc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *testenv.Buffer
 	done           chan struct{}
 	err            error
-}
-
-// syncBuffer is a bytes.Buffer safe to read while the process writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // start runs a binary in the background; stopAll ends it at cleanup.
 func (e *env) start(name string, args ...string) *proc {
 	e.t.Helper()
-	p := &proc{cmd: exec.Command(filepath.Join(e.bin, name), args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{cmd: exec.Command(filepath.Join(e.bin, name), args...), stdout: &testenv.Buffer{}, stderr: &testenv.Buffer{}, done: make(chan struct{})}
 	p.cmd.Env = e.environ()
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -206,16 +162,11 @@ func (e *env) turns(session string) []memory.Turn {
 	return turns
 }
 
-// eventually polls cond for up to 30s.
+// eventually is testenv.Eventually bounded at 30s: the processes of these
+// tests start slowly on a loaded machine.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, what, cond, testenv.Within(30*time.Second))
 }
 
 func session(prefix string) string { return prefix + "-" + strings.ToLower(rand.Text()[:8]) }

@@ -1,6 +1,11 @@
 // Package lifecycle is the run-once, close-idempotently machinery shared by
 // the long-running components (agent, caller): Run blocks under a context
 // that Close cancels, and Close waits for Run to return within a bound.
+//
+// Close, in order: ClosingContext is cancelled (work in flight gives up and
+// is handed back), Run's context is cancelled, Run is waited for (bounded),
+// and only then is AfterClose closed (callers blocked on the component are
+// woken once nothing of it runs any more).
 package lifecycle
 
 import (
@@ -32,11 +37,13 @@ type Runner struct {
 	// closing is cancelled by Close.
 	closing       context.Context
 	cancelClosing context.CancelFunc
+	// afterClose is closed when Close has finished.
+	afterClose chan struct{}
 }
 
 // New returns a runner that has neither started nor closed.
 func New() *Runner {
-	r := &Runner{done: make(chan struct{})}
+	r := &Runner{done: make(chan struct{}), afterClose: make(chan struct{})}
 	r.closing, r.cancelClosing = context.WithCancel(context.Background())
 	return r
 }
@@ -78,15 +85,17 @@ func (r *Runner) Closed() bool {
 	return r.closed
 }
 
-// Closing is closed when Close is called.
-func (r *Runner) Closing() <-chan struct{} { return r.closing.Done() }
+// AfterClose is closed when Close has finished: Run has returned (or never
+// started, or overran Close's bound).
+func (r *Runner) AfterClose() <-chan struct{} { return r.afterClose }
 
 // ClosingContext is cancelled when Close is called: the context of work
 // that outlives a stopped consumer but not the component.
 func (r *Runner) ClosingContext() context.Context { return r.closing }
 
-// Close cancels Run and waits for it to return, at most bound; what is named
-// what timed out. Idempotent.
+// Close cancels Run and waits for it to return, at most bound, then closes
+// AfterClose; what names what timed out. Idempotent: a second Close returns
+// at once.
 func (r *Runner) Close(what string, bound time.Duration) error {
 	r.mu.Lock()
 	if r.closed {
@@ -97,6 +106,7 @@ func (r *Runner) Close(what string, bound time.Duration) error {
 	r.cancelClosing()
 	stop, started := r.stop, r.started
 	r.mu.Unlock()
+	defer close(r.afterClose)
 	if !started || stop == nil {
 		return nil
 	}

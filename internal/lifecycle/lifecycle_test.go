@@ -20,14 +20,29 @@ func TestRunOnceCloseIdempotent(t *testing.T) {
 	if _, _, _, err := r.Start(context.Background(), nil); !errors.Is(err, ErrRunning) {
 		t.Fatalf("second start: %v", err)
 	}
-	go func() { <-ctx.Done(); finish() }()
+	// Run sees its context end while AfterClose is still open: Close wakes
+	// those blocked on the component only once Run has returned.
+	openWhileRunning := make(chan bool, 1)
+	go func() {
+		<-ctx.Done()
+		select {
+		case <-r.AfterClose():
+			openWhileRunning <- false
+		default:
+			openWhileRunning <- true
+		}
+		finish()
+	}()
 	if err := r.Close("x", time.Second); err != nil {
 		t.Fatal(err)
 	}
+	if !<-openWhileRunning {
+		t.Fatal("AfterClose was closed before Run returned")
+	}
 	select {
-	case <-r.Closing():
+	case <-r.AfterClose():
 	default:
-		t.Fatal("Closing not closed")
+		t.Fatal("AfterClose not closed once Close returned")
 	}
 	if err := r.Close("x", time.Second); err != nil || !r.Closed() {
 		t.Fatalf("second close: %v", err)
@@ -48,6 +63,13 @@ func TestCloseBeforeStartAndBound(t *testing.T) {
 	}
 	if err := stuck.Close("stuck thing", 20*time.Millisecond); err == nil || err.Error() != "stuck thing: close: run did not return within 20ms" {
 		t.Fatalf("bounded close: %v", err)
+	}
+	for name, r := range map[string]*Runner{"never started": r, "overran its bound": stuck} {
+		select {
+		case <-r.AfterClose():
+		default:
+			t.Errorf("%s: AfterClose not closed once Close returned", name)
+		}
 	}
 }
 

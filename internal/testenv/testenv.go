@@ -1,6 +1,8 @@
 // Package testenv gives integration tests the addresses of the real RabbitMQ
 // and Redis. Locally a test skips when a server does not answer; under CI=true
-// it fails instead, so CI never passes on skipped integration tests.
+// it fails instead, so CI never passes on skipped integration tests. It also
+// holds what every test shares: Eventually (the one wait until something
+// holds), a settable Clock and configuration isolation.
 package testenv
 
 import (

@@ -22,7 +22,7 @@ import (
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/inmem"
-	memredis "github.com/a2abus/a2abus/memory/redis"
+	"github.com/a2abus/a2abus/memory/redismem"
 )
 
 // World is a shared bus backend and one working memory.
@@ -66,7 +66,7 @@ func Real(t testing.TB) *World {
 		KeyPrefix: "a2abustest:" + id + ":", names: map[string]bool{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	m, err := memredis.New(ctx, memredis.Options{URL: redisURL, KeyPrefix: w.KeyPrefix})
+	m, err := redismem.New(ctx, redismem.Options{URL: redisURL, KeyPrefix: w.KeyPrefix})
 	if err != nil {
 		t.Fatalf("testworld: %v", err)
 	}

@@ -7,12 +7,9 @@ import (
 	"github.com/a2abus/a2abus/memory"
 )
 
-// Batch validates ops, then runs them one after the other (there is no round
-// trip to save in process) and returns their results in op order.
-func (m *Memory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
-	if err := memory.ValidateOps(ops); err != nil {
-		return nil, fmt.Errorf("batch: %w", err)
-	}
+// Batch runs ops one after the other (there is no round trip to save in
+// process) and returns their results in op order.
+func (m *backend) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
 	if err := m.Ping(ctx); err != nil {
 		return nil, fmt.Errorf("batch: %w", err)
 	}
@@ -27,8 +24,8 @@ func (m *Memory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult
 	return results, nil
 }
 
-// run applies one validated op.
-func (m *Memory) run(ctx context.Context, o memory.Op) (memory.OpResult, error) {
+// run applies one op (memory.Checked validated it).
+func (m *backend) run(ctx context.Context, o memory.Op) (memory.OpResult, error) {
 	switch o.Kind {
 	case memory.OpSet:
 		return memory.OpResult{Applied: true}, m.Set(ctx, o.Key, o.Value, o.TTL)
@@ -45,5 +42,5 @@ func (m *Memory) run(ctx context.Context, o memory.Op) (memory.OpResult, error) 
 	case memory.OpIndexRemove:
 		return memory.OpResult{Applied: true}, m.IndexRemove(ctx, o.Key, o.Member)
 	}
-	return memory.OpResult{}, o.Validate() // unreachable after ValidateOps: an unknown kind
+	return memory.OpResult{}, o.Validate() // unreachable after memory.Checked: an unknown kind
 }

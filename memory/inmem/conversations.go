@@ -2,7 +2,7 @@ package inmem
 
 import (
 	"context"
-	"fmt"
+	"time"
 
 	"github.com/a2abus/a2abus/memory"
 )
@@ -13,32 +13,29 @@ type session struct {
 	turns   []memory.Turn    // turns[i].Seq == i+1
 	once    map[string]int64 // AppendTurnOnce id -> Seq
 	changed chan struct{}
+	expires time.Time // zero: never; turns, sequence and once ids expire together
+}
+
+// expired reports whether the conversation's TTL has run out at now.
+func (s *session) expired(now time.Time) bool {
+	return !s.expires.IsZero() && !now.Before(s.expires)
 }
 
 // AppendTurn appends t to session and returns the stored turn with its Seq and Time.
-func (m *Memory) AppendTurn(ctx context.Context, sessionID string, t memory.Turn) (memory.Turn, error) {
+func (m *backend) AppendTurn(ctx context.Context, sessionID string, t memory.Turn) (memory.Turn, error) {
 	stored, _, err := m.appendTurn(sessionID, "", t)
 	return stored, err
 }
 
 // AppendTurnOnce appends t to session unless a turn was appended with id
 // before; it returns the turn stored under id and whether it appended it now.
-func (m *Memory) AppendTurnOnce(ctx context.Context, sessionID, id string, t memory.Turn) (memory.Turn, bool, error) {
-	if err := memory.ValidateOnceID(id); err != nil {
-		return memory.Turn{}, false, fmt.Errorf("append turn once: %w", err)
-	}
+func (m *backend) AppendTurnOnce(ctx context.Context, sessionID, id string, t memory.Turn) (memory.Turn, bool, error) {
 	return m.appendTurn(sessionID, id, t)
 }
 
 // appendTurn appends t, once per id when id is not empty.
-func (m *Memory) appendTurn(sessionID, id string, t memory.Turn) (memory.Turn, bool, error) {
-	if err := memory.ValidateSessionID(sessionID); err != nil {
-		return memory.Turn{}, false, fmt.Errorf("append turn: %w", err)
-	}
-	t, err := memory.PrepareTurn(t, m.now())
-	if err != nil {
-		return memory.Turn{}, false, fmt.Errorf("append turn to %q: %w", sessionID, err)
-	}
+func (m *backend) appendTurn(sessionID, id string, t memory.Turn) (memory.Turn, bool, error) {
+	t = memory.PrepareTurn(t, m.now())
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("append turn to %q", sessionID); err != nil {
@@ -53,22 +50,20 @@ func (m *Memory) appendTurn(sessionID, id string, t memory.Turn) (memory.Turn, b
 	if id != "" {
 		s.once[id] = t.Seq
 	}
+	m.touch(s)
 	close(s.changed)
 	s.changed = make(chan struct{})
 	return cloneTurn(t), true, nil
 }
 
 // Turns returns the turns of session with Seq > afterSeq, oldest first, at most limit (<= 0: all).
-func (m *Memory) Turns(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]memory.Turn, error) {
-	if err := validSession(sessionID, afterSeq); err != nil {
-		return nil, fmt.Errorf("turns: %w", err)
-	}
+func (m *backend) Turns(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]memory.Turn, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("turns of %q", sessionID); err != nil {
 		return nil, err
 	}
-	s := m.sessions[sessionID]
+	s := m.liveSession(sessionID)
 	if s == nil {
 		return []memory.Turn{}, nil
 	}
@@ -77,10 +72,7 @@ func (m *Memory) Turns(ctx context.Context, sessionID string, afterSeq int64, li
 
 // SubscribeTurns delivers every turn of session with Seq > afterSeq, stored then live,
 // until ctx is done or the memory is closed.
-func (m *Memory) SubscribeTurns(ctx context.Context, sessionID string, afterSeq int64) (<-chan memory.Turn, error) {
-	if err := validSession(sessionID, afterSeq); err != nil {
-		return nil, fmt.Errorf("subscribe turns: %w", err)
-	}
+func (m *backend) SubscribeTurns(ctx context.Context, sessionID string, afterSeq int64) (<-chan memory.Turn, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("subscribe turns of %q", sessionID); err != nil {
@@ -95,7 +87,7 @@ func (m *Memory) SubscribeTurns(ctx context.Context, sessionID string, afterSeq 
 // forward sends the turns after last to out, then waits for more, until ctx
 // is done or the memory is closed. It reads from the session under the lock
 // and sends without it, so a slow subscriber never blocks an append.
-func (m *Memory) forward(ctx context.Context, sessionID string, last int64, out chan<- memory.Turn) {
+func (m *backend) forward(ctx context.Context, sessionID string, last int64, out chan<- memory.Turn) {
 	defer m.wg.Done()
 	defer close(out)
 	for {
@@ -131,14 +123,41 @@ func (m *Memory) forward(ctx context.Context, sessionID string, last int64, out 
 	}
 }
 
-// session returns the conversation of id, creating it. m.mu must be held.
-func (m *Memory) session(id string) *session {
-	s := m.sessions[id]
+// session returns the conversation of id, creating it (a new one, when the
+// old one expired). m.mu must be held.
+func (m *backend) session(id string) *session {
+	s := m.liveSession(id)
 	if s == nil {
 		s = &session{once: make(map[string]int64), changed: make(chan struct{})}
+		m.touch(s) // a session only subscribed to expires too
 		m.sessions[id] = s
 	}
 	return s
+}
+
+// liveSession returns the unexpired conversation of id, or nil, removing an
+// expired one; the clock is read only when s may expire. m.mu must be held.
+func (m *backend) liveSession(id string) *session {
+	s := m.sessions[id]
+	if s != nil && !s.expires.IsZero() && s.expired(m.now()) {
+		m.dropSession(id, s)
+		return nil
+	}
+	return s
+}
+
+// dropSession removes the expired conversation s of id and wakes its
+// subscriptions, which then wait on the session that replaces it. m.mu must be held.
+func (m *backend) dropSession(id string, s *session) {
+	delete(m.sessions, id)
+	close(s.changed)
+}
+
+// touch starts s's TTL again (when conversations expire). m.mu must be held.
+func (m *backend) touch(s *session) {
+	if m.convTTL > 0 {
+		s.expires = m.now().Add(m.convTTL)
+	}
 }
 
 // after copies the turns with Seq > afterSeq, at most limit (<= 0: all).
@@ -160,11 +179,4 @@ func after(turns []memory.Turn, afterSeq int64, limit int) []memory.Turn {
 func cloneTurn(t memory.Turn) memory.Turn {
 	t.Meta = memory.CloneMeta(t.Meta)
 	return t
-}
-
-func validSession(sessionID string, afterSeq int64) error {
-	if err := memory.ValidateSessionID(sessionID); err != nil {
-		return err
-	}
-	return memory.ValidateAfterSeq(afterSeq)
 }

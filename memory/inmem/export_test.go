@@ -2,10 +2,17 @@ package inmem
 
 // Len counts the stored items, expired or not, without removing any.
 func (m *Memory) Len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.items)
+	m.b.mu.Lock()
+	defer m.b.mu.Unlock()
+	return len(m.b.items)
 }
 
 // Sweep runs one janitor pass.
-func (m *Memory) Sweep() { m.sweep() }
+func (m *Memory) Sweep() { m.b.sweep() }
+
+// Sessions counts the stored conversations, expired or not, without removing any.
+func (m *Memory) Sessions() int {
+	m.b.mu.Lock()
+	defer m.b.mu.Unlock()
+	return len(m.b.sessions)
+}

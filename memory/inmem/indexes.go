@@ -3,7 +3,6 @@ package inmem
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -11,10 +10,7 @@ import (
 )
 
 // IndexAdd adds member to index with score, or moves it to score.
-func (m *Memory) IndexAdd(ctx context.Context, index, member string, score int64) error {
-	if err := memory.ValidateIndexAdd(index, member, score); err != nil {
-		return fmt.Errorf("index add: %w", err)
-	}
+func (m *backend) IndexAdd(ctx context.Context, index, member string, score int64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("index add %q to %q", member, index); err != nil {
@@ -30,10 +26,7 @@ func (m *Memory) IndexAdd(ctx context.Context, index, member string, score int64
 }
 
 // IndexRemove removes member from index, and the index when it empties; a missing member is no error.
-func (m *Memory) IndexRemove(ctx context.Context, index, member string) error {
-	if err := memory.ValidateIndexRemove(index, member); err != nil {
-		return fmt.Errorf("index remove: %w", err)
-	}
+func (m *backend) IndexRemove(ctx context.Context, index, member string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("index remove %q from %q", member, index); err != nil {
@@ -49,10 +42,7 @@ func (m *Memory) IndexRemove(ctx context.Context, index, member string) error {
 
 // IndexRange returns the members of index with score <= max, lowest score
 // first, ties in byte order of member (as Redis), at most limit (<= 0: all).
-func (m *Memory) IndexRange(ctx context.Context, index string, max int64, limit int) ([]memory.IndexMember, error) {
-	if err := memory.ValidateIndex(index); err != nil {
-		return nil, fmt.Errorf("index range: %w", err)
-	}
+func (m *backend) IndexRange(ctx context.Context, index string, max int64, limit int) ([]memory.IndexMember, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("index range %q", index); err != nil {
@@ -74,10 +64,7 @@ func (m *Memory) IndexRange(ctx context.Context, index string, max int64, limit 
 }
 
 // IndexScore returns member's score and whether it is in index.
-func (m *Memory) IndexScore(ctx context.Context, index, member string) (int64, bool, error) {
-	if err := memory.ValidateIndexRemove(index, member); err != nil {
-		return 0, false, fmt.Errorf("index score: %w", err)
-	}
+func (m *backend) IndexScore(ctx context.Context, index, member string) (int64, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("index score %q in %q", member, index); err != nil {

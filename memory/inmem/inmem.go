@@ -1,5 +1,5 @@
 // Package inmem is the embedded, in-process working memory: the same
-// semantics as memory/redis (TTLs, ordered conversations, subscriptions, indexes)
+// semantics as memory/redismem (TTLs, ordered conversations, subscriptions, indexes)
 // without a server. It is the default when no Redis is configured.
 package inmem
 
@@ -25,14 +25,27 @@ const janitorInterval = 30 * time.Second
 type Options struct {
 	// Now is the clock; nil means time.Now. Tests inject one to drive expiry.
 	Now func() time.Time
+	// ConversationTTL, when > 0, expires a conversation (its turns and
+	// once ids) that long after its last append, as memory/redismem does; it then
+	// starts again at Seq 1. 0 (or less) keeps conversations forever.
+	ConversationTTL time.Duration
 	// Logger receives lifecycle messages; nil means zap.NewNop().
 	Logger *zap.Logger
 }
 
 // Memory is the in-memory memory.Memory. It is safe for concurrent use.
+// Its methods are memory.Checked's: arguments are validated there, then the
+// call is made on the in-process store.
 type Memory struct {
-	now func() time.Time
-	log *zap.Logger
+	memory.Checked
+	b *backend
+}
+
+// backend is the store behind Memory; it trusts its arguments (memory.Backend).
+type backend struct {
+	now     func() time.Time
+	log     *zap.Logger
+	convTTL time.Duration // 0: conversations never expire
 
 	mu       sync.Mutex
 	items    map[string]item
@@ -53,7 +66,10 @@ func (it item) expired(now time.Time) bool {
 	return !it.expires.IsZero() && !now.Before(it.expires)
 }
 
-var _ memory.Memory = (*Memory)(nil)
+var (
+	_ memory.Memory  = (*Memory)(nil)
+	_ memory.Backend = (*backend)(nil)
+)
 
 // New returns an empty in-memory working memory and starts its janitor.
 func New(opts Options) *Memory {
@@ -63,9 +79,10 @@ func New(opts Options) *Memory {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	m := &Memory{
+	m := &backend{
 		now:      opts.Now,
 		log:      opts.Logger,
+		convTTL:  max(opts.ConversationTTL, 0),
 		items:    make(map[string]item),
 		sessions: make(map[string]*session),
 		indexes:  make(map[string]map[string]int64),
@@ -73,18 +90,18 @@ func New(opts Options) *Memory {
 	}
 	m.wg.Add(1)
 	go m.janitor()
-	return m
+	return &Memory{Checked: memory.Check(m), b: m}
 }
 
 // Ping reports ErrClosed after Close, else nil.
-func (m *Memory) Ping(ctx context.Context) error {
+func (m *backend) Ping(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.check("ping")
 }
 
 // Close ends the janitor and every subscription and waits for them; it is idempotent.
-func (m *Memory) Close() error {
+func (m *backend) Close() error {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -99,10 +116,7 @@ func (m *Memory) Close() error {
 }
 
 // Set stores a copy of value under key with ttl (0: no expiry).
-func (m *Memory) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	if err := validKeyTTL(key, ttl); err != nil {
-		return fmt.Errorf("set: %w", err)
-	}
+func (m *backend) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("set %q", key); err != nil {
@@ -113,10 +127,7 @@ func (m *Memory) Set(ctx context.Context, key string, value []byte, ttl time.Dur
 }
 
 // SetIfAbsent stores a copy of value under key unless a live value is there; it reports whether it did.
-func (m *Memory) SetIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
-	if err := validKeyTTL(key, ttl); err != nil {
-		return false, fmt.Errorf("set if absent: %w", err)
-	}
+func (m *backend) SetIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("set if absent %q", key); err != nil {
@@ -130,10 +141,7 @@ func (m *Memory) SetIfAbsent(ctx context.Context, key string, value []byte, ttl 
 }
 
 // Get returns a copy of the value of key.
-func (m *Memory) Get(ctx context.Context, key string) ([]byte, error) {
-	if err := memory.ValidateKey(key); err != nil {
-		return nil, fmt.Errorf("get: %w", err)
-	}
+func (m *backend) Get(ctx context.Context, key string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("get %q", key); err != nil {
@@ -147,10 +155,7 @@ func (m *Memory) Get(ctx context.Context, key string) ([]byte, error) {
 }
 
 // TTL returns the remaining time to live of key (0: no expiry).
-func (m *Memory) TTL(ctx context.Context, key string) (time.Duration, error) {
-	if err := memory.ValidateKey(key); err != nil {
-		return 0, fmt.Errorf("ttl: %w", err)
-	}
+func (m *backend) TTL(ctx context.Context, key string) (time.Duration, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("ttl %q", key); err != nil {
@@ -167,10 +172,7 @@ func (m *Memory) TTL(ctx context.Context, key string) (time.Duration, error) {
 }
 
 // Delete removes key; a missing key is not an error.
-func (m *Memory) Delete(ctx context.Context, key string) error {
-	if err := memory.ValidateKey(key); err != nil {
-		return fmt.Errorf("delete: %w", err)
-	}
+func (m *backend) Delete(ctx context.Context, key string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("delete %q", key); err != nil {
@@ -181,10 +183,7 @@ func (m *Memory) Delete(ctx context.Context, key string) error {
 }
 
 // List returns the live keys starting with prefix, sorted.
-func (m *Memory) List(ctx context.Context, prefix string) ([]string, error) {
-	if err := memory.ValidatePrefix(prefix); err != nil {
-		return nil, fmt.Errorf("list: %w", err)
-	}
+func (m *backend) List(ctx context.Context, prefix string) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check("list %q", prefix); err != nil {
@@ -203,7 +202,7 @@ func (m *Memory) List(ctx context.Context, prefix string) ([]string, error) {
 
 // check returns ErrClosed after Close, wrapped with the operation (format
 // and its subjects, formatted only then). m.mu must be held.
-func (m *Memory) check(format string, subjects ...string) error {
+func (m *backend) check(format string, subjects ...string) error {
 	if !m.closed {
 		return nil // the operation's name is formatted only for the error
 	}
@@ -215,7 +214,7 @@ func (m *Memory) check(format string, subjects ...string) error {
 }
 
 // live returns the unexpired item of key, removing an expired one. m.mu must be held.
-func (m *Memory) live(key string) (item, bool) {
+func (m *backend) live(key string) (item, bool) {
 	it, ok := m.items[key]
 	if ok && it.expired(m.now()) {
 		delete(m.items, key)
@@ -224,7 +223,7 @@ func (m *Memory) live(key string) (item, bool) {
 	return it, ok
 }
 
-func (m *Memory) newItem(value []byte, ttl time.Duration) item {
+func (m *backend) newItem(value []byte, ttl time.Duration) item {
 	it := item{value: slices.Clone(value)}
 	if it.value == nil {
 		it.value = []byte{}
@@ -236,13 +235,13 @@ func (m *Memory) newItem(value []byte, ttl time.Duration) item {
 }
 
 // janitor sweeps every janitorInterval until Close.
-func (m *Memory) janitor() {
+func (m *backend) janitor() {
 	defer m.wg.Done()
 	lifecycle.Every(m.done, janitorInterval, m.sweep)
 }
 
-// sweep removes every expired key.
-func (m *Memory) sweep() {
+// sweep removes every expired key and conversation.
+func (m *backend) sweep() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -251,11 +250,12 @@ func (m *Memory) sweep() {
 			delete(m.items, k)
 		}
 	}
-}
-
-func validKeyTTL(key string, ttl time.Duration) error {
-	if err := memory.ValidateKey(key); err != nil {
-		return err
+	if m.convTTL == 0 {
+		return // no conversation expires
 	}
-	return memory.ValidateTTL(ttl)
+	for id, s := range m.sessions {
+		if s.expired(now) {
+			m.dropSession(id, s)
+		}
+	}
 }

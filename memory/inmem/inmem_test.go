@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/inmem"
 	"github.com/a2abus/a2abus/memory/memorytest"
@@ -17,6 +18,15 @@ func newMemory(t *testing.T) memory.Memory {
 }
 
 func TestConformance(t *testing.T) { memorytest.Run(t, newMemory) }
+
+func TestConversationTTLConformance(t *testing.T) {
+	t.Parallel()
+	memorytest.RunConversationTTL(t, func(t *testing.T, ttl time.Duration) memory.Memory {
+		m := inmem.New(inmem.Options{ConversationTTL: ttl})
+		t.Cleanup(func() { _ = m.Close() })
+		return m
+	})
+}
 
 // clock is a manual clock for expiry tests.
 type clock struct{ now time.Time }
@@ -61,5 +71,82 @@ func TestSweepRemovesOnlyExpiredKeys(t *testing.T) {
 	}
 	if _, err := m.Get(ctx, "long"); err != nil {
 		t.Fatalf("live key removed: %v", err)
+	}
+}
+
+// TestConversationTTLWithClock: with an injected clock, a conversation lives
+// exactly ConversationTTL after its last append, a sweep frees it, and with
+// no ConversationTTL it is kept forever.
+func TestConversationTTLWithClock(t *testing.T) {
+	c := testenv.NewClock()
+	m := inmem.New(inmem.Options{Now: c.Now, ConversationTTL: time.Hour})
+	defer m.Close()
+	ctx := t.Context()
+	if _, _, err := m.AppendTurnOnce(ctx, "s", "once", memory.Turn{Role: memory.RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(59 * time.Minute)
+	if _, err := m.AppendTurn(ctx, "s", memory.Turn{Role: memory.RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(59 * time.Minute) // 1h58m after the first append, 59m after the last
+	if turns, _ := m.Turns(ctx, "s", 0, 0); len(turns) != 2 {
+		t.Fatalf("59m after the last append: %d turns, want 2", len(turns))
+	}
+	c.Advance(time.Minute)
+	if turns, _ := m.Turns(ctx, "s", 0, 0); len(turns) != 0 {
+		t.Fatalf("1h after the last append: %d turns, want none", len(turns))
+	}
+	if turn, ok, err := m.AppendTurnOnce(ctx, "s", "once", memory.Turn{Role: memory.RoleUser}); err != nil || !ok || turn.Seq != 1 {
+		t.Fatalf("append once after expiry = seq %d, %v, %v; want seq 1 appended", turn.Seq, ok, err)
+	}
+	if _, err := m.AppendTurn(ctx, "other", memory.Turn{Role: memory.RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Hour)
+	m.Sweep()
+	if n := m.Sessions(); n != 0 {
+		t.Fatalf("%d conversations after a sweep past their TTL, want 0", n)
+	}
+
+	forever := inmem.New(inmem.Options{Now: c.Now})
+	defer forever.Close()
+	if _, err := forever.AppendTurn(ctx, "s", memory.Turn{Role: memory.RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(100 * 365 * 24 * time.Hour)
+	forever.Sweep()
+	if turns, _ := forever.Turns(ctx, "s", 0, 0); len(turns) != 1 {
+		t.Fatalf("without ConversationTTL, %d turns after a century, want 1", len(turns))
+	}
+}
+
+// TestSubscriptionOutlivesExpiry: a subscription on a conversation that
+// expires is woken, not leaked, and sees the turns of the conversation that
+// replaces it once their Seq passes the last one it delivered.
+func TestSubscriptionOutlivesExpiry(t *testing.T) {
+	c := testenv.NewClock()
+	m := inmem.New(inmem.Options{Now: c.Now, ConversationTTL: time.Minute})
+	defer m.Close()
+	ctx := t.Context()
+	ch, err := m.SubscribeTurns(ctx, "s", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.AppendTurn(ctx, "s", memory.Turn{Role: memory.RoleUser, Content: "old"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := memorytest.Recv(t, ch); got.Seq != 1 || got.Content != "old" {
+		t.Fatalf("received %+v, want the old turn", got)
+	}
+	c.Advance(time.Minute)
+	m.Sweep()
+	for _, content := range []string{"new 1", "new 2"} {
+		if _, err := m.AppendTurn(ctx, "s", memory.Turn{Role: memory.RoleUser, Content: content}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := memorytest.Recv(t, ch); got.Seq != 2 || got.Content != "new 2" {
+		t.Fatalf("received %+v, want seq 2 of the new conversation", got)
 	}
 }

@@ -51,7 +51,7 @@ func testBatchResults(t *testing.T, m memory.Memory) {
 	stored, err := m.Turns(ctx, s, 0, 0)
 	must(t, err, "turns")
 	sameTurns(t, "turns after the batch", stored, []memory.Turn{appended})
-	sameTurns(t, "subscriber", []memory.Turn{recv(t, ch)}, stored)
+	sameTurns(t, "subscriber", []memory.Turn{Recv(t, ch)}, stored)
 
 	again, err := m.Batch(ctx, memory.AppendTurnOnceOp(s, "notify/1", memory.Turn{Role: memory.RoleUser, Content: "retry"}))
 	must(t, err, "repeated batch append")

@@ -162,14 +162,14 @@ func testSubscribeCatchUpAndLive(t *testing.T, m memory.Memory) {
 	ch, err := m.SubscribeTurns(ctx, s, 0)
 	must(t, err, "subscribe")
 	for _, want := range stored {
-		sameTurns(t, "catch-up", []memory.Turn{recv(t, ch)}, []memory.Turn{want})
+		sameTurns(t, "catch-up", []memory.Turn{Recv(t, ch)}, []memory.Turn{want})
 	}
 	live := appendN(t, m, s, 2)
 	for _, want := range live {
-		sameTurns(t, "live", []memory.Turn{recv(t, ch)}, []memory.Turn{want})
+		sameTurns(t, "live", []memory.Turn{Recv(t, ch)}, []memory.Turn{want})
 	}
 	next := appendN(t, m, s, 1)
-	sameTurns(t, "the turn after the live ones (no duplicate before it)", []memory.Turn{recv(t, ch)}, next)
+	sameTurns(t, "the turn after the live ones (no duplicate before it)", []memory.Turn{Recv(t, ch)}, next)
 }
 
 func testSubscribeAfterSeq(t *testing.T, m memory.Memory) {
@@ -178,19 +178,19 @@ func testSubscribeAfterSeq(t *testing.T, m memory.Memory) {
 	stored := appendN(t, m, s, 5)
 	ch, err := m.SubscribeTurns(ctx, s, 3)
 	must(t, err, "subscribe after 3")
-	sameTurns(t, "after 3", []memory.Turn{recv(t, ch), recv(t, ch)}, stored[3:])
+	sameTurns(t, "after 3", []memory.Turn{Recv(t, ch), Recv(t, ch)}, stored[3:])
 
 	ahead, err := m.SubscribeTurns(ctx, s, 7)
 	must(t, err, "subscribe after 7 (ahead of the conversation)")
 	more := appendN(t, m, s, 3) // seqs 6, 7, 8
-	sameTurns(t, "first turn after 7", []memory.Turn{recv(t, ahead)}, more[2:])
-	sameTurns(t, "first subscription continues", []memory.Turn{recv(t, ch), recv(t, ch), recv(t, ch)}, more)
+	sameTurns(t, "first turn after 7", []memory.Turn{Recv(t, ahead)}, more[2:])
+	sameTurns(t, "first subscription continues", []memory.Turn{Recv(t, ch), Recv(t, ch), Recv(t, ch)}, more)
 
 	fresh := "s-" + unique(t)
 	empty, err := m.SubscribeTurns(ctx, fresh, 0)
 	must(t, err, "subscribe to an empty session")
 	first := appendN(t, m, fresh, 1)
-	sameTurns(t, "first turn of a new session", []memory.Turn{recv(t, empty)}, first)
+	sameTurns(t, "first turn of a new session", []memory.Turn{Recv(t, empty)}, first)
 }
 
 func testSubscribeConcurrentWriters(t *testing.T, m memory.Memory) {
@@ -219,7 +219,7 @@ func testSubscribeConcurrentWriters(t *testing.T, m memory.Memory) {
 	received := make([][]memory.Turn, len(subs))
 	for i, ch := range subs {
 		for range writers * each {
-			received[i] = append(received[i], recv(t, ch))
+			received[i] = append(received[i], Recv(t, ch))
 		}
 	}
 	wg.Wait()
@@ -241,7 +241,7 @@ func testSubscribeClosesOnCancel(t *testing.T, m memory.Memory) {
 	ch, err := m.SubscribeTurns(ctx, s, 0)
 	must(t, err, "subscribe")
 	first := appendN(t, m, s, 1)
-	sameTurns(t, "before cancel", []memory.Turn{recv(t, ch)}, first)
+	sameTurns(t, "before cancel", []memory.Turn{Recv(t, ch)}, first)
 	cancel()
 	mustClose(t, ch, "subscription after its context was cancelled")
 }
@@ -303,8 +303,9 @@ func appendN(t *testing.T, m memory.Memory, session string, n int) []memory.Turn
 	return out
 }
 
-// recv returns the next turn of ch, failing t if ch closes or stays silent for wait.
-func recv(t *testing.T, ch <-chan memory.Turn) memory.Turn {
+// Recv returns the next turn of ch, failing t if ch closes or stays silent
+// for as long as the suite waits. Backends' own subscription tests use it too.
+func Recv(t *testing.T, ch <-chan memory.Turn) memory.Turn {
 	t.Helper()
 	select {
 	case turn, ok := <-ch:

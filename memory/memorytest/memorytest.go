@@ -96,15 +96,3 @@ func must(t *testing.T, err error, what string) {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
-
-// eventually polls cond until it is true, failing t after wait.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not true after %v", what, wait)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}

@@ -40,7 +40,7 @@ func testAppendTurnOnce(t *testing.T, m memory.Memory) {
 	stored, err := m.Turns(ctx, s, 0, 0)
 	must(t, err, "turns")
 	sameTurns(t, "stored turns", stored, []memory.Turn{first, plain, other})
-	sameTurns(t, "subscriber", []memory.Turn{recv(t, ch), recv(t, ch), recv(t, ch)}, stored)
+	sameTurns(t, "subscriber", []memory.Turn{Recv(t, ch), Recv(t, ch), Recv(t, ch)}, stored)
 }
 
 func testAppendTurnOnceConcurrent(t *testing.T, m memory.Memory) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/memory"
 )
 
@@ -97,13 +98,13 @@ func testTTLExpiry(t *testing.T, m memory.Memory) {
 	if _, err := m.Get(ctx, key); err != nil && (!errors.Is(err, memory.ErrNotFound) || time.Since(start) < shortTTL) {
 		t.Fatalf("get before the ttl elapsed: %v", err)
 	}
-	eventually(t, "key with a short ttl expires", func() bool {
+	testenv.Eventually(t, "key with a short ttl expires", func() bool {
 		_, err := m.Get(ctx, key)
 		if err != nil && !errors.Is(err, memory.ErrNotFound) {
 			t.Fatalf("get while expiring: %v", err)
 		}
 		return err != nil
-	})
+	}, testenv.Within(wait))
 	_, err := m.TTL(ctx, key)
 	mustBe(t, err, memory.ErrNotFound, "ttl of an expired key")
 	keys, err := m.List(ctx, base+"/")
@@ -151,10 +152,10 @@ func testList(t *testing.T, m memory.Memory) {
 	}
 	gone := base + "/a/gone"
 	must(t, m.Set(ctx, gone, []byte("v"), shortTTL), "set short-lived key")
-	eventually(t, "short-lived key expires", func() bool {
+	testenv.Eventually(t, "short-lived key expires", func() bool {
 		_, err := m.Get(ctx, gone)
 		return errors.Is(err, memory.ErrNotFound)
-	})
+	}, testenv.Within(wait))
 	cases := []struct {
 		prefix string
 		want   []string
@@ -213,14 +214,14 @@ func testSetIfAbsentAfterExpiry(t *testing.T, m memory.Memory) {
 	if ok && time.Since(start) < shortTTL {
 		t.Fatal("set if absent replaced a live key")
 	}
-	eventually(t, "set if absent succeeds once the marker expired", func() bool {
+	testenv.Eventually(t, "set if absent succeeds once the marker expired", func() bool {
 		if ok {
 			return true
 		}
 		ok, err = m.SetIfAbsent(ctx, key, []byte("late"), 0)
 		must(t, err, "set if absent while expiring")
 		return ok
-	})
+	}, testenv.Within(wait))
 	got, err := m.Get(ctx, key)
 	must(t, err, "get")
 	if string(got) == "short" {

@@ -9,10 +9,10 @@ import (
 func BenchmarkCodec(b *testing.B) {
 	now := time.Now()
 	req := &TaskRequest{TaskID: "8d4f1c2e-0b5a-4c1e-9f3a-2b7c6d5e4f30", SessionID: "bench-session", Caller: "BenchCaller", Target: "BenchEcho",
-		Skill: "echo", Message: NewTextMessage(RoleUser, "the quick brown fox jumps over the lazy dog, twice over"), Deadline: now.Add(30 * time.Second),
+		Skill: "echo", Message: NewTextMessage(MessageRoleUser, "the quick brown fox jumps over the lazy dog, twice over"), Deadline: now.Add(30 * time.Second),
 		CallChain: []string{"BenchCaller"}, CreatedAt: now}
-	res := &TaskResult{TaskID: req.TaskID, Agent: "BenchEcho", State: StateCompleted, Status: StatusSuccess,
-		Message: NewTextMessage(RoleAgent, "the quick brown fox jumps over the lazy dog, twice over"), Metadata: ResultMetadata{ProcessingTimeMs: 1, AgentVersion: "bench"}, Time: now}
+	res := &TaskResult{TaskID: req.TaskID, Agent: "BenchEcho", State: TaskStateCompleted, Status: StatusSuccess,
+		Message: NewTextMessage(MessageRoleAgent, "the quick brown fox jumps over the lazy dog, twice over"), Metadata: ResultMetadata{ProcessingTimeMs: 1, AgentVersion: "bench"}, Time: now}
 	var c Codec
 	for _, p := range []Payload{req, res} {
 		env, err := c.Encode(p, Trace{})

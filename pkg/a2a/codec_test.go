@@ -67,7 +67,7 @@ func TestEncodeRefuses(t *testing.T) {
 	noSkill := sampleRequest()
 	noSkill.Skill = ""
 	big := sampleRequest()
-	big.Message = NewTextMessage(RoleUser, strings.Repeat("x", 2048))
+	big.Message = NewTextMessage(MessageRoleUser, strings.Repeat("x", 2048))
 	small := Codec{MaxBodyBytes: 1024, Now: c.Now}
 	cases := []struct {
 		name  string
@@ -176,14 +176,14 @@ func TestValidateResultAndError(t *testing.T) {
 		p     Payload
 		field string
 	}{
-		{"result not terminal", &TaskResult{TaskID: "t", Agent: "A", State: StateWorking, Message: NewTextMessage(RoleAgent, "x")}, "state"},
-		{"result empty", &TaskResult{TaskID: "t", Agent: "A", State: StateCompleted}, "message"},
-		{"result bad status", &TaskResult{TaskID: "t", Agent: "A", State: StateCompleted, Status: "OK", Message: NewTextMessage(RoleAgent, "x")}, "status"},
-		{"result artifact id", &TaskResult{TaskID: "t", Agent: "A", State: StateCompleted, Artifacts: []*Artifact{{Parts: []*Part{NewTextPart("x")}}}}, "artifacts[0].artifactId"},
-		{"error lowercase code", &TaskError{TaskID: "t", Agent: "A", State: StateFailed, Code: "oops", Message: "m"}, "code"},
-		{"error no message", &TaskError{TaskID: "t", Agent: "A", State: StateFailed, Code: CodeTimeout}, "message"},
+		{"result not terminal", &TaskResult{TaskID: "t", Agent: "A", State: TaskStateWorking, Message: NewTextMessage(MessageRoleAgent, "x")}, "state"},
+		{"result empty", &TaskResult{TaskID: "t", Agent: "A", State: TaskStateCompleted}, "message"},
+		{"result bad status", &TaskResult{TaskID: "t", Agent: "A", State: TaskStateCompleted, Status: "OK", Message: NewTextMessage(MessageRoleAgent, "x")}, "status"},
+		{"result artifact id", &TaskResult{TaskID: "t", Agent: "A", State: TaskStateCompleted, Artifacts: []*Artifact{{Parts: []*Part{NewTextPart("x")}}}}, "artifacts[0].artifactId"},
+		{"error lowercase code", &TaskError{TaskID: "t", Agent: "A", State: TaskStateFailed, Code: "oops", Message: "m"}, "code"},
+		{"error no message", &TaskError{TaskID: "t", Agent: "A", State: TaskStateFailed, Code: CodeTimeout}, "message"},
 		{"status unknown state", &TaskStatus{TaskID: "t", Agent: "A", State: "RUNNING"}, "state"},
-		{"status progress", &TaskStatus{TaskID: "t", Agent: "A", State: StateWorking, Progress: ptr(1.5)}, "progress"},
+		{"status progress", &TaskStatus{TaskID: "t", Agent: "A", State: TaskStateWorking, Progress: ptr(1.5)}, "progress"},
 		{"announce dup skill", &Announcement{Card: &AgentCard{Name: "A", Skills: []AgentSkill{{ID: "s"}, {ID: "s"}}}, InstanceID: "i", Time: testNow}, "card.skills[1].id"},
 		{"announce no card", &Announcement{InstanceID: "i", Time: testNow}, "card"},
 		{"cancel bad target", &TaskCancel{TaskID: "t", Caller: "A", Target: "a.b"}, "target"},
@@ -239,7 +239,7 @@ func TestPriorityAndTrace(t *testing.T) {
 }
 
 func TestMessageText(t *testing.T) {
-	m := NewTextMessage(RoleAgent, "a")
+	m := NewTextMessage(MessageRoleAgent, "a")
 	m.Parts = append(m.Parts, NewDataPart(1), NewTextPart("b"), nil)
 	if got := MessageText(m); got != "a\nb" {
 		t.Fatalf("MessageText = %q", got)

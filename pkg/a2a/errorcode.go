@@ -25,6 +25,9 @@ const (
 	CodeCircuitOpen       ErrorCode = "CIRCUIT_OPEN"
 	CodeUnavailable       ErrorCode = "UNAVAILABLE"
 	CodeInternal          ErrorCode = "INTERNAL"
+	// CodeResultTooLarge: the skill's result exceeds the bus's message size
+	// limit, so it can never be delivered; not retryable.
+	CodeResultTooLarge ErrorCode = "RESULT_TOO_LARGE"
 )
 
 // Valid reports whether c is well formed (upper case, digits and '_').
@@ -40,11 +43,14 @@ func (c ErrorCode) DefaultRetryable() bool {
 }
 
 // Error is a typed failure of a call: a code, a human message and whether a
-// retry may succeed. errors.Is matches two *Error values by code.
+// retry may succeed. errors.Is matches two *Error values by code. Its JSON
+// is camelCase, as everything else a2abus stores or sends ({"code",
+// "message", "retryable"}); JSON written before the tags (Go field names)
+// still reads, encoding/json matching keys regardless of case.
 type Error struct {
-	Code      ErrorCode
-	Message   string
-	Retryable bool
+	Code      ErrorCode `json:"code"`
+	Message   string    `json:"message"`
+	Retryable bool      `json:"retryable"`
 }
 
 // NewError returns an *Error with the code's default retryability.

@@ -287,7 +287,12 @@ type Announcement struct {
 func (*Announcement) Kind() Kind     { return KindAgentCard }
 func (*Announcement) taskID() string { return "" }
 
-// Validate checks the card's name and skills and the instance id.
+// Validate checks the card's name and skills and the instance id. A card
+// must have a Name that is a valid agent name, and each of its skills an ID
+// that is a valid skill id, unique on the card; no other card field is
+// required or checked (see AgentCard). The announcement must have a valid
+// InstanceID and a Time, and its InputSchemas (ValidateInputSchemas) may
+// only name skills of the card.
 func (a *Announcement) Validate() error {
 	if a.Card == nil {
 		return fieldErr("card", ErrMissingField, "required")

@@ -16,28 +16,79 @@ type (
 	Artifact = spec.Artifact
 	// TaskState is the A2A state of a task.
 	TaskState = spec.TaskState
-	// AgentCard describes an agent and its skills.
+	// AgentCard describes an agent and its skills. On the bus it travels in
+	// an Announcement, and Announcement.Validate says what a card must have:
+	//
+	//   - Name, a valid agent name (ValidateAgentName): the agent's bus name;
+	//   - for each entry of Skills, an ID that is a valid skill id
+	//     (ValidateSkillID), unique on the card.
+	//
+	// Everything else is optional, Skills included (but a caller that vets
+	// its target refuses a skill the card does not list, SKILL_NOT_SUPPORTED).
+	// a2abus reads Description and Version (a result's agentVersion) and each
+	// skill's Name and Description (listings and search). The other fields
+	// (supportedInterfaces, capabilities, the input and output modes, provider,
+	// security schemes and requirements, signatures, URLs, a skill's tags,
+	// examples and modes) are stored with the card as sent, and a2abus acts
+	// on none of them: when announcements are signed, the envelope's
+	// a2a-signature header authenticates them, not the card's signatures.
+	// docs/wire-protocol.md has a minimal card.
 	AgentCard = spec.AgentCard
 	// AgentSkill is one capability on an agent card.
 	AgentSkill = spec.AgentSkill
 )
 
-// Task states (A2A v1.0).
+// Task states (A2A v1.0), under a2a-go's names so code reads the same with
+// either import.
 const (
-	StateSubmitted     = spec.TaskStateSubmitted
-	StateWorking       = spec.TaskStateWorking
-	StateInputRequired = spec.TaskStateInputRequired
-	StateAuthRequired  = spec.TaskStateAuthRequired
-	StateCompleted     = spec.TaskStateCompleted
-	StateCanceled      = spec.TaskStateCanceled
-	StateFailed        = spec.TaskStateFailed
-	StateRejected      = spec.TaskStateRejected
+	// TaskStateSubmitted means the task is accepted and waits to run.
+	TaskStateSubmitted = spec.TaskStateSubmitted
+	// TaskStateWorking means the task is running.
+	TaskStateWorking = spec.TaskStateWorking
+	// TaskStateInputRequired means the agent needs more input from the caller.
+	TaskStateInputRequired = spec.TaskStateInputRequired
+	// TaskStateAuthRequired means the agent needs the caller to authenticate.
+	TaskStateAuthRequired = spec.TaskStateAuthRequired
+	// TaskStateCompleted means the task finished with a result (terminal).
+	TaskStateCompleted = spec.TaskStateCompleted
+	// TaskStateCanceled means the task was canceled (terminal).
+	TaskStateCanceled = spec.TaskStateCanceled
+	// TaskStateFailed means the task failed (terminal).
+	TaskStateFailed = spec.TaskStateFailed
+	// TaskStateRejected means the agent refused the task (terminal).
+	TaskStateRejected = spec.TaskStateRejected
 )
 
-// Message roles (A2A v1.0).
+// Message roles (A2A v1.0), under a2a-go's names.
 const (
-	RoleUser  = spec.MessageRoleUser
-	RoleAgent = spec.MessageRoleAgent
+	// MessageRoleUser marks a message from the caller.
+	MessageRoleUser = spec.MessageRoleUser
+	// MessageRoleAgent marks a message from the agent.
+	MessageRoleAgent = spec.MessageRoleAgent
+)
+
+// The old names of the task states and message roles, kept for one release.
+const (
+	// Deprecated: use TaskStateSubmitted.
+	StateSubmitted = TaskStateSubmitted
+	// Deprecated: use TaskStateWorking.
+	StateWorking = TaskStateWorking
+	// Deprecated: use TaskStateInputRequired.
+	StateInputRequired = TaskStateInputRequired
+	// Deprecated: use TaskStateAuthRequired.
+	StateAuthRequired = TaskStateAuthRequired
+	// Deprecated: use TaskStateCompleted.
+	StateCompleted = TaskStateCompleted
+	// Deprecated: use TaskStateCanceled.
+	StateCanceled = TaskStateCanceled
+	// Deprecated: use TaskStateFailed.
+	StateFailed = TaskStateFailed
+	// Deprecated: use TaskStateRejected.
+	StateRejected = TaskStateRejected
+	// Deprecated: use MessageRoleUser.
+	RoleUser = MessageRoleUser
+	// Deprecated: use MessageRoleAgent.
+	RoleAgent = MessageRoleAgent
 )
 
 // ProtocolVersion is the A2A version carried in the a2a-version header.
@@ -77,8 +128,8 @@ func MessageText(m *Message) string {
 // validState reports whether s is one of the known A2A task states.
 func validState(s TaskState) bool {
 	switch s {
-	case StateSubmitted, StateWorking, StateInputRequired, StateAuthRequired,
-		StateCompleted, StateCanceled, StateFailed, StateRejected:
+	case TaskStateSubmitted, TaskStateWorking, TaskStateInputRequired, TaskStateAuthRequired,
+		TaskStateCompleted, TaskStateCanceled, TaskStateFailed, TaskStateRejected:
 		return true
 	}
 	return false
@@ -89,8 +140,8 @@ func validateMessage(field string, m *Message) error {
 	if m == nil {
 		return fieldErr(field, ErrMissingField, "required")
 	}
-	if m.Role != RoleUser && m.Role != RoleAgent {
-		return fieldErr(field+".role", ErrInvalidField, fmt.Sprintf("must be %s or %s, got %q", RoleUser, RoleAgent, string(m.Role)))
+	if m.Role != MessageRoleUser && m.Role != MessageRoleAgent {
+		return fieldErr(field+".role", ErrInvalidField, fmt.Sprintf("must be %s or %s, got %q", MessageRoleUser, MessageRoleAgent, string(m.Role)))
 	}
 	if len(m.Parts) == 0 {
 		return fieldErr(field+".parts", ErrMissingField, "at least one part is required")

@@ -20,7 +20,14 @@ const (
 	prefixCancel   = "agent.cancel."
 	prefixEvent    = "agent.event."
 	prefixInstance = "a2a.instance."
+
+	prefixConverseControl = "converse.control."
 )
+
+// ConverseControlRoutingKey is the routing key of the controls of the
+// orchestrated conversation id (pkg/converse, which validates id):
+// converse.control.<id>.
+func ConverseControlRoutingKey(id string) string { return prefixConverseControl + id }
 
 // DeadLetterExchange is the exchange that receives exchange's rejected or
 // exhausted messages: "<exchange>.dlx" (a2a.dlx for the default exchange).

@@ -14,9 +14,9 @@ func (s ResultStatus) Valid() bool {
 func (s ResultStatus) State() TaskState {
 	switch s {
 	case StatusSuccess, StatusPartial:
-		return StateCompleted
+		return TaskStateCompleted
 	case StatusError, StatusTimeout:
-		return StateFailed
+		return TaskStateFailed
 	}
 	return ""
 }
@@ -31,7 +31,7 @@ func StatusFor(state TaskState, code ErrorCode) ResultStatus {
 		return ""
 	case code == CodeTimeout:
 		return StatusTimeout
-	case state == StateCompleted && code == "":
+	case state == TaskStateCompleted && code == "":
 		return StatusSuccess
 	}
 	return StatusError

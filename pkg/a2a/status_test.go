@@ -10,8 +10,8 @@ import (
 // The contract table of docs/wire-protocol.md, as code.
 func TestStatusStates(t *testing.T) {
 	for s, want := range map[ResultStatus]TaskState{
-		StatusSuccess: StateCompleted, StatusPartial: StateCompleted,
-		StatusError: StateFailed, StatusTimeout: StateFailed, "DONE": "",
+		StatusSuccess: TaskStateCompleted, StatusPartial: TaskStateCompleted,
+		StatusError: TaskStateFailed, StatusTimeout: TaskStateFailed, "DONE": "",
 	} {
 		if got := s.State(); got != want {
 			t.Errorf("%q.State() = %q, want %q", s, got, want)
@@ -25,41 +25,41 @@ func TestStatusStates(t *testing.T) {
 		code  ErrorCode
 		want  ResultStatus
 	}{
-		{StateCompleted, "", StatusSuccess},
-		{StateFailed, CodeTimeout, StatusTimeout},
-		{StateFailed, CodeExecutionFailed, StatusError},
-		{StateFailed, "", StatusError},
-		{StateRejected, CodeInvalidInput, StatusError},
-		{StateCanceled, CodeCanceled, StatusError},
-		{StateWorking, CodeTimeout, ""},
+		{TaskStateCompleted, "", StatusSuccess},
+		{TaskStateFailed, CodeTimeout, StatusTimeout},
+		{TaskStateFailed, CodeExecutionFailed, StatusError},
+		{TaskStateFailed, "", StatusError},
+		{TaskStateRejected, CodeInvalidInput, StatusError},
+		{TaskStateCanceled, CodeCanceled, StatusError},
+		{TaskStateWorking, CodeTimeout, ""},
 		{"bogus", "", ""},
 	} {
 		if got := StatusFor(tc.state, tc.code); got != tc.want {
 			t.Errorf("StatusFor(%q, %q) = %q, want %q", tc.state, tc.code, got, tc.want)
 		}
 	}
-	te := &TaskError{State: StateFailed, Code: CodeTimeout}
+	te := &TaskError{State: TaskStateFailed, Code: CodeTimeout}
 	if te.Status() != StatusTimeout {
 		t.Errorf("a TIMEOUT task.error has status %q", te.Status())
 	}
 }
 
 func TestResultStatusMustAgreeWithState(t *testing.T) {
-	base := TaskResult{TaskID: "t-1", Agent: "A", Message: NewTextMessage(RoleAgent, "x"), Time: testNow}
+	base := TaskResult{TaskID: "t-1", Agent: "A", Message: NewTextMessage(MessageRoleAgent, "x"), Time: testNow}
 	for _, tc := range []struct {
 		state  TaskState
 		status ResultStatus
 		ok     bool
 	}{
-		{StateCompleted, StatusSuccess, true},
-		{StateCompleted, StatusPartial, true},
-		{StateFailed, StatusError, true},
-		{StateFailed, StatusTimeout, true},
-		{StateCompleted, "", true},
-		{StateFailed, "", true},
-		{StateFailed, StatusSuccess, false},
-		{StateCompleted, StatusTimeout, false},
-		{StateCanceled, StatusError, false},
+		{TaskStateCompleted, StatusSuccess, true},
+		{TaskStateCompleted, StatusPartial, true},
+		{TaskStateFailed, StatusError, true},
+		{TaskStateFailed, StatusTimeout, true},
+		{TaskStateCompleted, "", true},
+		{TaskStateFailed, "", true},
+		{TaskStateFailed, StatusSuccess, false},
+		{TaskStateCompleted, StatusTimeout, false},
+		{TaskStateCanceled, StatusError, false},
 	} {
 		r := base
 		r.State, r.Status = tc.state, tc.status

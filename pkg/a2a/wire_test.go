@@ -15,7 +15,7 @@ import (
 // entries, unspecified roles and states.
 func wirePayloads() []Payload {
 	msg := &Message{ID: "m-1", ContextID: "c-1", Extensions: []string{"urn:x"}, Metadata: map[string]any{"k": "v"},
-		ReferenceTasks: []spec.TaskID{"t-0"}, TaskID: "t-1", Role: RoleAgent, Parts: ContentPartsOf(
+		ReferenceTasks: []spec.TaskID{"t-0"}, TaskID: "t-1", Role: MessageRoleAgent, Parts: ContentPartsOf(
 			NewTextPart("<b>text & more</b>"),
 			&Part{Content: spec.Raw([]byte{0, 1, 2, 255}), Filename: "blob.bin", MediaType: "application/octet-stream"},
 			&Part{Content: spec.Data{Value: map[string]any{"n": 1.5, "list": []any{"a", nil, true}}}, Metadata: map[string]any{"m": 1.0}},
@@ -26,10 +26,10 @@ func wirePayloads() []Payload {
 	unspecified := &Message{ID: "m-2", Parts: ContentPartsOf(NewTextPart("x"))}
 	out := append(samplePayloads(),
 		&TaskStatus{TaskID: "t-1", Agent: "A", State: spec.TaskStateUnspecified, Message: unspecified, Time: testNow},
-		&TaskStatus{TaskID: "t-1", Agent: "A", State: StateWorking, Time: testNow},
-		&TaskResult{TaskID: "t-1", Agent: "A", State: StateCompleted, Message: msg, Time: testNow,
+		&TaskStatus{TaskID: "t-1", Agent: "A", State: TaskStateWorking, Time: testNow},
+		&TaskResult{TaskID: "t-1", Agent: "A", State: TaskStateCompleted, Message: msg, Time: testNow,
 			Artifacts: []*Artifact{nil, {ID: "a1", Description: "d", Extensions: []string{"e"}, Metadata: map[string]any{"x": "y"}, Name: "n", Parts: msg.Parts}, {ID: "a2"}}},
-		&TaskResult{TaskID: "t-1", Agent: "A", State: StateFailed, Time: testNow},
+		&TaskResult{TaskID: "t-1", Agent: "A", State: TaskStateFailed, Time: testNow},
 		&TaskError{TaskID: "t-1", Agent: "A", Code: CodeTimeout, Message: "late", Time: testNow},
 	)
 	req := sampleRequest()
@@ -175,10 +175,10 @@ func TestWireScanReadsTheCodecsOwnPayloads(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	yes := true
 	req := &TaskRequest{TaskID: "t-1", SessionID: "s-1", Caller: "A", Target: "B", Skill: "echo",
-		Message: NewTextMessage(RoleUser, "hello \"world\"\n<&>"), Input: json.RawMessage(`{"n":[1,2]}`),
+		Message: NewTextMessage(MessageRoleUser, "hello \"world\"\n<&>"), Input: json.RawMessage(`{"n":[1,2]}`),
 		Priority: PriorityHigh, Deadline: now, CallChain: []string{"A"}, AllowNestedCalls: &yes, Stream: true, CreatedAt: now}
-	res := &TaskResult{TaskID: "t-1", Agent: "B", State: StateCompleted, Status: StatusSuccess,
-		Message: NewTextMessage(RoleAgent, "héllo"), Warnings: []string{"w"},
+	res := &TaskResult{TaskID: "t-1", Agent: "B", State: TaskStateCompleted, Status: StatusSuccess,
+		Message: NewTextMessage(MessageRoleAgent, "héllo"), Warnings: []string{"w"},
 		Metadata: ResultMetadata{ProcessingTimeMs: 3, AgentVersion: "1"}, Time: now}
 	for _, p := range []Payload{req, res} {
 		body, err := marshalPayload(p)

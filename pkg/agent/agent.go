@@ -11,6 +11,7 @@ package agent
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,21 +20,26 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/lifecycle"
-	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/schema"
 )
 
 // Defaults of Options.
 const (
-	DefaultConcurrency    = 4
-	DefaultStopTimeout    = 30 * time.Second
-	DefaultMaxTasks       = 1
-	DefaultIdleTimeout    = 30 * time.Second
-	DefaultPublishTimeout = 30 * time.Second
+	DefaultConcurrency  = 4
+	DefaultStopTimeout  = 30 * time.Second
+	DefaultMaxTasks     = 1
+	DefaultIdleTimeout  = 30 * time.Second
+	DefaultReplyTimeout = 30 * time.Second
+	// Deprecated: use DefaultReplyTimeout.
+	DefaultPublishTimeout = DefaultReplyTimeout
+	// DefaultMaxTaskDuration is below RabbitMQ's default consumer_timeout
+	// (30 min), past which the broker closes the channel and redelivers.
+	DefaultMaxTaskDuration = 25 * time.Minute
 )
 
 // Options configures an Agent.
@@ -46,9 +52,21 @@ type Options struct {
 	Concurrency int
 	// MaxAttempts is how many deliveries a task gets before it fails with EXECUTION_FAILED.
 	MaxAttempts int
-	// StopTimeout bounds how long in-flight tasks may finish after stop; default 30s.
+	// StopTimeout bounds how long in-flight tasks may finish after stop; default
+	// 30s. It must be below MaxTaskDuration.
 	StopTimeout time.Duration
-	// PublishTimeout bounds the retries of a reply publish; default 30s.
+	// MaxTaskDuration bounds every task's handler: its deadline is at most
+	// this long after the task was received, whatever the request asks, and a
+	// task that reaches it ends TIMEOUT. Keep it below the broker's
+	// consumer_timeout (30 min by default), which otherwise closes the
+	// channel and runs the task again; default 25 min.
+	MaxTaskDuration time.Duration
+	// ReplyTimeout bounds how long a reply is retried (each publish bounded
+	// by the bus's own bus.publish_timeout) before the task is requeued;
+	// default 30s.
+	ReplyTimeout time.Duration
+	// Deprecated: use ReplyTimeout (the name said bus.publish_timeout, which
+	// it is not); used when ReplyTimeout is zero.
 	PublishTimeout time.Duration
 	// Ephemeral makes Run return after MaxTasks tasks or IdleTimeout without one.
 	Ephemeral   bool
@@ -64,19 +82,31 @@ type Options struct {
 	// AnnounceSecret signs announcements (HMAC-SHA256) so that directories
 	// sharing it reject forged cards; empty sends them unsigned.
 	AnnounceSecret []byte
+	// SigningKey, when set, signs announcements with the agent's own ed25519
+	// key (a2a.SignEd25519), so that directories pinning its public key
+	// refuse cards for its name signed by anyone else (see signing.go).
+	SigningKey ed25519.PrivateKey
 	// Policy, when set, is asked whether each task's caller may call this
 	// agent; a task it refuses is answered FORBIDDEN without running.
 	Policy Policy
+	// Identities maps the broker users that publish tasks and cancels to
+	// caller names (identity.go); nil is bus.Identities' zero behaviour.
+	Identities *bus.Identities
 	// Memory, when set, is read at start for the cancels callers recorded
 	// while no instance ran (memory.CancelIndex): those tasks are answered
 	// CANCELED when dequeued, without running. Without it only the cancels
-	// received while an instance runs are honoured.
-	Memory memory.Memory
+	// received while an instance runs are honoured. A memory.Memory is one.
+	Memory CancelStore
 	// InstanceID names this process; default a random UUID.
 	InstanceID string
 	// Codec encodes and decodes bus messages (body limit).
 	Codec a2a.Codec
-	// Logger receives one line per task outcome; nil means no logging.
+	// Observer, when set, is told about every task (metrics, tracing; see observe.go).
+	Observer Observer
+	// Logger receives one line per task outcome ("task completed" or "task failed");
+	// nil means no logging. Give it a logger that does not sample
+	// (node.NewLogger's): a sampling one, such as zap.NewProduction's, drops
+	// most of these lines under load, as they share one message.
 	Logger *zap.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -92,7 +122,12 @@ func (o *Options) normalize() error {
 	lifecycle.Default(&o.Concurrency, DefaultConcurrency)
 	lifecycle.Default(&o.MaxAttempts, bus.DefaultMaxAttempts)
 	lifecycle.Default(&o.StopTimeout, DefaultStopTimeout)
-	lifecycle.Default(&o.PublishTimeout, DefaultPublishTimeout)
+	lifecycle.Default(&o.ReplyTimeout, o.PublishTimeout)
+	lifecycle.Default(&o.ReplyTimeout, DefaultReplyTimeout)
+	lifecycle.Default(&o.MaxTaskDuration, DefaultMaxTaskDuration)
+	if o.StopTimeout >= o.MaxTaskDuration {
+		return fmt.Errorf("%w: %w: StopTimeout %s, MaxTaskDuration %s", ErrInvalidOptions, ErrStopTimeoutTooLong, o.StopTimeout, o.MaxTaskDuration)
+	}
 	lifecycle.Default(&o.MaxDepth, a2a.DefaultMaxDepth)
 	lifecycle.Default(&o.AnnounceInterval, DefaultAnnounceInterval)
 	lifecycle.Default(&o.MaxTasks, DefaultMaxTasks)
@@ -104,13 +139,14 @@ func (o *Options) normalize() error {
 	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
-	return nil
+	return checkSigningKey(o.SigningKey)
 }
 
 // Agent runs the skills of one agent card on the bus.
 type Agent struct {
 	opts     Options
 	log      *zap.Logger
+	panicLog *zap.Logger // log without zap's own stack trace: the panic's is logged
 	handlers map[string]Handler
 	mw       []Middleware
 	running  *runningTasks
@@ -127,9 +163,11 @@ func New(opts Options) (*Agent, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
+	log := opts.Logger.With(zap.String("agent", opts.Card.Name), zap.String("instance", opts.InstanceID))
 	return &Agent{
 		opts:     opts,
-		log:      opts.Logger.With(zap.String("agent", opts.Card.Name), zap.String("instance", opts.InstanceID)),
+		log:      log,
+		panicLog: log.WithOptions(zap.AddStacktrace(zap.LevelEnablerFunc(func(zapcore.Level) bool { return false }))),
 		handlers: map[string]Handler{},
 		running:  newRunningTasks(),
 		life:     lifecycle.New(),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/bus/inproc"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -24,7 +25,7 @@ func TestResultStatusesAndAck(t *testing.T) {
 			if err := task.Progress(ctx, "halfway", 0.5); err != nil {
 				return nil, err
 			}
-			return &Result{Message: a2a.NewTextMessage(a2a.RoleAgent, task.Text()), Confidence: a2a.ConfidenceHigh,
+			return &Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, task.Text()), Confidence: a2a.ConfidenceHigh,
 				Artifacts: []*a2a.Artifact{{ID: "a1", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"n": 1})}}}}, nil
 		},
 	})
@@ -34,12 +35,12 @@ func TestResultStatusesAndAck(t *testing.T) {
 	if !ok {
 		t.Fatalf("want a result, got %#v", h.final(req.TaskID))
 	}
-	if a2a.MessageText(res.Message) != "hello" || res.State != a2a.StateCompleted || res.Status != a2a.StatusSuccess ||
+	if a2a.MessageText(res.Message) != "hello" || res.State != a2a.TaskStateCompleted || res.Status != a2a.StatusSuccess ||
 		len(res.Artifacts) != 1 || res.Metadata.AgentVersion != "2.1" || res.Confidence != a2a.ConfidenceHigh {
 		t.Fatalf("result = %+v", res)
 	}
 	st := h.statuses(req.TaskID)
-	if len(st) != 2 || st[0].State != a2a.StateWorking || st[1].Progress == nil || *st[1].Progress != 0.5 ||
+	if len(st) != 2 || st[0].State != a2a.TaskStateWorking || st[1].Progress == nil || *st[1].Progress != 0.5 ||
 		a2a.MessageText(st[1].Message) != "halfway" {
 		t.Fatalf("statuses = %+v", st)
 	}
@@ -139,21 +140,38 @@ func TestDeadlineDuringHandlerIsTimeout(t *testing.T) {
 	<-sawCancel
 }
 
+// A cancel from the task's caller ends the task CANCELED; one sent under
+// another caller's name is ignored. The instance queue handles one message
+// at a time, in order, so once the caller's cancel of a second task has
+// taken effect the foreign cancel, sent before it, has been processed too:
+// only then is the first task let finish, and it must finish with its result.
 func TestCancelRequest(t *testing.T) {
 	h := newHarness(t)
-	started := make(chan struct{})
-	a := h.agent(Options{}, map[string]Handler{
-		"sleep": func(ctx context.Context, _ *Task) (*Result, error) {
-			close(started)
-			<-ctx.Done()
-			return nil, ctx.Err()
+	started := make(chan string, 2)
+	release := make(chan struct{})
+	a := h.agent(Options{Concurrency: 2}, map[string]Handler{
+		"hold": func(ctx context.Context, task *Task) (*Result, error) {
+			started <- task.Request.TaskID
+			select {
+			case <-release:
+				return TextResult("finished: " + task.Text()), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		},
 	})
 	h.start(a)
-	req := h.send("Worker", "sleep", "")
-	<-started
-	sendCancel := func(caller string) {
-		env, err := h.codec.Encode(&a2a.TaskCancel{TaskID: req.TaskID, Caller: caller, Target: "Worker", Time: time.Now()}, a2a.Trace{})
+	kept := h.send("Worker", "hold", "kept")
+	barrier := h.send("Worker", "hold", "barrier")
+	for range 2 {
+		select {
+		case <-started:
+		case <-time.After(testenv.WaitBound):
+			t.Fatal("the two tasks did not both start")
+		}
+	}
+	sendCancel := func(id, caller string) {
+		env, err := h.codec.Encode(&a2a.TaskCancel{TaskID: id, Caller: caller, Target: "Worker", Time: time.Now()}, a2a.Trace{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,14 +180,22 @@ func TestCancelRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sendCancel("SomeoneElse") // not the task's caller: ignored
-	time.Sleep(50 * time.Millisecond)
-	if len(h.statuses(req.TaskID)) == 0 {
-		t.Fatal("no working status before the cancel")
-	}
-	sendCancel(testCaller)
-	if code := h.errorCode(req.TaskID); code != a2a.CodeCanceled {
+	sendCancel(kept.TaskID, "SomeoneElse") // not the task's caller: ignored
+	sendCancel(barrier.TaskID, testCaller)
+	if code := h.errorCode(barrier.TaskID); code != a2a.CodeCanceled {
 		t.Fatalf("code = %s, want CANCELED", code)
+	}
+	close(release)
+	switch r := h.final(kept.TaskID).(type) {
+	case *a2a.TaskResult:
+		if got := a2a.MessageText(r.Message); got != "finished: kept" {
+			t.Fatalf("result %q, want %q", got, "finished: kept")
+		}
+	case *a2a.TaskError:
+		t.Fatalf("the task canceled under another caller's name ended %s: %s", r.Code, r.Message)
+	}
+	if len(h.statuses(kept.TaskID)) == 0 {
+		t.Fatal("no working status for the task")
 	}
 }
 
@@ -193,13 +219,11 @@ func TestGracefulStopRequeuesUnfinished(t *testing.T) {
 		t.Fatalf("Run = %v", err)
 	}
 	// No failure was published: the task went back to the queue ...
-	h.mu.Lock()
-	for _, p := range h.replies {
+	for _, p := range h.all() {
 		if e, ok := p.(*a2a.TaskError); ok {
 			t.Fatalf("stop published an error: %+v", e)
 		}
 	}
-	h.mu.Unlock()
 	// ... and the next instance completes it.
 	next := h.agent(Options{}, map[string]Handler{"work": func(_ context.Context, t *Task) (*Result, error) {
 		return TextResult(fmt.Sprintf("attempt %d", t.Attempt)), nil
@@ -408,5 +432,19 @@ func TestHandlersSeeTheirTaskInTheContext(t *testing.T) {
 	req := h.send("Worker", "echo", "x")
 	if r := <-got; r == nil || r.TaskID != req.TaskID {
 		t.Fatalf("task in context = %+v", r)
+	}
+}
+
+// The deprecated PublishTimeout still sets the reply timeout when
+// ReplyTimeout is not given; ReplyTimeout wins when both are.
+func TestReplyTimeoutTakesTheDeprecatedPublishTimeout(t *testing.T) {
+	h := newHarness(t)
+	for _, tc := range []struct {
+		reply, publish, want time.Duration
+	}{{0, 0, DefaultReplyTimeout}, {0, 5 * time.Second, 5 * time.Second}, {7 * time.Second, 5 * time.Second, 7 * time.Second}} {
+		a := h.agent(Options{ReplyTimeout: tc.reply, PublishTimeout: tc.publish}, nil)
+		if got := a.opts.ReplyTimeout; got != tc.want {
+			t.Errorf("ReplyTimeout %s, PublishTimeout %s: reply timeout %s, want %s", tc.reply, tc.publish, got, tc.want)
+		}
 	}
 }

@@ -28,9 +28,7 @@ func (a *Agent) announce(ctx context.Context, deregistering bool) {
 		a.log.Warn("announcement not encoded", zap.Error(err))
 		return
 	}
-	if len(a.opts.AnnounceSecret) > 0 {
-		a2a.Sign(&env, a.opts.AnnounceSecret)
-	}
+	a.signAnnouncement(&env)
 	msg := bus.FromEnvelope(a2a.RoutingKeyAnnounce, env)
 	msg.Transient = true // a lost announcement is repeated at the next interval
 	ctx, cancel := context.WithTimeout(ctx, announceTimeout)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -66,7 +67,7 @@ func TestAnnouncesAtStartOnQueryPeriodicallyAndDeregisters(t *testing.T) {
 		InstanceID: "inst-1"}, map[string]Handler{"echo": echo})
 	errc := h.start(a)
 
-	h.eventually("the start announcement", func() bool { return l.count() >= 1 })
+	testenv.Eventually(h.t, "the start announcement", func() bool { return l.count() >= 1 })
 	first := l.last()
 	if first.Card.Name != "Worker" || first.Card.Version != "3" || first.InstanceID != "inst-1" || first.Deregistering ||
 		len(first.Card.Skills) != 1 || first.Card.Skills[0].ID != "echo" {
@@ -81,10 +82,10 @@ func TestAnnouncesAtStartOnQueryPeriodicallyAndDeregisters(t *testing.T) {
 	if err := h.b.Publish(context.Background(), bus.FromEnvelope(a2a.RoutingKeyDiscoveryQuery, env)); err != nil {
 		t.Fatal(err)
 	}
-	h.eventually("the answer to discovery.query", func() bool { return l.count() > n })
+	testenv.Eventually(h.t, "the answer to discovery.query", func() bool { return l.count() > n })
 	// And it goes on announcing on its own.
 	n = l.count()
-	h.eventually("a periodic announcement", func() bool { return l.count() > n })
+	testenv.Eventually(h.t, "a periodic announcement", func() bool { return l.count() > n })
 
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func TestAnnouncesAtStartOnQueryPeriodicallyAndDeregisters(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
-	h.eventually("the deregistration", func() bool { return l.last().Deregistering })
+	testenv.Eventually(h.t, "the deregistration", func() bool { return l.last().Deregistering })
 }
 
 func TestAnnouncingWithoutADirectoryIsFine(t *testing.T) {

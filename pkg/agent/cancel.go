@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -64,11 +65,7 @@ func (r *runningTasks) remove(id string) {
 func (r *runningTasks) cancel(id, caller string, now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for k, c := range r.canceled {
-		if now.Sub(c.at) > canceledMemory {
-			delete(r.canceled, k)
-		}
-	}
+	r.forgetExpiredLocked(now)
 	r.remember(id, caller, now)
 	if t, ok := r.running[id]; ok && a2a.SameAgent(t.caller, caller) {
 		t.cancel(errCanceledByCaller)
@@ -80,6 +77,22 @@ func (r *runningTasks) cancel(id, caller string, now time.Time) bool {
 // remember records that caller canceled task id at now. r.mu must be held.
 func (r *runningTasks) remember(id, caller string, now time.Time) {
 	r.canceled[id] = canceledTask{caller: caller, at: now}
+}
+
+// forgetExpired drops the remembered cancels older than canceledMemory.
+func (r *runningTasks) forgetExpired(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.forgetExpiredLocked(now)
+}
+
+// forgetExpiredLocked is forgetExpired with r.mu held.
+func (r *runningTasks) forgetExpiredLocked(now time.Time) {
+	for k, c := range r.canceled {
+		if now.Sub(c.at) > canceledMemory {
+			delete(r.canceled, k)
+		}
+	}
 }
 
 // load remembers cancels recorded elsewhere (the agent's cancel index in working memory).
@@ -108,6 +121,9 @@ func (a *Agent) handleInstance(ctx context.Context, d *bus.Delivery) error {
 	}
 	switch m := p.(type) {
 	case *a2a.TaskCancel:
+		if !a.cancelAllowed(d, m) { // identity.go
+			break
+		}
 		if a.running.cancel(m.TaskID, m.Caller, a.opts.Now()) {
 			a.log.Info("task cancel requested", zap.String("task", m.TaskID), zap.String("caller", m.Caller))
 		}
@@ -117,12 +133,27 @@ func (a *Agent) handleInstance(ctx context.Context, d *bus.Delivery) error {
 	return d.Ack()
 }
 
-// Bounds of loadCanceled.
+// CancelStore is the part of working memory an Agent uses: the agent's
+// cancel index (memory.CancelIndex), read at start and pruned of the cancels
+// that expired, at start and every AnnounceInterval. A memory.Memory is one.
+type CancelStore interface {
+	// IndexRange returns the members of index with score <= max, lowest first, at most limit.
+	IndexRange(ctx context.Context, index string, max int64, limit int) ([]memory.IndexMember, error)
+	// Batch runs ops (here, the removal of expired cancels) in one round trip.
+	Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error)
+}
+
+// Bounds of loadCanceled and pruneCanceled.
 const (
-	// maxLoadedCancels is how many recorded cancels an instance loads at start.
+	// maxLoadedCancels is how many recorded cancels an instance loads at start
+	// (and how many expired ones it drops then).
 	maxLoadedCancels = 10_000
-	// loadCancelsTimeout bounds the reading of the recorded cancels.
+	// loadCancelsTimeout bounds the reading of the recorded cancels, and one
+	// round of pruning.
 	loadCancelsTimeout = 10 * time.Second
+	// maxPrunedCancels is how many expired cancels one round of pruning
+	// drops while the agent runs; the next round drops more.
+	maxPrunedCancels = 1_000
 )
 
 // loadCanceled reads the cancels callers recorded in working memory for this
@@ -142,15 +173,7 @@ func (a *Agent) loadCanceled(ctx context.Context) {
 	if err != nil {
 		return // the name was validated by New
 	}
-	if expired, err := a.opts.Memory.IndexRange(ctx, index, a.opts.Now().UnixMilli(), maxLoadedCancels); err == nil && len(expired) > 0 {
-		ops := make([]memory.Op, len(expired))
-		for i, m := range expired {
-			ops[i] = memory.IndexRemoveOp(index, m.Member)
-		}
-		if _, err := a.opts.Memory.Batch(ctx, ops...); err != nil { // housekeeping: the next start retries
-			a.log.Debug("expired recorded cancels not dropped", zap.Int("cancels", len(ops)), zap.Error(err))
-		}
-	}
+	a.dropExpiredCancels(ctx, index, maxLoadedCancels)
 	live, err := a.opts.Memory.IndexRange(ctx, index, memory.MaxIndexScore, maxLoadedCancels+1)
 	if err != nil {
 		a.log.Warn("recorded cancels not loaded: tasks canceled while no instance ran may still run", zap.Error(err))
@@ -171,4 +194,51 @@ func (a *Agent) loadCanceled(ctx context.Context) {
 	if len(cancels) > 0 {
 		a.log.Info("recorded cancels loaded", zap.Int("tasks", len(cancels)))
 	}
+}
+
+// dropExpiredCancels removes at most limit expired cancels (score <= now)
+// from index in one batch and returns how many it removed. Housekeeping: a
+// failure is logged at debug level and the next round retries.
+func (a *Agent) dropExpiredCancels(ctx context.Context, index string, limit int) int {
+	expired, err := a.opts.Memory.IndexRange(ctx, index, a.opts.Now().UnixMilli(), limit)
+	if err != nil || len(expired) == 0 {
+		if err != nil {
+			a.log.Debug("expired recorded cancels not read", zap.Error(err))
+		}
+		return 0
+	}
+	ops := make([]memory.Op, len(expired))
+	for i, m := range expired {
+		ops[i] = memory.IndexRemoveOp(index, m.Member)
+	}
+	if _, err := a.opts.Memory.Batch(ctx, ops...); err != nil {
+		a.log.Debug("expired recorded cancels not dropped", zap.Int("cancels", len(ops)), zap.Error(err))
+		return 0
+	}
+	return len(ops)
+}
+
+// pruneCanceled is one round of housekeeping while the agent runs: it drops
+// at most maxPrunedCancels expired cancels from the agent's cancel index
+// (so the index does not grow between starts of a long-running instance)
+// and forgets the cancels it remembers that are older than canceledMemory.
+func (a *Agent) pruneCanceled(ctx context.Context) {
+	a.running.forgetExpired(a.opts.Now())
+	if a.opts.Memory == nil {
+		return
+	}
+	index, err := memory.CancelIndex(a.Name())
+	if err != nil {
+		return // the name was validated by New
+	}
+	ctx, cancel := context.WithTimeout(ctx, loadCancelsTimeout)
+	defer cancel()
+	if n := a.dropExpiredCancels(ctx, index, maxPrunedCancels); n > 0 {
+		a.log.Debug("expired recorded cancels dropped", zap.Int("cancels", n))
+	}
+}
+
+// pruneLoop runs pruneCanceled every AnnounceInterval until ctx ends.
+func (a *Agent) pruneLoop(ctx context.Context) {
+	lifecycle.Every(ctx.Done(), a.opts.AnnounceInterval, func() { a.pruneCanceled(ctx) })
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -101,7 +102,7 @@ func TestCancelOfQueuedTaskWithNoInstanceRunning(t *testing.T) {
 		q.start(w.Memory)
 
 		out := q.wait(canceled)
-		if a2a.CodeOf(out.Err()) != a2a.CodeCanceled || out.Result.State != a2a.StateCanceled {
+		if a2a.CodeOf(out.Err()) != a2a.CodeCanceled || out.Result.State != a2a.TaskStateCanceled {
 			t.Fatalf("canceled task: state %s, err %v; want CANCELED", out.Result.State, out.Err())
 		}
 		for _, id := range []string{forged, kept} {
@@ -242,5 +243,72 @@ func TestStartRefusesATaskCanceledWhileStarting(t *testing.T) {
 	canceled := false
 	if !r.start("t-3", "Caller", func(error) { canceled = true }) || !r.cancel("t-3", "Caller", now) || !canceled {
 		t.Error("a cancel after start did not reach the running task")
+	}
+}
+
+// A running agent prunes its cancel index: a recorded cancel that expires
+// while it runs is removed (every AnnounceInterval), a live one is kept.
+func TestExpiredCancelsArePrunedWhileRunning(t *testing.T) {
+	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+		clock := testenv.NewClock()
+		target := w.N("Pruner")
+		addCancel(t, w.Memory, target, "soon", testCaller, clock.Now().Add(time.Minute))
+		addCancel(t, w.Memory, target, "late", testCaller, clock.Now().Add(time.Hour))
+		a, err := New(Options{Card: a2a.AgentCard{Name: target}, Bus: w.Connect(t), Memory: w.Memory, Now: clock.Now,
+			AnnounceInterval: 10 * time.Millisecond, StopTimeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testworld.Start(t, a)
+		testenv.Eventually(t, "the recorded cancels loaded at start", func() bool { return a.running.wasCanceled("soon", testCaller) })
+
+		clock.Advance(2 * time.Minute)
+		index, _ := memory.CancelIndex(target)
+		recorded := func(id string) bool {
+			_, found, err := w.Memory.IndexScore(context.Background(), index, id+"/"+testCaller)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return found
+		}
+		testenv.Eventually(t, "the expired cancel pruned while the agent runs", func() bool { return !recorded("soon") })
+		if !recorded("late") {
+			t.Fatal("a live cancel was pruned")
+		}
+	})
+}
+
+// One round of pruning drops at most maxPrunedCancels expired cancels.
+func TestPruneCanceledIsBounded(t *testing.T) {
+	w := testworld.Embedded(t)
+	ctx := context.Background()
+	index, _ := memory.CancelIndex("Busy")
+	past := time.Now().Add(-time.Minute).UnixMilli()
+	var ops []memory.Op
+	for i := range maxPrunedCancels + 5 {
+		member, err := memory.CancelMember(fmt.Sprintf("t%05d", i), testCaller)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, memory.IndexAddOp(index, member, past))
+	}
+	if _, err := w.Memory.Batch(ctx, ops...); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Options{Card: a2a.AgentCard{Name: "Busy"}, Bus: w.Connect(t), Memory: w.Memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.pruneCanceled(ctx)
+	left, err := w.Memory.IndexRange(ctx, index, memory.MaxIndexScore, 2*maxPrunedCancels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 5 {
+		t.Fatalf("%d expired cancels left after one round, want 5", len(left))
+	}
+	a.pruneCanceled(ctx)
+	if left, _ := w.Memory.IndexRange(ctx, index, memory.MaxIndexScore, 10); len(left) != 0 {
+		t.Fatalf("%d expired cancels left after two rounds", len(left))
 	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/bus/inproc"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -18,42 +20,80 @@ const testCaller = "Caller"
 // harness is an embedded bus with a caller that sends requests to one agent
 // and collects every reply on its response queue.
 type harness struct {
-	t      *testing.T
+	*replies
 	broker *inproc.Broker
-	b      bus.Bus
-	codec  a2a.Codec
-
-	mu      sync.Mutex
-	replies []a2a.Payload
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	broker := inproc.NewBroker(inproc.Options{})
-	h := &harness{t: t, broker: broker, b: broker.Connect()}
 	t.Cleanup(func() { _ = broker.Close() })
-	spec, _ := bus.ResponseQueue(testCaller)
-	if err := h.b.Declare(context.Background(), spec); err != nil {
+	return &harness{replies: collectReplies(t, broker.Connect(), testCaller), broker: broker}
+}
+
+// replies publishes task requests on b as one caller and collects every
+// reply that reaches that caller's response queue.
+type replies struct {
+	t     *testing.T
+	b     bus.Bus
+	codec a2a.Codec
+
+	mu  sync.Mutex
+	got []a2a.Payload
+}
+
+// collectReplies declares caller's response queue on b and collects what reaches it.
+func collectReplies(t *testing.T, b bus.Bus, caller string) *replies {
+	t.Helper()
+	r := &replies{t: t, b: b}
+	spec, err := bus.ResponseQueue(caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Declare(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = h.b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
-			p, err := h.codec.Decode(d.Envelope())
+		_ = b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
+			p, err := r.codec.Decode(d.Envelope())
 			if err != nil {
 				t.Errorf("undecodable reply: %v", err)
 				return nil
 			}
-			h.mu.Lock()
-			h.replies = append(h.replies, p)
-			h.mu.Unlock()
+			r.mu.Lock()
+			r.got = append(r.got, p)
+			r.mu.Unlock()
 			return nil
 		})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	return h
+	return r
+}
+
+// all returns the replies collected so far.
+func (r *replies) all() []a2a.Payload {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}
+
+// publish declares req's target's task queue and publishes req.
+func (r *replies) publish(req *a2a.TaskRequest) {
+	r.t.Helper()
+	env, err := r.codec.Encode(req, a2a.Trace{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := r.b.Declare(context.Background(), mustTaskQueue(req.Target)); err != nil {
+		r.t.Fatal(err)
+	}
+	key, _ := a2a.TaskRoutingKey(req.Target)
+	if err := r.b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
+		r.t.Fatal(err)
+	}
 }
 
 func (h *harness) agent(opts Options, skills map[string]Handler) *Agent {
@@ -84,7 +124,7 @@ func (h *harness) start(a *Agent) <-chan error {
 	go func() { errc <- a.Run(context.Background()) }()
 	h.t.Cleanup(func() { _ = a.Close() })
 	// The task queue exists once Run declared it.
-	h.eventually("agent queues declared", func() bool {
+	testenv.Eventually(h.t, "agent queues declared", func() bool {
 		return h.b.Declare(context.Background(), mustTaskQueue(a.Name())) == nil
 	})
 	return errc
@@ -102,44 +142,21 @@ func (h *harness) send(target, skill, text string, mod ...func(*a2a.TaskRequest)
 	h.t.Helper()
 	req := &a2a.TaskRequest{
 		TaskID: uuid.NewString(), SessionID: "s1", Caller: testCaller, Target: target, Skill: skill,
-		Message: a2a.NewTextMessage(a2a.RoleUser, text), Deadline: time.Now().Add(20 * time.Second), Stream: true,
+		Message: a2a.NewTextMessage(a2a.MessageRoleUser, text), Deadline: time.Now().Add(20 * time.Second), Stream: true,
 	}
 	for _, m := range mod {
 		m(req)
 	}
-	env, err := h.codec.Encode(req, a2a.Trace{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := h.b.Declare(context.Background(), mustTaskQueue(target)); err != nil {
-		h.t.Fatal(err)
-	}
-	key, _ := a2a.TaskRoutingKey(target)
-	if err := h.b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
-		h.t.Fatal(err)
-	}
+	h.publish(req)
 	return req
 }
 
-func (h *harness) eventually(what string, cond func() bool) {
-	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // final waits for the result or error of task id and returns it.
-func (h *harness) final(id string) a2a.Payload {
-	h.t.Helper()
+func (r *replies) final(id string) a2a.Payload {
+	r.t.Helper()
 	var out a2a.Payload
-	h.eventually("final reply of "+id, func() bool {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		for _, p := range h.replies {
+	testenv.Eventually(r.t, "final reply of "+id, func() bool {
+		for _, p := range r.all() {
 			switch r := p.(type) {
 			case *a2a.TaskResult:
 				if r.TaskID == id {
@@ -157,10 +174,8 @@ func (h *harness) final(id string) a2a.Payload {
 }
 
 func (h *harness) statuses(id string) []*a2a.TaskStatus {
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	var out []*a2a.TaskStatus
-	for _, p := range h.replies {
+	for _, p := range h.all() {
 		if s, ok := p.(*a2a.TaskStatus); ok && s.TaskID == id {
 			out = append(out, s)
 		}

@@ -41,7 +41,7 @@ func TestPolicyRefusesTasksBeforeTheyRun(t *testing.T) {
 		mode.Store(tc.mode)
 		req := h.send("Worker", "echo", "x")
 		e, ok := h.final(req.TaskID).(*a2a.TaskError)
-		if !ok || e.Code != a2a.CodeForbidden || e.State != a2a.StateRejected || !strings.Contains(e.Message, tc.text) {
+		if !ok || e.Code != a2a.CodeForbidden || e.State != a2a.TaskStateRejected || !strings.Contains(e.Message, tc.text) {
 			t.Fatalf("reply when %s = %+v, want FORBIDDEN %q", tc.mode, h.final(req.TaskID), tc.text)
 		}
 	}

@@ -4,24 +4,110 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/textcut"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // publishReply publishes a result or error to the caller's response queue,
 // retrying transient failures (lost connection, unconfirmed) for up to
-// PublishTimeout. It returns nil only once the broker confirmed it.
+// ReplyTimeout. It returns nil only once the broker confirmed it.
 func (a *Agent) publishReply(r *outgoing) error {
 	if r.payload == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), a.opts.PublishTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), a.opts.ReplyTimeout)
 	defer cancel()
 	return a.publishTo(ctx, r.caller, r.payload, r.trace)
+}
+
+// deliverReply publishes r and reports whether the task must be requeued:
+// only when a transient failure (lost connection, no confirm) outlasted
+// ReplyTimeout. A reply that can never be published does not run the task
+// again: one that cannot be encoded (a result over the codec's limit) is
+// replaced by a task.error the caller can receive (RESULT_TOO_LARGE or
+// EXECUTION_FAILED); one that is unroutable (the caller's response queue
+// does not exist, so nobody can ever receive it) is logged and the request
+// dead-lettered.
+func (a *Agent) deliverReply(r *outgoing) (requeue bool) {
+	err := a.publishReply(r)
+	if errors.Is(err, errUnencodable) {
+		if repl := a.encodableReply(r, err); repl != nil {
+			repl.deadLetter = r.deadLetter
+			*r = *repl
+			err = a.publishReply(r)
+		}
+	}
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, bus.ErrUnroutable):
+		a.log.Warn("reply unroutable: the caller's response queue does not exist; task dead-lettered, not run again",
+			zap.String("task", r.taskID), zap.String("skill", r.skill), zap.String("caller", r.caller), zap.Error(err))
+	case errors.Is(err, errUnencodable):
+		a.log.Error("reply cannot be encoded; task dead-lettered, not run again",
+			zap.String("task", r.taskID), zap.String("skill", r.skill), zap.String("caller", r.caller), zap.Error(err))
+	default:
+		a.log.Warn("reply not published; task requeued", zap.String("task", r.taskID), zap.Error(err))
+		return true
+	}
+	r.deadLetter = true
+	return false
+}
+
+// maxReplacedMessage bounds the message of a task.error that was too large
+// to encode and is sent again shortened.
+const maxReplacedMessage = 1024
+
+// encodableReply replaces r, whose payload could not be encoded (encErr), by
+// a task.error that can: RESULT_TOO_LARGE naming the sizes for a result
+// over the codec's limit, EXECUTION_FAILED for another unencodable result,
+// and the same error shortened for an error. Nil when there is nobody to
+// answer.
+func (a *Agent) encodableReply(r *outgoing, encErr error) *outgoing {
+	var e *a2a.Error
+	switch p := r.payload.(type) {
+	case *a2a.TaskResult:
+		if errors.Is(encErr, a2a.ErrTooLarge) {
+			e = a2a.NewError(a2a.CodeResultTooLarge, "skill %q returned a result of %d bytes, over the bus's message limit of %d bytes",
+				r.skill, a.encodedSize(p, r.trace), a.bodyLimit())
+		} else {
+			e = a2a.NewError(a2a.CodeExecutionFailed, "skill %q returned a result that cannot be sent: %v", r.skill, encErr)
+		}
+	case *a2a.TaskError:
+		e = &a2a.Error{Code: p.Code, Message: textcut.Bytes(p.Message, maxReplacedMessage), Retryable: p.Retryable}
+		if !p.Code.Valid() {
+			e = a2a.NewError(a2a.CodeExecutionFailed, "the task failed with an invalid error code %q: %s",
+				textcut.Bytes(string(p.Code), 64), textcut.Bytes(p.Message, maxReplacedMessage))
+		}
+	default:
+		return nil
+	}
+	return a.failure(r.taskID, r.skill, r.caller, r.trace, e)
+}
+
+// bodyLimit is the codec's limit on a message body.
+func (a *Agent) bodyLimit() int {
+	if a.opts.Codec.MaxBodyBytes > 0 {
+		return a.opts.Codec.MaxBodyBytes
+	}
+	return a2a.DefaultMaxBodyBytes
+}
+
+// encodedSize is the size of p's body without the codec's limit, or -1.
+func (a *Agent) encodedSize(p a2a.Payload, trace a2a.Trace) int {
+	unbounded := a.opts.Codec
+	unbounded.MaxBodyBytes = math.MaxInt
+	env, err := unbounded.Encode(p, trace)
+	if err != nil {
+		return -1
+	}
+	return len(env.Body)
 }
 
 // publishStatus sends a status update of req once, without waiting for the
@@ -67,7 +153,7 @@ func (a *Agent) publishTo(ctx context.Context, caller string, p a2a.Payload, tra
 	}
 	env, err := a.opts.Codec.Encode(p, trace)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", p.Kind(), err)
+		return fmt.Errorf("%w: %s: %w", errUnencodable, p.Kind(), err)
 	}
 	msg := bus.FromEnvelope(key, env)
 	backoff := 50 * time.Millisecond

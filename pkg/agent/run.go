@@ -74,10 +74,14 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 		}
 	}()
 
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		a.announceLoop(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		a.pruneLoop(ctx)
 	}()
 
 	budget := newBudget(a.opts, stop)
@@ -85,9 +89,11 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 		go budget.watchIdle(ctx, a.opts.IdleTimeout)
 	}
 	a.log.Info("agent started", zap.Int("concurrency", a.opts.Concurrency), zap.Bool("ephemeral", a.opts.Ephemeral))
+	a.observeRunning(true)
 	taskErr := a.opts.Bus.Consume(ctx, taskSpec.Name,
 		bus.ConsumeOptions{Concurrency: a.opts.Concurrency, MaxAttempts: a.opts.MaxAttempts},
 		a.taskHandler(workCtx, budget))
+	a.observeRunning(false)
 	close(tasksDone)
 	a.announce(context.Background(), true)
 	stopCancels()

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/schema"
 )
@@ -47,7 +48,7 @@ func TestInputSchemaCheckedBeforeRunning(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := h.send("Worker", "rate", tc.text, tc.mod...)
 			e, ok := h.final(req.TaskID).(*a2a.TaskError)
-			if !ok || e.Code != a2a.CodeInvalidInput || e.State != a2a.StateRejected || e.Retryable {
+			if !ok || e.Code != a2a.CodeInvalidInput || e.State != a2a.TaskStateRejected || e.Retryable {
 				t.Fatalf("reply = %+v, want a rejected INVALID_INPUT", h.final(req.TaskID))
 			}
 			if !strings.Contains(e.Message, tc.want) || !strings.Contains(e.Message, `skill "rate" of "Worker"`) {
@@ -123,7 +124,7 @@ func TestInputSchemasAnnounced(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.start(a)
-	h.eventually("the start announcement", func() bool { return l.count() >= 1 })
+	testenv.Eventually(h.t, "the start announcement", func() bool { return l.count() >= 1 })
 	got := l.last().InputSchemas
 	if len(got) != 1 {
 		t.Fatalf("announced schemas %v, want rate's only", got)

@@ -99,7 +99,7 @@ func TestWorkingStatusGoesUnconfirmedBeforeTheHandler(t *testing.T) {
 	if got := strings.Join(rec.order(), ","); got != "status!,reply" {
 		t.Fatalf("published %s, want status!,reply", got)
 	}
-	if st := h.statuses(req.TaskID); len(st) != 1 || st[0].State != a2a.StateWorking {
+	if st := h.statuses(req.TaskID); len(st) != 1 || st[0].State != a2a.TaskStateWorking {
 		t.Fatalf("statuses = %+v", st)
 	}
 }

@@ -71,9 +71,9 @@ func (t *Task) Progress(ctx context.Context, text string, fraction float64) erro
 
 // status is a working status of the task with an optional text and progress.
 func (t *Task) status(text string, progress *float64) *a2a.TaskStatus {
-	st := &a2a.TaskStatus{TaskID: t.Request.TaskID, Agent: t.agentName, State: a2a.StateWorking, Time: t.now(), Progress: progress}
+	st := &a2a.TaskStatus{TaskID: t.Request.TaskID, Agent: t.agentName, State: a2a.TaskStateWorking, Time: t.now(), Progress: progress}
 	if text != "" {
-		st.Message = a2a.NewTextMessage(a2a.RoleAgent, text)
+		st.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, text)
 	}
 	return st
 }
@@ -94,14 +94,14 @@ type Result struct {
 
 // TextResult is a result whose message is one text part.
 func TextResult(text string) *Result {
-	return &Result{Message: a2a.NewTextMessage(a2a.RoleAgent, text)}
+	return &Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, text)}
 }
 
 // state maps the contract status onto the A2A task state.
 func (r *Result) state() a2a.TaskState {
 	switch r.Status {
 	case a2a.StatusError, a2a.StatusTimeout:
-		return a2a.StateFailed
+		return a2a.TaskStateFailed
 	}
-	return a2a.StateCompleted
+	return a2a.TaskStateCompleted
 }

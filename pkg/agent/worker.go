@@ -5,41 +5,44 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/redact"
+	"github.com/a2abus/a2abus/internal/textcut"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // taskHandler adapts process to the bus: every delivery is answered (result
 // or typed error, confirmed) and then acked, or requeued when the agent stops
-// before the task finished or the reply could not be published.
+// before the task finished or a transient failure kept the reply from being
+// published. A reply that can never be published does not requeue the task
+// (deliverReply).
 func (a *Agent) taskHandler(workCtx context.Context, b *budget) bus.Handler {
-	return func(_ context.Context, d *bus.Delivery) error {
+	return func(dctx context.Context, d *bus.Delivery) error {
 		if !b.reserve() {
 			return d.Release() // an ephemeral agent's budget is spent: leave it to the next job
 		}
 		settled := false
 		defer func() { b.finish(settled) }()
 
-		reply, requeue := a.process(workCtx, d)
-		if requeue {
-			return d.Nack()
-		}
-		if reply != nil {
-			if err := a.publishReply(reply); err != nil {
-				a.log.Warn("reply not published; task requeued", zap.String("task", reply.taskID), zap.Error(err))
-				return d.Nack()
+		reply, requeue := a.process(workCtx, dctx, d)
+		if requeue || (reply != nil && a.deliverReply(reply)) {
+			if d.LastAttempt() {
+				a.observeDeadLetter() // the bus dead-letters a requeue at the last attempt
 			}
+			return d.Nack()
 		}
 		if b.lastSlot() {
 			b.stop() // stop fetching before the ack frees the prefetch slot
 		}
 		if reply != nil && reply.deadLetter {
 			err := d.DeadLetter()
+			if err == nil {
+				a.observeDeadLetter()
+			}
 			settled = err == nil
 			return err
 		}
@@ -53,6 +56,7 @@ func (a *Agent) taskHandler(workCtx context.Context, b *budget) bus.Handler {
 type outgoing struct {
 	taskID     string
 	caller     string
+	skill      string
 	payload    a2a.Payload
 	trace      a2a.Trace
 	deadLetter bool // move the request to the dead-letter queue after replying
@@ -60,8 +64,10 @@ type outgoing struct {
 
 // process decodes and runs one delivery. It returns the reply to publish
 // (nil when there is nobody to answer), or requeue=true when the agent is
-// shutting down before the task finished.
-func (a *Agent) process(workCtx context.Context, d *bus.Delivery) (reply *outgoing, requeue bool) {
+// shutting down before the task finished or the delivery was lost (dctx,
+// the bus's context for the delivery, ended with bus.ErrDeliveryLost).
+func (a *Agent) process(workCtx, dctx context.Context, d *bus.Delivery) (reply *outgoing, requeue bool) {
+	received := time.Now() // wall clock, as the broker's consumer_timeout
 	env := d.Envelope()
 	payload, err := a.opts.Codec.Decode(env)
 	if err != nil {
@@ -72,7 +78,11 @@ func (a *Agent) process(workCtx context.Context, d *bus.Delivery) (reply *outgoi
 		a.log.Warn("not a task request; dead-lettered", zap.String("type", d.Type), zap.String("message_id", d.MessageID))
 		return &outgoing{deadLetter: true}, false
 	}
-	trace := a2a.TraceOf(env)
+	trace, observed := a.observeTask(req, d, a2a.TraceOf(env))
+	defer func() { observed(reply, requeue) }()
+	if r := a.checkCaller(d, req, trace); r != nil { // identity.go
+		return r, false
+	}
 	fail := func(code a2a.ErrorCode, format string, args ...any) *outgoing {
 		return a.errorReply(req, trace, a2a.NewError(code, format, args...))
 	}
@@ -104,15 +114,23 @@ func (a *Agent) process(workCtx context.Context, d *bus.Delivery) (reply *outgoi
 	if err := a.checkInput(req); err != nil {
 		return a.errorReply(req, trace, err), false
 	}
-	return a.execute(workCtx, d, req, trace, h)
+	return a.execute(workCtx, dctx, d, req, trace, h, received)
 }
 
 // execute runs the handler under the task's deadline and cancellation and
-// turns its outcome into a reply.
-func (a *Agent) execute(workCtx context.Context, d *bus.Delivery, req *a2a.TaskRequest, trace a2a.Trace, h Handler) (*outgoing, bool) {
+// turns its outcome into a reply. The deadline is at most MaxTaskDuration
+// after received, whatever the request asks.
+func (a *Agent) execute(workCtx, dctx context.Context, d *bus.Delivery, req *a2a.TaskRequest, trace a2a.Trace, h Handler, received time.Time) (*outgoing, bool) {
 	ctx, cancel := context.WithCancelCause(workCtx)
 	defer cancel(nil)
-	ctx, cancelDeadline := context.WithDeadline(ctx, req.Deadline)
+	// A lost delivery is back in its queue and runs again: this run stops.
+	defer context.AfterFunc(dctx, func() {
+		if errors.Is(context.Cause(dctx), bus.ErrDeliveryLost) {
+			cancel(bus.ErrDeliveryLost)
+		}
+	})()
+	deadline, clamped := a.taskDeadline(req, received)
+	ctx, cancelDeadline := context.WithDeadline(ctx, deadline)
 	defer cancelDeadline()
 	if !a.running.start(req.TaskID, req.Caller, cancel) { // its caller canceled it before it started here
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeCanceled, "task was canceled before it started")), false
@@ -126,14 +144,19 @@ func (a *Agent) execute(workCtx context.Context, d *bus.Delivery, req *a2a.TaskR
 	}
 
 	start := time.Now()
-	res, err := runHandler(a2a.WithTask(ctx, req, trace), h, task)
+	res, err := a.runHandler(a2a.WithTask(ctx, req, trace), h, task)
 	elapsed := time.Since(start)
 	switch {
 	case errors.Is(context.Cause(ctx), errShutdown):
 		a.log.Info("task interrupted by shutdown; requeued", zap.String("task", req.TaskID))
 		return nil, true
+	case errors.Is(context.Cause(ctx), bus.ErrDeliveryLost):
+		a.log.Info("task interrupted: its delivery was lost with the broker connection; it runs again", zap.String("task", req.TaskID))
+		return nil, true
 	case errors.Is(context.Cause(ctx), errCanceledByCaller):
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeCanceled, "task canceled by %s", req.Caller)), false
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (err != nil || res == nil) && clamped:
+		return a.errorReply(req, trace, a2a.NewError(a2a.CodeTimeout, "task exceeded the agent's maximum task duration of %s", a.opts.MaxTaskDuration)), false
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (err != nil || res == nil):
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeTimeout, "task exceeded its deadline after %s", elapsed.Round(time.Millisecond))), false
 	case err != nil:
@@ -159,31 +182,59 @@ func (a *Agent) execute(workCtx context.Context, d *bus.Delivery, req *a2a.TaskR
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeExecutionFailed, "skill %q returned an invalid result: %v", req.Skill, err)), false
 	}
 	a.log.Info("task completed", zap.String("task", req.TaskID), zap.String("skill", req.Skill), zap.String("caller", req.Caller), zap.Duration("took", elapsed))
-	return &outgoing{taskID: req.TaskID, caller: req.Caller, payload: result, trace: trace}, false
+	return &outgoing{taskID: req.TaskID, caller: req.Caller, skill: req.Skill, payload: result, trace: trace}, false
 }
 
-// runHandler calls h, turning a panic into an error.
-func runHandler(ctx context.Context, h Handler, t *Task) (res *Result, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = nil, fmt.Errorf("skill %q panicked: %v\n%s", t.Request.Skill, p, debug.Stack())
-		}
-	}()
-	return h(ctx, t)
+// taskDeadline is the deadline of req's handler: the request's, clamped to
+// MaxTaskDuration after received so that no delivery stays unacked past the
+// broker's consumer_timeout. clamped tells whether the clamp applied.
+func (a *Agent) taskDeadline(req *a2a.TaskRequest, received time.Time) (deadline time.Time, clamped bool) {
+	limit := received.Add(a.opts.MaxTaskDuration)
+	if req.Deadline.IsZero() || limit.Before(req.Deadline) {
+		return limit, true
+	}
+	return req.Deadline, false
+}
+
+// maxPanicValue bounds the text of a panic value sent to the caller.
+const maxPanicValue = 200
+
+// runHandler calls h under bus.Recover. A panic becomes an error naming the
+// skill and the panic value (truncated to maxPanicValue): the caller sees
+// no stack, which is logged here, once, at error level.
+func (a *Agent) runHandler(ctx context.Context, h Handler, t *Task) (res *Result, err error) {
+	err = bus.Recover(func() error {
+		var herr error
+		res, herr = h(ctx, t)
+		return herr
+	})
+	if p, ok := errors.AsType[*bus.PanicError](err); ok {
+		value := textcut.Bytes(fmt.Sprint(p.Value), maxPanicValue)
+		a.panicLog.Error("skill panicked", zap.String("task", t.Request.TaskID), zap.String("skill", t.Request.Skill),
+			zap.String("caller", t.Request.Caller), zap.String("panic", redact.String(value)), zap.String("stack", string(p.Stack)))
+		return nil, fmt.Errorf("skill %q panicked: %s", t.Request.Skill, value)
+	}
+	return res, err
 }
 
 func (a *Agent) errorReply(req *a2a.TaskRequest, trace a2a.Trace, e *a2a.Error) *outgoing {
-	state := a2a.StateFailed
+	return a.failure(req.TaskID, req.Skill, req.Caller, trace, e)
+}
+
+// failure is the task.error reply e of task id (of skill, for caller); the
+// failure is logged with its message redacted.
+func (a *Agent) failure(id, skill, caller string, trace a2a.Trace, e *a2a.Error) *outgoing {
+	state := a2a.TaskStateFailed
 	switch e.Code {
 	case a2a.CodeCanceled:
-		state = a2a.StateCanceled
+		state = a2a.TaskStateCanceled
 	case a2a.CodeSkillNotSupported, a2a.CodeInvalidInput, a2a.CodeForbidden:
-		state = a2a.StateRejected
+		state = a2a.TaskStateRejected
 	}
-	a.log.Info("task failed", zap.String("task", req.TaskID), zap.String("skill", req.Skill), zap.String("caller", req.Caller),
-		zap.String("code", string(e.Code)), zap.String("error", e.Message))
-	return &outgoing{taskID: req.TaskID, caller: req.Caller, trace: trace, payload: &a2a.TaskError{
-		TaskID: req.TaskID, Agent: a.Name(), State: state, Code: e.Code, Message: e.Message, Retryable: e.Retryable, Time: a.opts.Now(),
+	a.log.Info("task failed", zap.String("task", id), zap.String("skill", skill), zap.String("caller", caller),
+		zap.String("code", string(e.Code)), zap.String("error", redact.String(e.Message)))
+	return &outgoing{taskID: id, caller: caller, skill: skill, trace: trace, payload: &a2a.TaskError{
+		TaskID: id, Agent: a.Name(), State: state, Code: e.Code, Message: e.Message, Retryable: e.Retryable, Time: a.opts.Now(),
 	}}
 }
 
@@ -200,7 +251,7 @@ func (a *Agent) rejectUndecodable(d *bus.Delivery, decodeErr error) *outgoing {
 		return &outgoing{deadLetter: true}
 	}
 	return &outgoing{taskID: head.TaskID, caller: head.Caller, deadLetter: true, payload: &a2a.TaskError{
-		TaskID: head.TaskID, Agent: a.Name(), State: a2a.StateRejected, Code: a2a.CodeInvalidInput,
+		TaskID: head.TaskID, Agent: a.Name(), State: a2a.TaskStateRejected, Code: a2a.CodeInvalidInput,
 		Message: decodeErr.Error(), Time: a.opts.Now(),
 	}}
 }

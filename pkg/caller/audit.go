@@ -6,12 +6,12 @@ import (
 	"errors"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/internal/redact"
+	"github.com/a2abus/a2abus/internal/textcut"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -49,7 +49,7 @@ func resultStatus(s *StoredResult) string {
 		return string(a2a.StatusError)
 	case s.Status != "":
 		return string(s.Status)
-	case s.State == a2a.StateCompleted:
+	case s.State == a2a.TaskStateCompleted:
 		return string(a2a.StatusSuccess)
 	}
 	return string(a2a.StatusError)
@@ -106,17 +106,18 @@ func (c *Caller) recordRefusal(ctx context.Context, req Request, err error) {
 			chain = parent.CallChain
 		}
 	}
+	c.observeRefused(req, ae.Code)
 	now := c.opts.Now()
 	e := &HistoryEntry{
 		Time: now, CreatedAt: now, TaskID: uuid.NewString(), SessionID: session, Caller: c.opts.Name,
-		Target: truncate(req.Target, 128), Skill: truncate(req.Skill, 128), Chain: append(slices.Clone(chain), c.opts.Name),
-		Status: HistoryRefused, State: a2a.StateRejected, Code: ae.Code, Error: safeMessage(ae.Message),
+		Target: textcut.Bytes(req.Target, 128), Skill: textcut.Bytes(req.Skill, 128), Chain: append(slices.Clone(chain), c.opts.Name),
+		Status: HistoryRefused, State: a2a.TaskStateRejected, Code: ae.Code, Error: safeMessage(ae.Message),
 	}
 	c.log.Info("call refused", zap.String("task", e.TaskID), zap.String("session", e.SessionID),
 		zap.String("target", e.Target), zap.String("skill", e.Skill), zap.Strings("chain", e.Chain),
 		zap.String("status", e.Status), zap.String("code", string(e.Code)), zap.String("error", e.Error))
 	key, kerr := historyKey(session, e.TaskID)
-	if kerr != nil {
+	if kerr != nil || errors.Is(err, ErrSessionNotOwned) { // not in another's session either
 		return // no session (or an invalid one): nowhere to record it
 	}
 	b, _ := json.Marshal(e)
@@ -129,16 +130,4 @@ func (c *Caller) recordRefusal(ctx context.Context, req Request, err error) {
 
 // safeMessage is msg redacted, then truncated (redacting first, so that a
 // cut cannot hide a secret from the redactor).
-func safeMessage(msg string) string { return truncate(redact.String(msg), maxHistoryError) }
-
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut with "…".
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func safeMessage(msg string) string { return textcut.Bytes(redact.String(msg), maxHistoryError) }

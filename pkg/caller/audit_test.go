@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/internal/textcut"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -57,9 +59,9 @@ func TestHistoryRecordsOutcomesOnceAndRedacted(t *testing.T) {
 
 		// A success, then a failure whose message carries secrets.
 		ok := testRecord(t, session, c.Name(), "Echo", t0)
-		okRes := &StoredResult{TaskID: ok.TaskID, Agent: "Echo", State: a2a.StateCompleted, Status: a2a.StatusPartial, StoredAt: t0.Add(1500 * time.Millisecond)}
+		okRes := &StoredResult{TaskID: ok.TaskID, Agent: "Echo", State: a2a.TaskStateCompleted, Status: a2a.StatusPartial, StoredAt: t0.Add(1500 * time.Millisecond)}
 		bad := testRecord(t, session, c.Name(), "Fetcher", t0.Add(time.Second))
-		badRes := &StoredResult{TaskID: bad.TaskID, Agent: "Fetcher", State: a2a.StateFailed, StoredAt: t0.Add(3 * time.Second),
+		badRes := &StoredResult{TaskID: bad.TaskID, Agent: "Fetcher", State: a2a.TaskStateFailed, StoredAt: t0.Add(3 * time.Second),
 			Error: a2a.NewError(a2a.CodeExecutionFailed, "GET https://bob:hunter2@api.example.com?token=T0K3N failed; Authorization: Bearer abc.def")}
 		w.apply(c.historyOp(c.historyEntry(ok, okRes)), c.historyOp(c.historyEntry(bad, badRes)))
 		w.apply(c.historyOp(c.historyEntry(bad, badRes))) // a redelivered response records nothing twice
@@ -70,7 +72,7 @@ func TestHistoryRecordsOutcomesOnceAndRedacted(t *testing.T) {
 			t.Fatalf("history has %d entries, want 2: %+v", len(h), h)
 		}
 		first, second := h[0], h[1]
-		if first.TaskID != ok.TaskID || first.Status != "PARTIAL" || first.State != a2a.StateCompleted || first.Code != "" ||
+		if first.TaskID != ok.TaskID || first.Status != "PARTIAL" || first.State != a2a.TaskStateCompleted || first.Code != "" ||
 			first.DurationMs != 1500 || first.Target != "Echo" || first.Skill != "echo" || first.Caller != c.Name() ||
 			strings.Join(first.Chain, ">") != "Origin>"+c.Name() || !first.CreatedAt.Equal(t0) {
 			t.Errorf("first entry = %+v", first)
@@ -97,7 +99,7 @@ func TestHistoryRecordsOutcomesOnceAndRedacted(t *testing.T) {
 		}
 		f := lines[0].ContextMap()
 		if f["task"] != bad.TaskID || f["session"] != session || f["target"] != "Fetcher" || f["code"] != "EXECUTION_FAILED" ||
-			f["status"] != "ERROR" || f["state"] != string(a2a.StateFailed) || f["duration"] != 2*time.Second || f["late"] != false ||
+			f["status"] != "ERROR" || f["state"] != string(a2a.TaskStateFailed) || f["duration"] != 2*time.Second || f["late"] != false ||
 			strings.Contains(f["error"].(string), "hunter2") {
 			t.Errorf("log fields = %v", f)
 		}
@@ -110,8 +112,8 @@ func TestHistoryLateResultReplacesTimeout(t *testing.T) {
 		session := "late-" + uuid.NewString()[:8]
 		t0 := time.Now().UTC()
 		rec := testRecord(t, session, c.Name(), "Slow", t0)
-		timeout := &StoredResult{TaskID: rec.TaskID, Agent: "Slow", State: a2a.StateFailed, Error: a2a.NewError(a2a.CodeTimeout, "no answer"), StoredAt: t0.Add(time.Second)}
-		late := &StoredResult{TaskID: rec.TaskID, Agent: "Slow", State: a2a.StateCompleted, Late: true, StoredAt: t0.Add(2 * time.Second)}
+		timeout := &StoredResult{TaskID: rec.TaskID, Agent: "Slow", State: a2a.TaskStateFailed, Error: a2a.NewError(a2a.CodeTimeout, "no answer"), StoredAt: t0.Add(time.Second)}
+		late := &StoredResult{TaskID: rec.TaskID, Agent: "Slow", State: a2a.TaskStateCompleted, Late: true, StoredAt: t0.Add(2 * time.Second)}
 
 		w.apply(c.historyOp(c.historyEntry(rec, timeout)))
 		if h := w.history(session); len(h) != 1 || h[0].Status != "TIMEOUT" || h[0].Code != a2a.CodeTimeout || h[0].Late {
@@ -166,7 +168,7 @@ func TestRefusedCallsAreRecorded(t *testing.T) {
 		}
 		byCode := map[a2a.ErrorCode]HistoryEntry{h[0].Code: h[0], h[1].Code: h[1]}
 		cyc, deep := byCode[a2a.CodeCycleDetected], byCode[a2a.CodeDepthExceeded]
-		if cyc.Status != HistoryRefused || cyc.State != a2a.StateRejected || cyc.Target != name || cyc.Caller != name ||
+		if cyc.Status != HistoryRefused || cyc.State != a2a.TaskStateRejected || cyc.Target != name || cyc.Caller != name ||
 			a2a.ValidateTaskID(cyc.TaskID) != nil || strings.Join(cyc.Chain, ">") != name || cyc.Error == "" {
 			t.Errorf("cycle entry = %+v", cyc)
 		}
@@ -201,10 +203,10 @@ func TestHistoryOfUnknownOrBadSession(t *testing.T) {
 }
 
 func TestTruncateKeepsRunes(t *testing.T) {
-	if got := truncate("héllo wörld", 6); got != "hé…" {
+	if got := textcut.Bytes("héllo wörld", 6); got != "hé…" {
 		t.Fatalf("truncate = %q", got)
 	}
-	if got := truncate("short", 10); got != "short" {
+	if got := textcut.Bytes("short", 10); got != "short" {
 		t.Fatalf("truncate = %q", got)
 	}
 	long := strings.Repeat("password=secret ", 100)
@@ -228,7 +230,7 @@ func TestHistoryOfFinishedCalls(t *testing.T) {
 		for _, req := range []Request{
 			{Target: target, Skill: "echo", Text: "x", SessionID: session},
 			{Target: target, Skill: "fail", Text: "x", SessionID: session},
-			{Target: w.N("Nobody"), Skill: "echo", Text: "x", SessionID: session, Timeout: 200 * time.Millisecond},
+			{Target: w.N("Nobody"), Skill: "echo", Text: "x", SessionID: session, Timeout: time.Second}, // room for the declarations under load
 		} {
 			if _, err := c.Call(ctx, req, nil); err != nil {
 				t.Fatal(err)
@@ -246,10 +248,10 @@ func TestHistoryOfFinishedCalls(t *testing.T) {
 func TestStoredResultEncodeMatchesJSON(t *testing.T) {
 	now := time.Now()
 	for _, s := range []*StoredResult{
-		{TaskID: "t", Agent: "A", State: a2a.StateCompleted, Status: a2a.StatusSuccess, Message: a2a.NewTextMessage(a2a.RoleAgent, "x <&>"),
+		{TaskID: "t", Agent: "A", State: a2a.TaskStateCompleted, Status: a2a.StatusSuccess, Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "x <&>"),
 			Artifacts:  []*a2a.Artifact{{ID: "a", Name: "n", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"v": 1.0}), a2a.NewTextPart("p")}}},
 			Confidence: a2a.ConfidenceHigh, Warnings: []string{"w"}, Metadata: a2a.ResultMetadata{ProcessingTimeMs: 3}, Late: true, StoredAt: now},
-		{TaskID: "t", Agent: "A", State: a2a.StateFailed, Error: a2a.NewError(a2a.CodeTimeout, "late"), Artifacts: []*a2a.Artifact{}, StoredAt: now},
+		{TaskID: "t", Agent: "A", State: a2a.TaskStateFailed, Error: a2a.NewError(a2a.CodeTimeout, "late"), Artifacts: []*a2a.Artifact{}, StoredAt: now},
 		{},
 	} {
 		std, err := json.Marshal(s)
@@ -271,4 +273,25 @@ func TestStoredResultEncodeMatchesJSON(t *testing.T) {
 			t.Errorf("encode:\n%s\njson.Marshal:\n%s", fast, std)
 		}
 	}
+}
+
+// PendingTasks lists a published task until it is finalized (here, timed
+// out by the sweeper), then no more.
+func TestPendingTasks(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		c := w.caller(w.N("Primary"), true)
+		inv, err := c.Invoke(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids, err := PendingTasks(ctxT(t), w.mem, w.N("Primary"), 10); err != nil || !slices.Equal(ids, []string{inv.TaskID}) {
+			t.Fatalf("pending = %v, %v; want [%s]", ids, err, inv.TaskID)
+		}
+		if _, err := c.Wait(ctxT(t), inv.TaskID, nil); err != nil {
+			t.Fatal(err)
+		}
+		if ids, err := PendingTasks(ctxT(t), w.mem, w.N("Primary"), 10); err != nil || len(ids) != 0 {
+			t.Fatalf("pending after the TIMEOUT = %v, %v; want none", ids, err)
+		}
+	})
 }

@@ -8,13 +8,24 @@
 // Task state lives in working memory (Redis), so every replica of a caller
 // can handle its responses and a restarted caller loses nothing.
 //
-// Shutdown order: stop consuming responses (in-flight ones finish or are
-// requeued) → stop the sweeper → stop the event consumer → wake waiters with
-// ErrClosed. The bus and memory are the owner's to close.
+// Shutdown order, when Run's context ends or Close is called (a part that
+// fails stops Run the same way):
+//
+//  1. new Invoke and Call are refused with ErrClosed (Close only);
+//  2. the response consumer stops: no new response is taken; one being
+//     finalized completes, or gives up under Close and is requeued
+//     (finalize is idempotent, so a replica or a restart redoes it);
+//  3. the deadline sweeper stops;
+//  4. the event consumer (outcomes stored by other replicas) stops;
+//  5. Run returns, and then Close wakes every waiting Call and Wait with
+//     ErrClosed — never before the responses they wait for stopped flowing.
+//
+// The bus and memory are the owner's to close, after the caller.
 package caller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -38,23 +49,48 @@ const (
 	DefaultConcurrency    = 8
 	DefaultPollInterval   = 500 * time.Millisecond
 	DefaultMemoryRetryMax = 2 * time.Second
+	// DefaultMemoryRetryBound is the default of Options.MemoryRetryBound:
+	// below RabbitMQ's default consumer_timeout of 30 minutes.
+	DefaultMemoryRetryBound = 25 * time.Minute
+	// DefaultTransientExpiry is the default of Options.TransientExpiry.
+	DefaultTransientExpiry = 30 * time.Minute
 )
 
 // Options configures a Caller.
 type Options struct {
 	// Name is the caller's agent name: responses come to agent.response.<Name>.
 	Name string
+	// Transient declares agent.response.<Name> so that the broker deletes
+	// it once no replica has consumed it for TransientExpiry (RabbitMQ
+	// x-expires; unlike an exclusive queue it survives a reconnection): for
+	// a short-lived program with a generated name, which would otherwise
+	// leave a durable queue behind on every run. The default, durable mode
+	// keeps the queue forever, so responses wait in it while no replica
+	// runs; a transient caller's wait only until the expiry, then are lost
+	// with the queue and the sweeper times their tasks out (if a replica
+	// runs again). One name is either durable or transient: declaring the
+	// other mode's queue is a topology mismatch (bus.ErrTopologyMismatch).
+	// The embedded bus never deletes the queue.
+	Transient bool
+	// TransientExpiry is how long a transient caller's response queue
+	// outlives its last consumer; default DefaultTransientExpiry (30m).
+	// Ignored unless Transient is set.
+	TransientExpiry time.Duration
 	// Bus carries requests and responses. Required.
 	Bus bus.Bus
 	// Memory holds task records, results and conversations. Required.
 	Memory memory.Memory
 	// Resolver, when set (the agent directory), vets every target before it is
 	// invoked: an unknown agent or a skill it lacks is refused at once with a
-	// typed error, and the target's canonical spelling is used.
+	// typed error, the target's canonical spelling is used, and the input is
+	// checked against the schema the target declares for the skill.
 	Resolver Resolver
 	// Guard, when set, admits every call before it is published (policy,
 	// calls in flight, rate, circuit breaker; see pkg/guard) and is told its outcome.
 	Guard *guard.Guard
+	// Identities maps the broker users that publish answers to agent names
+	// (identity.go); nil is bus.Identities' zero behaviour.
+	Identities *bus.Identities
 	// ResultTTL is how long results stay in working memory; default 60m.
 	ResultTTL time.Duration
 	// DefaultTimeout applies to requests without one (30s); MaxTimeout clamps all (5m).
@@ -65,13 +101,24 @@ type Options struct {
 	// MaxDepth is the longest call chain (origin included) a call may
 	// extend; default a2a.DefaultMaxDepth.
 	MaxDepth int
+	// MemoryRetryBound is how long a response waits, unacked, for working
+	// memory to accept its outcome (whatever the error: unavailable,
+	// read-only, out of memory, refused …) before it is requeued; default
+	// 25m. Keep it below the broker's consumer_timeout, 30 min by default:
+	// past that the broker closes the channel.
+	MemoryRetryBound time.Duration
 	// Concurrency is how many responses are handled at once; default 8.
 	Concurrency int
 	// InstanceID names this process; default a random UUID.
 	InstanceID string
 	// Codec encodes and decodes bus messages.
 	Codec a2a.Codec
-	// Logger receives one line per task outcome; nil means no logging.
+	// Observer, when set, is told about every call (metrics, tracing; see observe.go).
+	Observer Observer
+	// Logger receives one line per task outcome ("task finished", and "call refused" per refused call);
+	// nil means no logging. Give it a logger that does not sample
+	// (node.NewLogger's): a sampling one, such as zap.NewProduction's, drops
+	// most of these lines under load, as they share one message.
 	Logger *zap.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -88,6 +135,11 @@ func (o *Options) normalize() error {
 	lifecycle.Default(&o.DefaultTimeout, DefaultTimeout)
 	lifecycle.Default(&o.MaxTimeout, DefaultMaxTimeout)
 	lifecycle.Default(&o.SweepInterval, DefaultSweepInterval)
+	lifecycle.Default(&o.MemoryRetryBound, DefaultMemoryRetryBound)
+	lifecycle.Default(&o.TransientExpiry, DefaultTransientExpiry)
+	if o.Transient && o.TransientExpiry < time.Millisecond {
+		return fmt.Errorf("%w: TransientExpiry %s is below a millisecond", ErrInvalidOptions, o.TransientExpiry)
+	}
 	if o.DefaultTimeout > o.MaxTimeout {
 		o.DefaultTimeout = o.MaxTimeout
 	}
@@ -100,10 +152,16 @@ func (o *Options) normalize() error {
 	return nil
 }
 
-// Resolver resolves an agent name and skill to the agent's canonical name,
-// or refuses them with an *a2a.Error (AGENT_NOT_FOUND, SKILL_NOT_SUPPORTED).
+// Resolver vets the target of a call before it is published (the agent
+// directory implements it). pkg/tools uses the same interface.
 type Resolver interface {
-	Resolve(agent, skill string) (string, error)
+	// Resolve returns the canonical spelling of agent after checking that it
+	// offers skill, or refuses them with an *a2a.Error (AGENT_NOT_FOUND,
+	// SKILL_NOT_SUPPORTED). Any wait for an agent not known yet ends when ctx does.
+	Resolve(ctx context.Context, agent, skill string) (string, error)
+	// InputSchema returns the JSON Schema agent declares for the structured
+	// input of skill; ok is false when it declares none.
+	InputSchema(agent, skill string) (schema json.RawMessage, ok bool)
 }
 
 // Caller invokes agents on behalf of one caller name.
@@ -113,12 +171,13 @@ type Caller struct {
 	waiters *waiters
 	local   *localTasks // records of the tasks this process invoked
 
-	tickets guardTickets // guard tickets of the tasks this process invoked (guard.go)
+	tickets guardTickets  // guard tickets of the tasks this process invoked (guard.go)
+	owned   ownedSessions // sessions this caller owns, recently confirmed (sessions.go)
 
 	declMu   sync.Mutex
 	declared map[string]bool // queues this process has declared
 
-	life *lifecycle.Runner // Run once; Close wakes waiters through life.Closing()
+	life *lifecycle.Runner // Run once; Close wakes waiters through life.AfterClose()
 }
 
 // New validates opts and returns a caller. Call Run to handle responses.
@@ -151,7 +210,7 @@ func (c *Caller) Run(ctx context.Context) error {
 	}
 	defer finish()
 
-	respSpec, err := bus.ResponseQueue(c.opts.Name)
+	respSpec, err := c.responseQueue()
 	if err != nil {
 		return err
 	}
@@ -175,35 +234,58 @@ func (c *Caller) Run(ctx context.Context) error {
 	// handled before free their guard slots now.
 	c.releaseFinishedTickets(ctx)
 
-	// Responses: in-flight handlers finish under workCtx after ctx ends.
-	var wg sync.WaitGroup
-	errs := make(chan error, 3)
-	runPart := func(name string, f func() error) {
-		wg.Add(1)
+	// The parts, in the order they stop (see the package doc).
+	parts := []part{
+		{"responses", func(ctx context.Context) error {
+			return c.opts.Bus.Consume(ctx, respSpec.Name, bus.ConsumeOptions{Concurrency: c.opts.Concurrency, Ordered: true}, c.handleResponse)
+		}},
+		{"sweeper", c.sweepLoop},
+		{"events", func(ctx context.Context) error {
+			return c.opts.Bus.Consume(ctx, eventSpec.Name, bus.ConsumeOptions{Concurrency: 1}, c.handleEvent)
+		}},
+	}
+	c.log.Info("caller started")
+	c.observeRunning(true)
+	err = runInOrder(ctx, stop, parts, func(p part, err error) error {
+		return fmt.Errorf("caller %q: %s: %w", c.opts.Name, p.name, err)
+	})
+	c.observeRunning(false)
+	c.log.Info("caller stopped")
+	return err
+}
+
+// part is one concurrent part of Run.
+type part struct {
+	name string
+	run  func(ctx context.Context) error
+}
+
+// runInOrder runs every part until ctx is done, then stops them one after
+// the other in the order given, each only once the one before has
+// returned. A part that fails while ctx lives calls stop (so the others stop
+// too, in order); its error, wrapped by wrap, is returned.
+func runInOrder(ctx context.Context, stop context.CancelFunc, parts []part, wrap func(part, error) error) error {
+	errs := make([]error, len(parts))
+	cancels := make([]context.CancelFunc, len(parts))
+	done := make([]chan struct{}, len(parts))
+	for i, p := range parts {
+		// Each part's context outlives ctx until its turn to stop comes.
+		pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		cancels[i], done[i] = cancel, make(chan struct{})
 		go func() {
-			defer wg.Done()
-			if err := f(); err != nil && ctx.Err() == nil {
-				errs <- fmt.Errorf("caller %q: %s: %w", c.opts.Name, name, err)
+			defer close(done[i])
+			if err := p.run(pctx); err != nil && ctx.Err() == nil {
+				errs[i] = wrap(p, err)
 				stop()
 			}
 		}()
 	}
-	runPart("responses", func() error {
-		return c.opts.Bus.Consume(ctx, respSpec.Name, bus.ConsumeOptions{Concurrency: c.opts.Concurrency, Ordered: true}, c.handleResponse)
-	})
-	runPart("events", func() error {
-		return c.opts.Bus.Consume(ctx, eventSpec.Name, bus.ConsumeOptions{Concurrency: 1}, c.handleEvent)
-	})
-	runPart("sweeper", func() error { return c.sweepLoop(ctx) })
-	c.log.Info("caller started")
-	wg.Wait()
-	close(errs)
-	var first error
-	for err := range errs {
-		first = errors.Join(first, err)
+	<-ctx.Done()
+	for i := range parts {
+		cancels[i]()
+		<-done[i]
 	}
-	c.log.Info("caller stopped")
-	return first
+	return errors.Join(errs...)
 }
 
 // Close stops Run, waits for it (bounded) and wakes every waiting Call with
@@ -223,32 +305,85 @@ func (c *Caller) declare(ctx context.Context, spec bus.QueueSpec) error {
 		return nil
 	}
 	if err := c.opts.Bus.Declare(ctx, spec); err != nil {
+		if spec.Kind == bus.KindResponse && errors.Is(err, bus.ErrTopologyMismatch) {
+			return fmt.Errorf("caller %q: declare %q as a %s caller's response queue: it exists in the other mode "+
+				"(a durable and a transient caller cannot share a name; delete the queue or use the same Options.Transient): %w",
+				c.opts.Name, spec.Name, c.mode(), err)
+		}
 		return fmt.Errorf("caller %q: declare %q: %w", c.opts.Name, spec.Name, err)
 	}
 	c.declared[spec.Name] = true
 	return nil
 }
 
-// retry runs op until it succeeds or ctx ends, backing off on failures of
-// working memory, so a Redis outage delays a response instead of losing it.
+// responseQueue is the spec of the caller's response queue: durable, or
+// expiring after Options.TransientExpiry for a transient caller.
+func (c *Caller) responseQueue() (bus.QueueSpec, error) {
+	spec, err := bus.ResponseQueue(c.opts.Name)
+	if err == nil && c.opts.Transient {
+		spec.Expires = c.opts.TransientExpiry
+	}
+	return spec, err
+}
+
+// mode names the caller's mode in errors: "durable" or "transient".
+func (c *Caller) mode() string {
+	if c.opts.Transient {
+		return "transient"
+	}
+	return "durable"
+}
+
+// retry runs op until it succeeds, backing off after every failure of
+// working memory — unavailable, read-only, out of memory, refused by an
+// ACL, misconfigured — so that an outcome waits until memory takes it
+// instead of its response being requeued into the dead-letter queue. It
+// gives up at once on a permanent error (see permanent), and when ctx ends:
+// handleResponse bounds ctx with Options.MemoryRetryBound.
 func (c *Caller) retry(ctx context.Context, what string, op func(context.Context) error) error {
 	backoff := 50 * time.Millisecond
+	var first time.Time
 	for attempt := 1; ; attempt++ {
 		err := op(ctx)
 		if err == nil {
+			if attempt > 1 {
+				c.log.Info("working memory accepted the write after failures", zap.String("op", what),
+					zap.Int("attempts", attempt), zap.Duration("waited", time.Since(first)))
+			}
 			return nil
 		}
-		if !errors.Is(err, memory.ErrUnavailable) {
+		if permanent(err) || ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		if attempt == 1 || attempt%20 == 0 {
-			c.log.Warn("working memory unavailable; retrying", zap.String("op", what), zap.Int("attempt", attempt), zap.Error(err))
+		if attempt == 1 {
+			first = time.Now()
+		}
+		c.observeRetry(what)
+		if attempt == 1 || attempt%20 == 0 { // the first failure, then about every 40s
+			c.log.Warn("working memory failed; the outcome waits (its response unacked) and is retried",
+				zap.String("op", what), zap.Int("attempt", attempt), zap.Duration("waited", time.Since(first)), zap.Error(err))
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: %w (last error: %w)", what, ctx.Err(), err)
+			return fmt.Errorf("%s: %w (last error: %w)", what, context.Cause(ctx), err)
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, DefaultMemoryRetryMax)
 	}
 }
+
+// permanent reports whether a failure of working memory cannot go away by
+// waiting: an invalid key or argument (a bug), a closed memory, a stored
+// value that does not decode. Anything else — unavailable, or an error the
+// server answered (READONLY, OOM, NOPERM, MISCONF, NOAUTH …) — may be fixed
+// by the server or its operator, and is retried.
+func permanent(err error) bool {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	return errors.Is(err, memory.ErrInvalidKey) || errors.Is(err, memory.ErrInvalidArgument) ||
+		errors.Is(err, memory.ErrClosed) || errors.As(err, &syntax) || errors.As(err, &typ)
+}
+
+// errRetryBound is the cause of a response's context that outlived
+// Options.MemoryRetryBound: its response is requeued.
+var errRetryBound = errors.New("caller: working memory kept failing past MemoryRetryBound; the response is requeued")

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -117,7 +118,7 @@ func TestCallStoresNotifiesAndStreams(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				return nil, errors.New("the caller never saw the status update")
 			}
-			return &agent.Result{Message: a2a.NewTextMessage(a2a.RoleAgent, "echo: "+task.Text()),
+			return &agent.Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "echo: "+task.Text()),
 				Artifacts: []*a2a.Artifact{{ID: "a1", Name: "data", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"n": 1})}}}}, nil
 		}})
 		c := w.caller(n("Primary"), true)
@@ -147,7 +148,8 @@ func TestCallStoresNotifiesAndStreams(t *testing.T) {
 		}
 		turns := w.turns("s1")
 		if len(turns) != 1 || !strings.Contains(turns[0].Content, "[Agent '"+n("Echo")+"' completed task "+out.TaskID+" (state=completed)]: echo: hi") ||
-			!strings.Contains(turns[0].Content, "get_from_working_memory with key '"+want+"'") || turns[0].Meta[MetaTaskID] != out.TaskID {
+			!strings.Contains(turns[0].Content, "get_from_working_memory with key '"+want+"'") || turns[0].Meta[MetaTaskID] != out.TaskID ||
+			turns[0].Meta[MetaOutcome] != OutcomeAnswer {
 			t.Fatalf("turns = %+v", turns)
 		}
 		mu.Lock()
@@ -179,36 +181,44 @@ func TestErrorOutcome(t *testing.T) {
 	})
 }
 
-// publishAs publishes a payload to the caller's response queue, as an agent would.
-func publishAs(t *testing.T, b bus.Bus, caller string, p a2a.Payload) {
+// publishAs publishes a payload to the caller's response queue, as an agent
+// would, times times (default once): the same message, as the broker
+// redelivers it.
+func publishAs(t *testing.T, b bus.Bus, caller string, p a2a.Payload, times ...int) {
 	t.Helper()
 	env, err := a2a.Codec{}.Encode(p, a2a.Trace{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	key, _ := a2a.ResponseRoutingKey(caller)
-	if err := b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
-		t.Fatal(err)
+	n := 1
+	if len(times) > 0 {
+		n = times[0]
+	}
+	for range n {
+		if err := b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
 func TestRedeliveredResponseNotifiesOnce(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
-		c := w.caller(n("Primary"), true)
+		log, finished, _ := outcomeLog()
+		c := w.caller(n("Primary"), true, func(o *Options) { o.Logger = log })
 		inv, err := c.Invoke(ctxT(t), Request{Target: n("Offline"), Skill: "echo", Text: "x", SessionID: "s3"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := &a2a.TaskResult{TaskID: inv.TaskID, Agent: n("Offline"), State: a2a.StateCompleted, Message: a2a.NewTextMessage(a2a.RoleAgent, "done"), Time: time.Now()}
+		res := &a2a.TaskResult{TaskID: inv.TaskID, Agent: n("Offline"), State: a2a.TaskStateCompleted, Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "done"), Time: time.Now()}
 		b := w.Connect(t)
-		publishAs(t, b, n("Primary"), res)
-		publishAs(t, b, n("Primary"), res) // the same result delivered twice
+		publishAs(t, b, n("Primary"), res, 2) // the same message delivered twice
 		out, err := c.Wait(ctxT(t), inv.TaskID, nil)
 		if err != nil || out.Result.Text() != "done" {
 			t.Fatalf("wait = %+v, %v", out, err)
 		}
-		time.Sleep(200 * time.Millisecond) // let the duplicate be handled
+		testenv.Eventually(t, "the duplicate handled", func() bool { return finished(inv.TaskID) >= 2 })
 		if turns := w.turns("s3"); len(turns) != 1 {
 			t.Fatalf("%d notification turns, want 1: %+v", len(turns), turns)
 		}
@@ -256,15 +266,15 @@ func TestTimeoutThenLateResult(t *testing.T) {
 			t.Fatal("no cancel sent after the timeout")
 		}
 		// The real answer arrives late: stored over the TIMEOUT and notified as late.
-		publishAs(t, w.Connect(t), n("Primary"), &a2a.TaskResult{TaskID: out.TaskID, Agent: n("Slow"), State: a2a.StateCompleted,
-			Message: a2a.NewTextMessage(a2a.RoleAgent, "finally"), Time: time.Now()})
-		deadline := time.Now().Add(5 * time.Second)
-		for len(w.turns("s4")) < 2 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		publishAs(t, w.Connect(t), n("Primary"), &a2a.TaskResult{TaskID: out.TaskID, Agent: n("Slow"), State: a2a.TaskStateCompleted,
+			Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "finally"), Time: time.Now()})
+		testenv.Eventually(t, "the late result notified", func() bool { return len(w.turns("s4")) >= 2 })
 		turns := w.turns("s4")
 		if len(turns) != 2 || !strings.Contains(turns[0].Content, "did not answer") || !strings.Contains(turns[1].Content, "late") {
 			t.Fatalf("turns = %+v", turns)
+		}
+		if turns[0].Meta[MetaOutcome] != OutcomeSwept || turns[1].Meta[MetaOutcome] != OutcomeLate {
+			t.Fatalf("notification outcomes %q, %q; want %q, %q", turns[0].Meta[MetaOutcome], turns[1].Meta[MetaOutcome], OutcomeSwept, OutcomeLate)
 		}
 		if s := w.stored(out.MemoryKey); !s.Late || s.Text() != "finally" {
 			t.Fatalf("stored = %+v", s)
@@ -356,8 +366,22 @@ func TestRestartedCallerLosesNothing(t *testing.T) {
 		if err := first.Close(); err != nil {
 			t.Fatal(err)
 		}
-		w.agent(n("Echo"), map[string]agent.Handler{"echo": echo}) // answers while no caller runs
-		time.Sleep(100 * time.Millisecond)
+		// The agent answers while no caller runs: its Close returns once the
+		// task it ran is answered.
+		ran := make(chan struct{})
+		var once sync.Once
+		a := w.agent(n("Echo"), map[string]agent.Handler{"echo": func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
+			defer once.Do(func() { close(ran) })
+			return echo(ctx, task)
+		}})
+		select {
+		case <-ran:
+		case <-ctxT(t).Done():
+			t.Fatal("the agent did not run the task")
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
 		second := w.caller(n("Primary"), true)
 		out, err := second.Wait(ctxT(t), inv.TaskID, nil)
 		if err != nil || out.Result.Text() != "echo: later" {
@@ -367,41 +391,6 @@ func TestRestartedCallerLosesNothing(t *testing.T) {
 			t.Fatalf("turns = %+v", turns)
 		}
 	})
-}
-
-// flakyMemory fails the first n writes with ErrUnavailable, like Redis down.
-type flakyMemory struct {
-	memory.Memory
-	mu   sync.Mutex
-	fail int
-}
-
-func (f *flakyMemory) Set(ctx context.Context, key string, v []byte, ttl time.Duration) error {
-	if f.failing(key) {
-		return fmt.Errorf("set %q: %w", key, memory.ErrUnavailable)
-	}
-	return f.Memory.Set(ctx, key, v, ttl)
-}
-
-// Batch fails a batch that stores a result, like Set.
-func (f *flakyMemory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
-	for _, o := range ops {
-		if o.Kind == memory.OpSet && f.failing(o.Key) {
-			return nil, fmt.Errorf("batch: %s: %w", o, memory.ErrUnavailable)
-		}
-	}
-	return f.Memory.Batch(ctx, ops...)
-}
-
-// failing reports whether a write of key fails now, counting the failure.
-func (f *flakyMemory) failing(key string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !strings.HasPrefix(key, "session/") || f.fail == 0 {
-		return false
-	}
-	f.fail--
-	return true
 }
 
 func TestMemoryOutageDelaysButLosesNothing(t *testing.T) {
@@ -414,8 +403,8 @@ func TestMemoryOutageDelaysButLosesNothing(t *testing.T) {
 		if err != nil || out.Result.Text() != "echo: persist" {
 			t.Fatalf("call = %+v, %v", out, err)
 		}
-		if flaky.fail != 0 {
-			t.Fatalf("outage not exercised: %d failures left", flaky.fail)
+		if n := flaky.left(); n != 0 {
+			t.Fatalf("outage not exercised: %d failures left", n)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package caller
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,7 +16,12 @@ import (
 // resolverFunc adapts a function to Resolver.
 type resolverFunc func(agent, skill string) (string, error)
 
-func (f resolverFunc) Resolve(agent, skill string) (string, error) { return f(agent, skill) }
+func (f resolverFunc) Resolve(_ context.Context, agent, skill string) (string, error) {
+	return f(agent, skill)
+}
+
+// InputSchema: the resolver declares no schemas.
+func (resolverFunc) InputSchema(string, string) (json.RawMessage, bool) { return nil, false }
 
 func TestResolverVetsAndCanonicalisesTargets(t *testing.T) {
 	w := wrap(t, testworld.Embedded(t))
@@ -69,7 +75,7 @@ func TestCallChainRefusals(t *testing.T) {
 }
 
 // A handler that calls another agent passes nothing by hand: the sub-call
-// inherits the session, correlation id, chain and deadline of its task.
+// inherits the session, correlation id, chain, handoff and deadline of its task.
 func TestNestedCallsInheritTheirTask(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		mid, leaf := w.N("Mid"), w.N("Leaf")
@@ -87,13 +93,17 @@ func TestNestedCallsInheritTheirTask(t *testing.T) {
 			return agent.TextResult("mid+" + out.Result.Text()), out.Err()
 		}})
 		c := w.caller(w.N("Primary"), true)
-		out, err := c.Call(ctxT(t), Request{Target: mid, Skill: "fwd", Text: "go", SessionID: "nest", CorrelationID: "wf-1", Timeout: 20 * time.Second}, nil)
+		out, err := c.Call(ctxT(t), Request{Target: mid, Skill: "fwd", Text: "go", SessionID: "nest", CorrelationID: "wf-1", Timeout: 20 * time.Second,
+			Handoff: json.RawMessage(`{"workflow_position":"Step 2 of 4"}`)}, nil)
 		if err != nil || out.Result.Text() != "mid+leaf" {
 			t.Fatalf("call = %+v, %v", out, err)
 		}
 		sub := <-seen
 		if sub.SessionID != "nest" || sub.CorrelationID != "wf-1" || strings.Join(sub.CallChain, ",") != w.N("Primary")+","+mid {
 			t.Fatalf("sub-call = session %q correlation %q chain %v", sub.SessionID, sub.CorrelationID, sub.CallChain)
+		}
+		if string(sub.Handoff) != `{"workflow_position":"Step 2 of 4"}` {
+			t.Fatalf("sub-call handoff = %s, want its task's", sub.Handoff)
 		}
 		if sub.Deadline.After(out.Deadline) {
 			t.Fatalf("sub-call deadline %s is after its task's %s", sub.Deadline, out.Deadline)

@@ -14,4 +14,8 @@ var (
 	ErrInvalidRequest = errors.New("caller: invalid request")
 	// ErrUnknownTask: no record exists for the task (never started here, or expired).
 	ErrUnknownTask = errors.New("caller: unknown task")
+	// ErrOutcomeUnknown: a task's publish was not confirmed (it wraps
+	// bus.ErrNotConfirmed too), so the agent may get it or not; the task is
+	// kept and ends with its answer or a TIMEOUT.
+	ErrOutcomeUnknown = errors.New("caller: task sent, outcome unknown")
 )

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -44,16 +45,6 @@ func refusal(t *testing.T, err error, code a2a.ErrorCode, parts ...string) {
 	for _, p := range parts {
 		if !strings.Contains(err.Error(), p) {
 			t.Errorf("error %q does not say %q", err, p)
-		}
-	}
-}
-
-// eventually waits (generously: liveness only) until cond holds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
 		}
 	}
 }
@@ -96,7 +87,7 @@ func TestPolicyForbidsOnTheAgentSide(t *testing.T) {
 			t.Fatal(err)
 		}
 		refusal(t, out.Err(), a2a.CodeForbidden, w.N("Intruder")+" may not call "+target, `policy.rules[0] (caller "Intruder*")`)
-		if out.Result.State != a2a.StateRejected {
+		if out.Result.State != a2a.TaskStateRejected {
 			t.Errorf("state = %s, want rejected", out.Result.State)
 		}
 		friend := w.caller(w.N("Friend"), true)
@@ -181,7 +172,7 @@ func TestBusyWhenTooManyCallsAreInFlight(t *testing.T) {
 				t.Fatalf("wait %s = %+v, %v", id, out, err)
 			}
 		}
-		eventually(t, "the finished calls free their slots", func() bool { return g.InFlight(me) == 0 })
+		testenv.Eventually(t, "the finished calls free their slots", func() bool { return g.InFlight(me) == 0 })
 		if out, err := c.Call(ctxT(t), Request{Target: target, Skill: "sleep", Text: "zz"}, nil); err != nil || out.Err() != nil {
 			t.Fatalf("call after the slots were freed = %+v, %v", out, err)
 		}
@@ -247,7 +238,7 @@ func TestCircuitOpensAndRecovers(t *testing.T) {
 		if err != nil || a2a.CodeOf(out.Err()) != a2a.CodeExecutionFailed {
 			t.Fatalf("failing call = %+v, %v; want EXECUTION_FAILED", out, err)
 		}
-		eventually(t, "the circuit opens after 2 failures", func() bool { return g.CircuitState(target) == "open" })
+		testenv.Eventually(t, "the circuit opens after 2 failures", func() bool { return g.CircuitState(target) == "open" })
 		ran := runs.Load()
 		_, err = call("work", 0)
 		refusal(t, err, a2a.CodeCircuitOpen, "the circuit to "+target+" is open after 2 consecutive failures", "retry in ")
@@ -256,12 +247,12 @@ func TestCircuitOpensAndRecovers(t *testing.T) {
 		}
 
 		failing.Store(false) // the agent recovers; after the cool-down one probe goes through
-		eventually(t, "the circuit half-opens after its cool-down", func() bool { return g.CircuitState(target) == "half-open" })
+		testenv.Eventually(t, "the circuit half-opens after its cool-down", func() bool { return g.CircuitState(target) == "half-open" })
 		out, err = call("work", 0)
 		if err != nil || out.Err() != nil || out.Result.Text() != "up" {
 			t.Fatalf("probe = %+v, %v", out, err)
 		}
-		eventually(t, "the circuit closes after a successful probe", func() bool { return g.CircuitState(target) == "closed" })
+		testenv.Eventually(t, "the circuit closes after a successful probe", func() bool { return g.CircuitState(target) == "closed" })
 		for range 3 {
 			if out, err := call("work", 0); err != nil || out.Err() != nil {
 				t.Fatalf("call after recovery = %+v, %v", out, err)
@@ -310,7 +301,7 @@ func TestSlotFreedWhicheverReplicaHandlesTheOutcome(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, "every slot is freed", func() bool { return g.InFlight(me) == 0 })
+		testenv.Eventually(t, "every slot is freed", func() bool { return g.InFlight(me) == 0 })
 	})
 }
 
@@ -332,7 +323,7 @@ func TestSlotsFreedOfOutcomesHandledBeforeRun(t *testing.T) {
 			}
 			keys = append(keys, inv.MemoryKey)
 		}
-		eventually(t, "the other replica stored every result", func() bool {
+		testenv.Eventually(t, "the other replica stored every result", func() bool {
 			for _, k := range keys {
 				if _, err := w.mem.Get(context.Background(), k); err != nil {
 					return false
@@ -344,7 +335,7 @@ func TestSlotsFreedOfOutcomesHandledBeforeRun(t *testing.T) {
 			t.Fatalf("%d calls in flight before Run, want 3", n)
 		}
 		go func() { _ = c.Run(context.Background()) }()
-		eventually(t, "every slot is freed once Run starts", func() bool { return g.InFlight(me) == 0 })
+		testenv.Eventually(t, "every slot is freed once Run starts", func() bool { return g.InFlight(me) == 0 })
 	})
 }
 
@@ -359,7 +350,7 @@ func TestSlotFreedPastTheDeadline(t *testing.T) {
 	}
 	_, err := c.Invoke(ctxT(t), Request{Target: "Nobody", Skill: "echo", Text: "x"})
 	refusal(t, err, a2a.CodeBusy)
-	eventually(t, "the slot is freed past the deadline", func() bool { return g.InFlight("Primary") == 0 })
+	testenv.Eventually(t, "the slot is freed past the deadline", func() bool { return g.InFlight("Primary") == 0 })
 	if s := g.CircuitState("Nobody"); s != "closed" {
 		t.Fatalf("an abandoned call counted as a failure: circuit %s", s)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -103,4 +104,19 @@ func History(ctx context.Context, mem memory.Store, sessionID string) ([]History
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), a.Time.Compare(b.Time), cmp.Compare(a.TaskID, b.TaskID))
 	})
 	return out, nil
+}
+
+// PendingTasks returns up to limit ids of the tasks the caller called name
+// has published and not finalized yet (by any replica), read from m — the
+// pending index its deadline sweeper reads. Empty when it has none.
+func PendingTasks(ctx context.Context, m memory.Indexes, name string, limit int) ([]string, error) {
+	members, err := m.IndexRange(ctx, pendingIndex(name), math.MaxInt64, limit)
+	if err != nil {
+		return nil, fmt.Errorf("caller %q: read pending tasks: %w", name, err)
+	}
+	ids := make([]string, len(members))
+	for i, mb := range members {
+		ids[i] = mb.Member
+	}
+	return ids, nil
 }

@@ -57,7 +57,10 @@ type Invocation struct {
 
 // Invoke records the task durably and publishes it; it returns the task id
 // and the memory key at once. A bad request is an error wrapping
-// ErrInvalidRequest that names the field.
+// ErrInvalidRequest that names the field. A publish whose outcome is
+// unknown (bus.ErrNotConfirmed: the broker may have taken it) is an error
+// wrapping ErrOutcomeUnknown returned with the Invocation: the task is
+// kept, so Wait ends with its answer or its TIMEOUT.
 func (c *Caller) Invoke(ctx context.Context, req Request) (_ Invocation, err error) {
 	defer func() { c.recordRefusal(ctx, req, err) }() // a refused call is an outcome too (audit)
 	if c.isClosed() {
@@ -73,15 +76,19 @@ func (c *Caller) Invoke(ctx context.Context, req Request) (_ Invocation, err err
 // send records the task (its record, and its deadline in the pending index, in one batch) and
 // publishes its request, once Options.Guard admitted it.
 func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, trace a2a.Trace) (_ Invocation, err error) {
+	sessionOps, err := c.sessionOps(ctx, rec) // may this caller start a task in the session? (sessions.go)
+	if err != nil {
+		return Invocation{}, err
+	}
 	if err := c.admit(tr); err != nil {
 		return Invocation{}, err
 	}
 	defer func() {
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrOutcomeUnknown) {
 			c.guardAbandon(tr.TaskID) // not sent: the guard's slot is free again
 		}
 	}()
-	respSpec, err := bus.ResponseQueue(c.opts.Name)
+	respSpec, err := c.responseQueue()
 	if err != nil {
 		return Invocation{}, err
 	}
@@ -96,38 +103,71 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 			return Invocation{}, err
 		}
 	}
+	trace, observed := c.observeInvoke(ctx, tr, trace)
+	defer func() { observed(err) }()
+	env, err := c.opts.Codec.Encode(tr, trace)
+	if err != nil {
+		return Invocation{}, fmt.Errorf("caller %q: encode task %s: %w", c.opts.Name, rec.TaskID, err)
+	}
 	recTTL := time.Until(rec.Deadline) + c.opts.ResultTTL
 	recJSON, err := json.Marshal(rec)
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: encode record of task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
-	_, err = c.opts.Memory.Batch(ctx,
+	_, err = c.opts.Memory.Batch(ctx, append([]memory.Op{
 		memory.SetOp(recordKey(c.opts.Name, rec.TaskID), recJSON, recTTL),
-		memory.IndexAddOp(pendingIndex(c.opts.Name), rec.TaskID, rec.Deadline.UnixMilli()))
+		memory.IndexAddOp(pendingIndex(c.opts.Name), rec.TaskID, rec.Deadline.UnixMilli())}, sessionOps...)...)
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
 	c.local.put(rec, c.opts.Now())
-	env, err := c.opts.Codec.Encode(tr, trace)
+	err = ctx.Err() // ended before the publish: surely not sent
 	if err == nil {
 		err = c.opts.Bus.Publish(ctx, bus.FromEnvelope(taskSpec.Name, env))
 	}
 	if err != nil {
-		// Nothing was sent: forget the task so the sweeper does not time it out.
-		c.local.drop(rec.TaskID)
-		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_, _ = c.opts.Memory.Batch(cleanup, memory.IndexRemoveOp(pendingIndex(c.opts.Name), rec.TaskID), memory.DeleteOp(recordKey(c.opts.Name, rec.TaskID)))
+		kept := errors.Is(err, bus.ErrNotConfirmed) && !errors.Is(err, bus.ErrUnroutable) && !errors.Is(err, bus.ErrNotSent)
+		if !kept && !c.withdraw(ctx, rec) {
+			kept = true // the sweeper timed it out first (or memory could not say): its outcome stands
+		}
+		if kept {
+			// The broker may have taken it, or it already has its outcome:
+			// keep the task, so that its answer is stored, or the sweeper
+			// times it out.
+			return rec.invocation(), fmt.Errorf("caller %q: publish task %s to %q: %w: the task is kept; wait for it (a2abus wait %s), its outcome will be at %q: %w",
+				c.opts.Name, rec.TaskID, taskSpec.Name, ErrOutcomeUnknown, rec.TaskID, rec.MemoryKey, err)
+		}
 		return Invocation{}, fmt.Errorf("caller %q: publish task %s to %q: %w", c.opts.Name, rec.TaskID, taskSpec.Name, err)
 	}
 	c.log.Debug("task invoked", zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.String("skill", rec.Skill))
 	return rec.invocation(), nil
 }
 
+// withdraw forgets a task whose request was surely not sent (or cannot
+// arrive), so that it has no outcome: it claims the task's final outcome
+// first (claimUnsent), then deletes its record and pending entry. It
+// reports false, keeping the task, when the deadline sweeper claimed it
+// before (the publish outlasted the deadline: its TIMEOUT is already stored)
+// or memory failed to answer.
+func (c *Caller) withdraw(ctx context.Context, rec *Record) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	res, err := c.opts.Memory.Batch(ctx, c.claimOp(claimKey(c.opts.Name, rec.TaskID), claimUnsent))
+	if err != nil || !res[0].Applied {
+		if err != nil {
+			c.log.Warn("unsent task kept: its withdrawal failed", zap.String("task", rec.TaskID), zap.Error(err))
+		}
+		return false
+	}
+	c.local.drop(rec.TaskID)
+	_, _ = c.opts.Memory.Batch(ctx, memory.IndexRemoveOp(pendingIndex(c.opts.Name), rec.TaskID), memory.DeleteOp(recordKey(c.opts.Name, rec.TaskID)))
+	return true
+}
+
 // buildRequest validates req and builds the wire request and the record.
 // With a Resolver the target is vetted and canonicalised first. Called from a
 // handler (ctx carries its task), the request inherits the task's session,
-// correlation id, call chain and trace, and its deadline is the earlier of
+// correlation id, call chain, handoff and trace, and its deadline is the earlier of
 // its own and the task's. A call that would close a cycle or exceed
 // MaxDepth is refused with CYCLE_DETECTED or DEPTH_EXCEEDED, and any call
 // from a task that does not allow nested calls with FORBIDDEN.
@@ -151,13 +191,16 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 			req.Trace = parentTrace
 		}
 		req.Stream = req.Stream || parent.Stream // the task's caller sees the sub-task's updates
+		if req.Handoff == nil {
+			req.Handoff = parent.Handoff // a workflow step's handoff context reaches its sub-calls too
+		}
 	}
 	chain := append(append([]string(nil), req.CallChain...), c.opts.Name)
 	if err := a2a.CheckChain(chain, c.opts.Name, req.Target, c.opts.MaxDepth); err != nil {
 		return nil, nil, fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, req.Target, req.Skill, err)
 	}
 	if c.opts.Resolver != nil {
-		name, err := c.opts.Resolver.Resolve(req.Target, req.Skill)
+		name, err := c.opts.Resolver.Resolve(ctx, req.Target, req.Skill)
 		if err != nil {
 			return nil, nil, fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, req.Target, req.Skill, err)
 		}
@@ -167,7 +210,8 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		return nil, nil, err
 	}
 	now := c.opts.Now()
-	if req.SessionID == "" {
+	fresh := req.SessionID == ""
+	if fresh {
 		req.SessionID = uuid.NewString()
 	}
 	timeout := req.Timeout
@@ -193,7 +237,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 	tr := &a2a.TaskRequest{
 		TaskID: uuid.NewString(), ContextID: req.ContextID, SessionID: req.SessionID,
 		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
-		Message: a2a.NewTextMessage(a2a.RoleUser, text), Input: req.Input, Priority: req.Priority,
+		Message: a2a.NewTextMessage(a2a.MessageRoleUser, text), Input: req.Input, Priority: req.Priority,
 		Deadline: deadline, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
 		CallChain: chain, Stream: req.Stream, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls,
 	}
@@ -205,7 +249,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	rec := &Record{TaskID: tr.TaskID, Caller: c.opts.Name, Target: tr.Target, Skill: tr.Skill, SessionID: tr.SessionID,
-		MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain}
+		MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh}
 	return tr, rec, nil
 }
 

@@ -19,8 +19,19 @@ const (
 	MetaAgent     = "agent"
 	MetaMemoryKey = "memory_key"
 	MetaState     = "state"
+	// MetaOutcome says which outcome a notification reports: OutcomeSwept
+	// (the deadline sweeper's TIMEOUT), OutcomeLate (a result after it) or
+	// OutcomeAnswer (the agent's answer).
+	MetaOutcome = "outcome"
 	// KindNotification marks the turns the result handler injects.
 	KindNotification = "a2a.notification"
+)
+
+// Values of MetaOutcome.
+const (
+	OutcomeAnswer = "answer"
+	OutcomeSwept  = "swept"
+	OutcomeLate   = "late"
 )
 
 // notificationTurn is the synthetic user turn that tells the caller's LLM a
@@ -29,14 +40,17 @@ const (
 func notificationTurn(s *StoredResult, key string, swept bool) memory.Turn {
 	state := strings.ToLower(strings.TrimPrefix(string(s.State), "TASK_STATE_"))
 	var text string
+	outcome := OutcomeAnswer
 	switch {
 	case swept:
+		outcome = OutcomeSwept
 		text = fmt.Sprintf("[Agent '%s' did not answer task %s before its deadline (state=%s, code=TIMEOUT)]: %s. A cancel was sent; a result that still arrives will be stored at key '%s' and notified as late.",
 			s.Agent, s.TaskID, state, s.Error.Message, key)
 	case s.Error != nil:
 		text = fmt.Sprintf("[Agent '%s' failed task %s (state=%s, code=%s)]: %s. Call get_from_working_memory with key '%s' for the details.",
 			s.Agent, s.TaskID, state, s.Error.Code, preview(s.Error.Message), key)
 	case s.Late:
+		outcome = OutcomeLate
 		text = fmt.Sprintf("[Agent '%s' completed task %s late, after it had timed out (state=%s)]: %s. Call get_from_working_memory with key '%s' to read the full result.",
 			s.Agent, s.TaskID, state, preview(resultPreview(s)), key)
 	default:
@@ -48,6 +62,7 @@ func notificationTurn(s *StoredResult, key string, swept bool) memory.Turn {
 		Content: text,
 		Meta: map[string]string{
 			MetaKind: KindNotification, MetaTaskID: s.TaskID, MetaAgent: s.Agent, MetaMemoryKey: key, MetaState: string(s.State),
+			MetaOutcome: outcome,
 		},
 	}
 }

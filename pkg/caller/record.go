@@ -25,6 +25,8 @@ type Record struct {
 	CreatedAt time.Time `json:"createdAt"`
 	// Chain is the call chain of the request (origin … this caller), for the call history.
 	Chain []string `json:"chain,omitempty"`
+
+	freshSession bool // the session was made up for this task (sessions.go); not stored
 }
 
 // invocation is what Invoke returns for the task.
@@ -81,7 +83,7 @@ func (s *StoredResult) encode() ([]byte, error) {
 }
 
 // Failed reports whether the task did not complete.
-func (s *StoredResult) Failed() bool { return s.Error != nil || s.State != a2a.StateCompleted }
+func (s *StoredResult) Failed() bool { return s.Error != nil || s.State != a2a.TaskStateCompleted }
 
 // Text is the result's message text, or the error message.
 func (s *StoredResult) Text() string {
@@ -92,16 +94,22 @@ func (s *StoredResult) Text() string {
 }
 
 // Keys of the caller's own state in working memory: a task's record, who
-// finalized it, and the index of the caller's unfinished tasks by deadline
+// finalized it, which real result replaced its TIMEOUT, and the index of the caller's unfinished tasks by deadline
 // (Unix ms), from which the sweeper reads the overdue ones without scanning keys.
 func recordKey(caller, taskID string) string { return "a2a/tasks/" + caller + "/" + taskID }
 func claimKey(caller, taskID string) string  { return "a2a/final/" + caller + "/" + taskID }
-func pendingIndex(caller string) string      { return "a2a/pending/" + caller }
+func lateClaimKey(caller, taskID string) string {
+	return "a2a/final/" + caller + "/" + taskID + "/late"
+}
+func pendingIndex(caller string) string { return "a2a/pending/" + caller }
 
-// Who finalized a task first: its result, or the deadline sweeper.
+// Who finalized a task first: an answer (claimResult, then "/" and the
+// answer's message id: answerClaim), the deadline sweeper, or the caller
+// that withdrew a task whose request was never sent.
 const (
 	claimResult  = "result"
 	claimTimeout = "timeout"
+	claimUnsent  = "unsent"
 )
 
 // getJSON loads key into v; found is false (and err nil) when it is missing.

@@ -2,9 +2,12 @@ package caller
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -21,6 +24,12 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	p, err := c.opts.Codec.Decode(d.Envelope())
 	if err != nil {
 		c.log.Warn("undecodable response dead-lettered", zap.String("message_id", d.MessageID), zap.Error(err))
+		return d.DeadLetter()
+	}
+	if c.forgedAnswer(d, p) { // identity.go
+		if _, status := p.(*a2a.TaskStatus); status {
+			return d.Ack() // advisory: nothing to keep
+		}
 		return d.DeadLetter()
 	}
 	var stored *StoredResult
@@ -40,14 +49,28 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 		return d.DeadLetter()
 	}
 	// A context that survives the consumer's stop: a finalization that has
-	// begun completes (memory retries end only with Close).
-	out, err := c.finalize(c.life.ClosingContext(), stored, claimResult)
+	// begun completes (memory retries end with Close, or past
+	// MemoryRetryBound: the response is then requeued, well before the
+	// broker's consumer_timeout would take it back).
+	fctx, cancel := context.WithTimeoutCause(c.life.ClosingContext(), c.opts.MemoryRetryBound, errRetryBound)
+	defer cancel()
+	observed := c.observeFinalize(fctx, d)
+	out, err := c.finalize(fctx, stored, answerClaim(d))
+	observed(err)
 	if err != nil {
+		if ae := (*a2a.Error)(nil); errors.As(err, &ae) && ae.Code == a2a.CodeForbidden {
+			c.log.Warn("forged response refused and dead-lettered", zap.String("task", stored.TaskID), zap.String("agent", stored.Agent),
+				zap.String("code", string(ae.Code)), zap.String("error", ae.Message))
+			return d.DeadLetter()
+		}
 		if errors.Is(err, ErrUnknownTask) {
 			c.log.Warn("response for an unknown task dead-lettered", zap.String("task", stored.TaskID), zap.Error(err))
 			return d.DeadLetter()
 		}
 		return err // requeued; finalize is idempotent
+	}
+	if out == nil {
+		return d.Ack() // another outcome of the task was final: nothing changed, nobody to tell
 	}
 	if !c.waiters.notify(stored.TaskID, event{outcome: out}) { // waiters in this process need no look-up
 		c.broadcast(ctx, d.Message)
@@ -55,13 +78,33 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	return d.Ack()
 }
 
+// answerClaim is the claim of an agent's answer: claimResult and the
+// answer's message id (a digest of its body when it has none), so that the
+// same message redelivered finds the claim its own, and another answer —
+// from a run of the task after the one answered — does not.
+func answerClaim(d *bus.Delivery) string {
+	id := d.MessageID
+	if id == "" {
+		sum := sha256.Sum256(d.Body)
+		id = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	return claimResult + "/" + id
+}
+
 // finalize stores the outcome of a task at its memory key, appends one
-// notification turn to its session, and clears it from the pending set.
-// Every step is idempotent, so a redelivered response changes nothing twice.
-// by is claimResult for an agent's answer and claimTimeout for the sweeper:
-// whichever claims the task first decides whether a result is late. It
-// returns the stored outcome, or nil when the sweeper lost the race to the
-// real answer.
+// notification turn to its session, records it in the call history and
+// clears it from the pending set. Every step is idempotent, so a
+// redelivered response changes nothing twice.
+//
+// The first final outcome wins. by is who finalizes: claimTimeout for the
+// sweeper, answerClaim for an agent's answer. Each claims the task
+// (claimKey) unless it was claimed before, and only the claim's winner
+// stores its outcome — the same answer redelivered wins again. A real
+// result (not an error) that comes after the sweeper's TIMEOUT replaces it,
+// marked late: the first such result, by a second claim (lateClaimKey).
+// Any other answer (a second one from a task run again after its reply, or
+// an error after the TIMEOUT) changes nothing: it is logged, and finalize
+// returns nil — as it does for the sweeper when an answer won.
 func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Outcome, error) {
 	var rec *Record
 	err := c.retry(ctx, "load task record", func(ctx context.Context) (err error) {
@@ -75,64 +118,153 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 		return nil, fmt.Errorf("task %s: %w", s.TaskID, ErrUnknownTask)
 	}
 	if !a2a.SameAgent(rec.Target, s.Agent) {
-		return nil, fmt.Errorf("task %s was sent to %q but answered by %q: %w", s.TaskID, rec.Target, s.Agent, ErrUnknownTask)
+		return nil, forgedAnswer(rec, s.Agent) // sessions.go
 	}
 	s.Caller, s.SessionID, s.Skill, s.Agent = rec.Caller, rec.SessionID, rec.Skill, rec.Target
+	s.StoredAt = c.opts.Now()
 
 	// An answer well before its deadline cannot have been timed out (the
 	// sweeper claims only past the deadline), so its claim travels in the
-	// batch that stores it: one round trip. Nearer the deadline, and for the
-	// sweeper, the claim is decided first, then the outcome is written.
-	early := by == claimResult && c.opts.Now().Before(rec.Deadline.Add(-claimMargin))
-	if !early {
-		claim, err := c.claim(ctx, s.TaskID, by)
+	// batch that stores it: one round trip. Every write of that batch is
+	// once-only, so when another answer had claimed the task it changes
+	// nothing. Nearer the deadline, and for the sweeper, the claim is
+	// decided first, then the outcome is written.
+	var winner string
+	if by != claimTimeout && s.StoredAt.Before(rec.Deadline.Add(-claimMargin)) {
+		var entry *HistoryEntry
+		winner, entry, err = c.storeEarly(ctx, rec, s, by)
 		if err != nil {
 			return nil, err
 		}
-		if by == claimTimeout && claim != claimTimeout {
-			return nil, nil // the real answer won the race: nothing to time out
+		if winner == by {
+			return c.finalized(rec, s, entry), nil
 		}
-		s.Late = by == claimResult && claim == claimTimeout
+	} else if winner, err = c.claim(ctx, claimKey(c.opts.Name, s.TaskID), by); err != nil {
+		return nil, err
 	}
-	s.StoredAt = c.opts.Now()
-
-	result, err := s.encode()
-	if err != nil {
-		return nil, fmt.Errorf("encode result of task %s: %w", s.TaskID, err)
-	}
-	notify := memory.AppendTurnOnceOp(rec.SessionID, "a2a-notify/"+s.TaskID+"/"+by,
-		notificationTurn(s, rec.MemoryKey, by == claimTimeout))
-	pending := memory.IndexRemoveOp(pendingIndex(c.opts.Name), s.TaskID)
-	entry := c.historyEntry(rec, s) // the call history's entry and the outcome's log line
-	history := c.historyOp(entry)
-	// An answer is retried by its redelivery (it is acked only after this), so
-	// one batch stores it, notifies it and takes it out of the pending index.
-	// A TIMEOUT is retried by the sweeper only while the task is in the
-	// index, so it leaves the index last, after the batch that stores it —
-	// never over a real answer that arrived (late) meanwhile — and notifies it.
-	switch {
-	case by == claimTimeout:
-		err = c.batch(ctx, "store and notify timeout", memory.SetIfAbsentOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, history)
-		if err == nil {
-			err = c.batch(ctx, "clear pending", pending)
+	if winner != by {
+		if by == claimTimeout || winner != claimTimeout || s.Error != nil {
+			return c.ignore(s, by, winner)
 		}
-	case early:
-		err = c.batch(ctx, "claim, store and notify result", c.claimOp(s.TaskID, by),
-			memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, history, pending)
-	default:
-		err = c.batch(ctx, "store and notify result", memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL), notify, history, pending)
+		// A real result after the sweeper's TIMEOUT: the first one replaces it.
+		late, err := c.claim(ctx, lateClaimKey(c.opts.Name, s.TaskID), by)
+		if err != nil {
+			return nil, err
+		}
+		if late != by {
+			return c.ignore(s, by, claimResult+" (late)")
+		}
+		s.Late = true
 	}
+	entry, err := c.store(ctx, rec, s, by == claimTimeout)
 	if err != nil {
 		return nil, err
 	}
+	return c.finalized(rec, s, entry), nil
+}
+
+// storeEarly claims the task for the answer by and stores, notifies and
+// records s in one batch of once-only writes, and returns the claim's
+// winner — by, or whoever claimed the task before — and s's history entry.
+func (c *Caller) storeEarly(ctx context.Context, rec *Record, s *StoredResult, by string) (string, *HistoryEntry, error) {
+	ops, entry, err := c.outcomeOps(rec, s, false)
+	if err != nil {
+		return "", nil, err
+	}
+	key := claimKey(c.opts.Name, s.TaskID)
+	var res []memory.OpResult
+	err = c.retry(ctx, "claim, store and notify result", func(ctx context.Context) (err error) {
+		res, err = c.opts.Memory.Batch(ctx, append([]memory.Op{c.claimOp(key, by)}, ops...)...)
+		return err
+	})
+	if err != nil || res[0].Applied {
+		return by, entry, err
+	}
+	winner, err := c.claimOwner(ctx, key) // whose claim it is (this answer's, redelivered?)
+	return winner, entry, err
+}
+
+// store writes the outcome s of the task that its finalizer won: one batch
+// for an answer (retried by its redelivery, as it is acked only after this)
+// that stores it, notifies it and takes it out of the pending index. A
+// TIMEOUT is retried by the sweeper only while the task is in the index,
+// so it leaves the index last, after the batch that stores it — never over
+// a real answer that arrived (late) meanwhile — and notifies it.
+// It returns s's history entry.
+func (c *Caller) store(ctx context.Context, rec *Record, s *StoredResult, swept bool) (*HistoryEntry, error) {
+	ops, entry, err := c.outcomeOps(rec, s, swept)
+	if err != nil {
+		return nil, err
+	}
+	if !swept {
+		return entry, c.batch(ctx, "store and notify result", ops...)
+	}
+	if err := c.batch(ctx, "store and notify timeout", ops...); err != nil {
+		return nil, err
+	}
+	return entry, c.batch(ctx, "clear pending", memory.IndexRemoveOp(pendingIndex(c.opts.Name), s.TaskID))
+}
+
+// outcomeOps are the writes of an outcome: the result at its memory key,
+// the notification turn, the call history's entry, and for an answer the
+// removal from the pending index. All are once-only (the first outcome
+// wins), except that a late result replaces the sweeper's TIMEOUT. The
+// history entry is returned too, for the outcome's log line.
+func (c *Caller) outcomeOps(rec *Record, s *StoredResult, swept bool) ([]memory.Op, *HistoryEntry, error) {
+	result, err := s.encode()
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode result of task %s: %w", s.TaskID, err)
+	}
+	kind := claimResult
+	if swept {
+		kind = claimTimeout
+	}
+	set := memory.SetIfAbsentOp(rec.MemoryKey, result, c.opts.ResultTTL)
+	if s.Late {
+		set = memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL)
+	}
+	notify := memory.AppendTurnOnceOp(rec.SessionID, "a2a-notify/"+s.TaskID+"/"+kind,
+		notificationTurn(s, rec.MemoryKey, swept))
+	entry := c.historyEntry(rec, s)
+	ops := []memory.Op{set, notify, c.historyOp(entry)}
+	if !swept {
+		ops = append(ops, memory.IndexRemoveOp(pendingIndex(c.opts.Name), s.TaskID))
+	}
+	return ops, entry, nil
+}
+
+// finalized ends a task whose outcome s this process stored: its local
+// record and guard slot are freed, its outcome logged (entry), and returned.
+func (c *Caller) finalized(rec *Record, s *StoredResult, entry *HistoryEntry) *Outcome {
 	c.local.drop(s.TaskID)
 	c.guardDone(s) // frees the guard's slot and tells the circuit (guard.go)
 	c.logOutcome(entry)
-	return &Outcome{Invocation: rec.invocation(), Result: s}, nil
+	c.observeFinished(entry)
+	return &Outcome{Invocation: rec.invocation(), Result: s}
 }
 
-// batch runs ops in one working-memory round trip, retried while memory is
-// unavailable (every op is idempotent).
+// ignore logs an outcome that lost to winner, the task's final outcome,
+// and returns no outcome: nothing was stored or notified.
+func (c *Caller) ignore(s *StoredResult, by, winner string) (*Outcome, error) {
+	if by == claimTimeout {
+		c.log.Debug("deadline passed but the task was answered: nothing to time out", zap.String("task", s.TaskID))
+		return nil, nil
+	}
+	if w, _, ok := strings.Cut(winner, "/"); ok {
+		winner = w
+	}
+	var code a2a.ErrorCode
+	if s.Error != nil {
+		code = s.Error.Code
+	}
+	c.log.Info("answer ignored: the task already has its final outcome", zap.String("task", s.TaskID),
+		zap.String("agent", s.Agent), zap.String("answer", strings.TrimPrefix(by, claimResult+"/")),
+		zap.String("state", string(s.State)), zap.String("code", string(code)), zap.String("final", winner))
+	return nil, nil
+}
+
+// batch runs ops in one working-memory round trip, retried while memory
+// fails (every op is idempotent).
 func (c *Caller) batch(ctx context.Context, what string, ops ...memory.Op) error {
 	return c.retry(ctx, what, func(ctx context.Context) error {
 		_, err := c.opts.Memory.Batch(ctx, ops...)
@@ -140,11 +272,12 @@ func (c *Caller) batch(ctx context.Context, what string, ops ...memory.Op) error
 	})
 }
 
-// claim records who finalized the task first and returns the winner.
-func (c *Caller) claim(ctx context.Context, taskID, by string) (string, error) {
+// claim sets key to by unless it is set, and returns its value: by when it
+// won (now or before), else who claimed it first.
+func (c *Caller) claim(ctx context.Context, key, by string) (string, error) {
 	var winner string
 	err := c.retry(ctx, "claim task", func(ctx context.Context) error {
-		res, err := c.opts.Memory.Batch(ctx, c.claimOp(taskID, by))
+		res, err := c.opts.Memory.Batch(ctx, c.claimOp(key, by))
 		if err != nil {
 			return err
 		}
@@ -152,16 +285,27 @@ func (c *Caller) claim(ctx context.Context, taskID, by string) (string, error) {
 			winner = by
 			return nil
 		}
-		b, err := c.opts.Memory.Get(ctx, claimKey(c.opts.Name, taskID))
+		b, err := c.opts.Memory.Get(ctx, key)
 		winner = string(b)
 		return err
 	})
 	return winner, err
 }
 
-// claimOp claims the finalization of a task for by, if nobody has.
-func (c *Caller) claimOp(taskID, by string) memory.Op {
-	return memory.SetIfAbsentOp(claimKey(c.opts.Name, taskID), []byte(by), c.opts.ResultTTL+c.opts.MaxTimeout)
+// claimOwner reads who holds the claim key (taken: its claim failed).
+func (c *Caller) claimOwner(ctx context.Context, key string) (string, error) {
+	var owner string
+	err := c.retry(ctx, "read claim", func(ctx context.Context) error {
+		b, err := c.opts.Memory.Get(ctx, key)
+		owner = string(b)
+		return err
+	})
+	return owner, err
+}
+
+// claimOp claims key (claimKey or lateClaimKey) for by, if nobody has.
+func (c *Caller) claimOp(key, by string) memory.Op {
+	return memory.SetIfAbsentOp(key, []byte(by), c.opts.ResultTTL+c.opts.MaxTimeout)
 }
 
 // claimMargin is how long before its deadline an answer is taken to be on
@@ -198,7 +342,7 @@ const headerOrigin = "x-a2a-origin"
 // handleEvent passes another replica's response to the waiters of this
 // process (this process's own were passed on directly).
 func (c *Caller) handleEvent(_ context.Context, d *bus.Delivery) error {
-	if d.Headers[headerOrigin] == c.opts.InstanceID {
+	if d.Headers[headerOrigin] == c.opts.InstanceID || c.foreignEvent(d) { // identity.go
 		return d.Ack()
 	}
 	env := d.Envelope()

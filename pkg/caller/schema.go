@@ -1,7 +1,6 @@
 package caller
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -11,25 +10,16 @@ import (
 	"github.com/a2abus/a2abus/pkg/schema"
 )
 
-// SchemaSource gives the JSON Schema an agent declares for the structured
-// input of a skill. When the Resolver also implements it (the agent
-// directory, directory.PatientResolver), every request's input is checked
-// before it is published.
-type SchemaSource interface {
-	InputSchema(agent, skill string) (json.RawMessage, bool)
-}
-
 // checkInput refuses a request whose input breaks the schema its target
-// declares for the skill: INVALID_INPUT naming the path and the rule, before
+// declares for the skill (Resolver.InputSchema): INVALID_INPUT naming the path and the rule, before
 // anything is published. The input checked is req.Input; without it, a Text
 // that is a JSON object; otherwise null (see agent.WithInputSchema: the agent
-// checks the same value again). Without a SchemaSource or a schema it does nothing.
+// checks the same value again). Without a Resolver or a schema it does nothing.
 func (c *Caller) checkInput(req Request) error {
-	src, ok := c.opts.Resolver.(SchemaSource)
-	if !ok {
+	if c.opts.Resolver == nil {
 		return nil
 	}
-	raw, ok := src.InputSchema(req.Target, req.Skill)
+	raw, ok := c.opts.Resolver.InputSchema(req.Target, req.Skill)
 	if !ok {
 		return nil
 	}

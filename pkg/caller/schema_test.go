@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 )
@@ -47,7 +48,7 @@ func TestInvalidInputRefusedBeforePublishing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resolver := directory.PatientResolver{Ctx: context.Background(), Directory: dir, Wait: time.Second}
+		resolver := directory.PatientResolver{Directory: dir, Wait: time.Second}
 		c := w.caller(w.N("Primary"), true, func(o *Options) { o.Resolver = resolver })
 
 		for _, req := range []Request{
@@ -137,7 +138,7 @@ func TestInvalidInputRefusedByTheAgent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.Result.State != a2a.StateRejected || out.Result.Status != a2a.StatusError {
+			if out.Result.State != a2a.TaskStateRejected || out.Result.Status != a2a.StatusError {
 				t.Errorf("refused task ended in %s with status %q, want rejected, ERROR", out.Result.State, out.Result.Status)
 			}
 			if in == badRate {
@@ -155,19 +156,10 @@ func TestInvalidInputRefusedByTheAgent(t *testing.T) {
 		}
 
 		// The directory learnt the schema from the agent's announcement.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			if _, ok := dir.InputSchema(target, "npv"); ok {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the directory did not learn the announced schema")
-			}
-			select {
-			case <-dir.Changes():
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
+		testenv.Eventually(t, "the directory to learn the announced schema", func() bool {
+			_, ok := dir.InputSchema(target, "npv")
+			return ok
+		}, testenv.WakeOn(dir.Changes()))
 		vetted := w.caller(w.N("Vetted"), true, func(o *Options) { o.Resolver = dir })
 		_, err = vetted.Invoke(ctxT(t), Request{Target: target, Skill: "npv", Input: json.RawMessage(badRate)})
 		wantInvalid(t, err, "/discount_rate: type: got string, want number")
@@ -186,14 +178,14 @@ func TestStoredTimeoutCarriesItsStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a2a.CodeOf(out.Err()) != a2a.CodeTimeout || out.Result.Status != a2a.StatusTimeout || out.Result.State != a2a.StateFailed {
+		if a2a.CodeOf(out.Err()) != a2a.CodeTimeout || out.Result.Status != a2a.StatusTimeout || out.Result.State != a2a.TaskStateFailed {
 			t.Fatalf("outcome: state %s, status %q, err %v; want failed, TIMEOUT", out.Result.State, out.Result.Status, out.Err())
 		}
 	})
 }
 
-// The directory, and the resolver the CLI and agents wrap it in, give schemas.
+// The directory, and the resolver the CLI and agents wrap it in, are resolvers.
 var (
-	_ SchemaSource = (*directory.Directory)(nil)
-	_ SchemaSource = directory.PatientResolver{}
+	_ Resolver = (*directory.Directory)(nil)
+	_ Resolver = directory.PatientResolver{}
 )

@@ -53,14 +53,18 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 	if rec == nil {
 		return c.opts.Memory.IndexRemove(ctx, pendingIndex(c.opts.Name), taskID) // its record expired: nothing to time out
 	}
-	te := &a2a.TaskError{TaskID: taskID, Agent: rec.Target, State: a2a.StateFailed, Code: a2a.CodeTimeout, Retryable: true,
+	te := &a2a.TaskError{TaskID: taskID, Agent: rec.Target, State: a2a.TaskStateFailed, Code: a2a.CodeTimeout, Retryable: true,
 		Message: "no answer from " + rec.Target + " within the deadline of " + rec.Deadline.Sub(rec.CreatedAt).Round(time.Millisecond).String(),
 		Time:    c.opts.Now()}
 	s := &StoredResult{TaskID: taskID, Agent: rec.Target, State: te.State, Status: te.Status(), Error: te.AsError()}
 	out, err := c.finalize(ctx, s, claimTimeout)
-	if err != nil || out == nil {
+	if err != nil {
 		return err
 	}
+	if out == nil { // another outcome won: nothing is pending any more
+		return c.opts.Memory.IndexRemove(ctx, pendingIndex(c.opts.Name), taskID)
+	}
+	c.observeSwept(rec)
 	waited := c.waiters.notify(taskID, event{outcome: out})
 	if err := c.sendCancel(ctx, rec, "deadline passed"); err != nil && !errors.Is(err, bus.ErrUnroutable) {
 		c.log.Warn("cancel after timeout not sent", zap.String("task", taskID), zap.Error(err))

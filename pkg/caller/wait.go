@@ -2,9 +2,12 @@ package caller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -20,7 +23,7 @@ func (o *Outcome) Err() error {
 	if o.Result.Error != nil {
 		return o.Result.Error
 	}
-	if o.Result.State != a2a.StateCompleted {
+	if o.Result.State != a2a.TaskStateCompleted {
 		return a2a.NewError(a2a.CodeExecutionFailed, "task ended in state %s", o.Result.State)
 	}
 	return nil
@@ -30,7 +33,8 @@ func (o *Outcome) Err() error {
 type StatusFunc func(*a2a.TaskStatus)
 
 // Call invokes and waits for the outcome (see Wait). A task failure is not
-// an error of Call: it is in the Outcome (Outcome.Err).
+// an error of Call: it is in the Outcome (Outcome.Err). A publish whose
+// outcome is unknown (see Invoke) is waited for all the same.
 func (c *Caller) Call(ctx context.Context, req Request, onStatus StatusFunc) (*Outcome, error) {
 	if c.isClosed() {
 		return nil, ErrClosed
@@ -46,7 +50,10 @@ func (c *Caller) Call(ctx context.Context, req Request, onStatus StatusFunc) (*O
 	events := c.waiters.add(rec.TaskID)
 	defer c.waiters.remove(rec.TaskID, events)
 	inv, err := c.send(ctx, tr, rec, req.Trace)
-	if err != nil {
+	if errors.Is(err, ErrOutcomeUnknown) {
+		// Kept: its answer, or its TIMEOUT, ends the wait.
+		c.log.Warn("task publish not confirmed; waiting for its outcome", zap.String("task", inv.TaskID), zap.Error(err))
+	} else if err != nil {
 		c.recordRefusal(ctx, req, err)
 		return nil, err
 	}
@@ -85,7 +92,7 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 			select {
 			case <-ctx.Done():
 				return nil, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ctx.Err())
-			case <-c.life.Closing():
+			case <-c.life.AfterClose():
 				return nil, ErrClosed
 			case <-poll.C:
 			case ev := <-events:
@@ -101,10 +108,32 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 			}
 		}
 		out, dl, err := c.lookup(ctx, taskID)
+		if out != nil {
+			drainStatus(events, onStatus)
+		}
 		if err != nil || out != nil {
 			return out, err
 		}
 		deadline = dl
+	}
+}
+
+// drainStatus hands onStatus the status updates already waiting in events,
+// without blocking: an outcome found in working memory (by a poll, or
+// before the wait began) does not drop the updates that preceded it.
+func drainStatus(events <-chan event, onStatus StatusFunc) {
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if ev.status != nil && onStatus != nil {
+				onStatus(ev.status)
+			}
+		default:
+			return
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -13,12 +14,8 @@ const cooldown = 20 * time.Millisecond
 // waitState waits (generously) until target's circuit is in state.
 func waitState(t *testing.T, g *Guard, target, state string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); g.CircuitState(target) != state; {
-		if time.Now().After(deadline) {
-			t.Fatalf("the circuit of %s stayed %s, want %s", target, g.CircuitState(target), state)
-		}
-		time.Sleep(cooldown / 4)
-	}
+	testenv.Eventually(t, "the circuit of "+target+" "+state, func() bool { return g.CircuitState(target) == state },
+		testenv.Explain(func() string { return "it is " + g.CircuitState(target) }))
 }
 
 func TestBreakerCountsOnlyFailures(t *testing.T) {

@@ -54,6 +54,8 @@ type Guard struct {
 	rates     *rates    // nil: no rate limit
 	breakers  *breakers // nil: no circuit breaker
 	nextPrune time.Time
+
+	refused refusals // Admit's refusals by code (stats.go)
 }
 
 // New validates cfg and returns a Guard. Every bad value is reported
@@ -102,10 +104,11 @@ func (g *Guard) Authorize(caller, target string) error {
 // an *a2a.Error (FORBIDDEN, BUSY, RATE_LIMITED, CIRCUIT_OPEN). A refused
 // call takes no slot and no token. The ticket must be finished with Done
 // (or Abandon) once. A nil Guard admits every call with a nil ticket.
-func (g *Guard) Admit(caller, target string) (*Ticket, error) {
+func (g *Guard) Admit(caller, target string) (_ *Ticket, err error) {
 	if g == nil {
 		return nil, nil
 	}
+	defer func() { g.refused.count(err) }()
 	if err := g.policy.check(caller, target); err != nil {
 		return nil, err
 	}

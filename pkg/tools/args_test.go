@@ -12,7 +12,7 @@ import (
 // TestInvalidArguments checks each tool rejects bad arguments before acting,
 // with the exact message an LLM will read and the argument's path.
 func TestInvalidArguments(t *testing.T) {
-	const invokeKnown = "(known: agent_name, skill, message, input, timeout_seconds, priority)"
+	const invokeKnown = "(known: agent_name, skill, message, input, timeout_seconds, priority, wait)"
 	long := strings.Repeat("q", 201)
 	cases := []struct {
 		tool, args string
@@ -61,7 +61,23 @@ func TestInvalidArguments(t *testing.T) {
 		{"list_known_agents", `{"query":"` + long + `"}`, "query",
 			`list_known_agents: argument "query": must be at most 200 characters long, got 201`},
 		{"list_known_agents", `{"agent":"Echo"}`, "agent",
-			`list_known_agents: unknown argument "agent" (known: skill, query)`},
+			`list_known_agents: unknown argument "agent" (known: skill, query, limit, cursor)`},
+		{"list_known_agents", `{"limit":0}`, "limit",
+			`list_known_agents: argument "limit": must be >= 1, got 0`},
+		{"list_known_agents", `{"limit":500}`, "limit",
+			`list_known_agents: argument "limit": must be <= 100, got 500`},
+		{"list_known_agents", `{"limit":2.5}`, "limit",
+			`list_known_agents: argument "limit": must be an integer, got 2.5`},
+		{"list_known_agents", `{"limit":"20"}`, "limit",
+			`list_known_agents: argument "limit": must be an integer, got "20"`},
+		{"list_known_agents", `{"cursor":7}`, "cursor",
+			`list_known_agents: argument "cursor": must be a string, got 7`},
+		{"list_known_agents", `{"cursor":"` + strings.Repeat("c", 201) + `"}`, "cursor",
+			`list_known_agents: argument "cursor": must be at most 200 characters long, got 201`},
+		{"list_known_agents", `{"cursor":"Echo"}`, "cursor",
+			`list_known_agents: argument "cursor": "Echo" is not a cursor of list_known_agents; pass the next_cursor of the previous result unchanged, or omit it for the first page`},
+		{"list_known_agents", `{"cursor":"YWZ0ZXI6bm8gbmFtZQ"}`, "cursor", // "after:no name"
+			`list_known_agents: argument "cursor": "YWZ0ZXI6bm8gbmFtZQ" is not a cursor of list_known_agents; pass the next_cursor of the previous result unchanged, or omit it for the first page`},
 		{"list_known_agents", `{"query":7}`, "query",
 			`list_known_agents: argument "query": must be a string, got 7`},
 		// get_from_working_memory
@@ -79,6 +95,14 @@ func TestInvalidArguments(t *testing.T) {
 			`get_from_working_memory: argument "key": "session/s2/a2a/Echo/t1/result" is not a key of this conversation; its keys start with "session/s1/" (use the memory_key from invoke_agent or from a notification)`},
 		{"get_from_working_memory", `{"key":["session/s1/x"]}`, "key",
 			`get_from_working_memory: argument "key": must be a string, got ["session/s1/x"]`},
+		{"invoke_agent", `{"agent_name":"Echo","skill":"echo","message":"hi","wait":"yes"}`, "wait",
+			`invoke_agent: argument "wait": must be a boolean, got "yes"`},
+		// task_status, cancel_task
+		{"task_status", `{}`, "task_id", `task_status: missing required argument "task_id"`},
+		{"task_status", `{"task_id":"a/b"}`, "task_id",
+			`task_status: argument "task_id": must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$ (letters, digits, '_' or '-', at most 128), got "a/b"`},
+		{"cancel_task", `{"task_id":7}`, "task_id", `cancel_task: argument "task_id": must be a string, got 7`},
+		{"cancel_task", `{"task_id":"t1","reason":"x"}`, "reason", `cancel_task: unknown argument "reason" (known: task_id)`},
 	}
 	for _, c := range cases {
 		t.Run(c.tool, func(t *testing.T) {
@@ -94,8 +118,8 @@ func TestInvalidArguments(t *testing.T) {
 			if ae.Tool != c.tool || ae.Path != c.path {
 				t.Errorf("first problem names tool %q path %q, want %q and %q", ae.Tool, ae.Path, c.tool, c.path)
 			}
-			if n := len(f.inv.requests()); n != 0 || f.agents.calls != 0 {
-				t.Errorf("the tool acted on bad arguments: %d invocations, %d listings", n, f.agents.calls)
+			if n := len(f.inv.requests()); n != 0 || f.agents.calls != 0 || f.tasks.reads != 0 {
+				t.Errorf("the tool acted on bad arguments: %d invocations, %d listings, %d task reads", n, f.agents.calls, f.tasks.reads)
 			}
 		})
 	}
@@ -112,7 +136,8 @@ func TestInvalidKeyKeepsTheCause(t *testing.T) {
 // TestValidArgumentsAccepted checks the forms LLMs send that the schema allows.
 func TestValidArgumentsAccepted(t *testing.T) {
 	f := newFixture(t, nil)
-	for _, args := range []string{``, ` `, `{}`, `{"skill":"echo"}`, `{"query":"web"}`, `{"skill":"echo","query":""}`} {
+	for _, args := range []string{``, ` `, `{}`, `{"skill":"echo"}`, `{"query":"web"}`, `{"skill":"echo","query":""}`,
+		`{"limit":1}`, `{"limit":100}`, `{"limit":2e1}`, `{"cursor":""}`, `{"cursor":"YWZ0ZXI6ZWNobw","limit":5}`} {
 		if _, err := f.call(t, "list_known_agents", args); err != nil {
 			t.Errorf("list_known_agents(%q) = %v", args, err)
 		}

@@ -6,6 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/llm"
+	"github.com/a2abus/a2abus/pkg/tools"
 )
 
 // BenchmarkInvokeAgent measures invoke_agent's own cost (schema validation,
@@ -36,6 +43,40 @@ func BenchmarkGetFromWorkingMemory(b *testing.B) {
 	for b.Loop() {
 		if _, err := f.set.Dispatch(ctx, "get_from_working_memory", args); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInvokeAgentWait measures a waited invoke_agent on the real
+// servers, through Run as the tool loop calls it: the task published, run
+// by an agent that answers at once, its outcome stored and returned inline.
+func BenchmarkInvokeAgentWait(b *testing.B) {
+	w := testworld.Real(b)
+	ctx := context.Background()
+	echoName := w.N("Echo")
+	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: echoName, Version: "1.0"}, Bus: w.Connect(b), StopTimeout: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := a.Handle("echo", func(_ context.Context, t *agent.Task) (*agent.Result, error) { return agent.TextResult(t.Text()), nil }); err != nil {
+		b.Fatal(err)
+	}
+	testworld.Start(b, a)
+	c, err := caller.New(caller.Options{Name: w.N("Primary"), Bus: w.Connect(b), Memory: w.Memory})
+	if err != nil {
+		b.Fatal(err)
+	}
+	testworld.Start(b, c, caller.ErrClosed)
+	set, err := tools.New(tools.Deps{Caller: c, Agents: &fakeLister{}, Memory: w.Memory, SessionID: "bench-wait"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer set.Close()
+	call := llm.ToolCall{ID: "1", Name: "invoke_agent", Arguments: `{"agent_name":"` + echoName + `","skill":"echo","message":"ping","wait":true}`}
+	b.ReportAllocs()
+	for b.Loop() {
+		if out, isError := set.Run(ctx, call); isError || !strings.Contains(out, `"state":"completed"`) {
+			b.Fatalf("Run = %s", out)
 		}
 	}
 }

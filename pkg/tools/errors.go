@@ -19,6 +19,12 @@ var (
 	ErrUnknownTool = errors.New("tools: unknown tool")
 	// ErrInvalidDeps: New was given incomplete or invalid dependencies.
 	ErrInvalidDeps = errors.New("tools: invalid dependencies")
+	// ErrUnknownTask: no task of that id was started by the caller (or it is forgotten); see *TaskError.
+	ErrUnknownTask = errors.New("tools: unknown task")
+	// ErrOtherSession: the task belongs to another conversation; see *TaskError.
+	ErrOtherSession = errors.New("tools: task of another conversation")
+	// ErrTaskFinished: the task already ended, so it cannot be canceled; see *TaskError.
+	ErrTaskFinished = errors.New("tools: task already finished")
 )
 
 // Codes ErrorResult uses for failures that carry no *a2a.Error.
@@ -26,6 +32,12 @@ const (
 	CodeInvalidArguments = "INVALID_ARGUMENTS"
 	CodeUnknownTool      = "UNKNOWN_TOOL"
 	CodeNotFound         = "NOT_FOUND"
+	// CodeUnknownTask: task_status or cancel_task named a task this conversation did not start.
+	CodeUnknownTask = "UNKNOWN_TASK"
+	// CodeOtherSession: the task belongs to another conversation.
+	CodeOtherSession = "OTHER_CONVERSATION"
+	// CodeTaskFinished: cancel_task named a task that already ended.
+	CodeTaskFinished = "TASK_FINISHED"
 )
 
 // ArgumentError says which argument of which tool is wrong and why, in
@@ -52,6 +64,27 @@ func (e *ArgumentError) Unwrap() []error {
 	return []error{ErrInvalidArguments}
 }
 
+// TaskError says why task_status or cancel_task cannot act on a task, in
+// words an LLM can act on. It wraps ErrUnknownTask, ErrOtherSession or
+// ErrTaskFinished.
+type TaskError struct {
+	// Tool is the tool that was called; TaskID the task it named.
+	Tool   string
+	TaskID string
+	// State is the final state of a finished task (a State constant), else "".
+	State string
+	// Message says what is wrong and what to do instead.
+	Message string
+	// Err is the sentinel.
+	Err error
+}
+
+// Error is the tool's name and the message.
+func (e *TaskError) Error() string { return e.Tool + ": " + e.Message }
+
+// Unwrap returns the sentinel.
+func (e *TaskError) Unwrap() error { return e.Err }
+
 // errorBody is the "error" object of ErrorResult.
 type errorBody struct {
 	Code      string `json:"code"`
@@ -62,7 +95,7 @@ type errorBody struct {
 // ErrorResult renders err as {"error":{"code","message","retryable"}}, the
 // tool result to feed back to an LLM. The code is the *a2a.Error's when err
 // carries one, else one derived from the sentinel err wraps (INVALID_ARGUMENTS,
-// NOT_FOUND, UNAVAILABLE, …; INTERNAL when none is known). A nil err renders
+// NOT_FOUND, UNKNOWN_TASK, TASK_FINISHED, UNAVAILABLE, …; INTERNAL when none is known). A nil err renders
 // as JSON null.
 func ErrorResult(err error) json.RawMessage {
 	if err == nil {
@@ -88,6 +121,12 @@ func classify(err error) (string, bool) {
 		return CodeUnknownTool, false
 	case errors.Is(err, memory.ErrNotFound):
 		return CodeNotFound, false
+	case errors.Is(err, ErrUnknownTask), errors.Is(err, caller.ErrUnknownTask):
+		return CodeUnknownTask, false
+	case errors.Is(err, ErrOtherSession):
+		return CodeOtherSession, false
+	case errors.Is(err, ErrTaskFinished):
+		return CodeTaskFinished, false
 	case errors.Is(err, caller.ErrInvalidRequest), errors.Is(err, memory.ErrInvalidKey), errors.Is(err, a2a.ErrTooLarge):
 		return string(a2a.CodeInvalidInput), false
 	case errors.Is(err, memory.ErrUnavailable), errors.Is(err, bus.ErrNotConfirmed):

@@ -91,7 +91,7 @@ func TestInvokeThenReadResult(t *testing.T) {
 		if err := json.Unmarshal(got, &stored); err != nil {
 			t.Fatalf("result %s is not the stored result: %v", got, err)
 		}
-		if stored.TaskID != inv.TaskID || stored.State != a2a.StateCompleted || a2a.MessageText(stored.Message) != "echo: hello" {
+		if stored.TaskID != inv.TaskID || stored.State != a2a.TaskStateCompleted || a2a.MessageText(stored.Message) != "echo: hello" {
 			t.Fatalf("get_from_working_memory = %s", got)
 		}
 	})

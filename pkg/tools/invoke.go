@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -14,15 +19,24 @@ import (
 // maxTimeoutSeconds is invoke_agent's largest timeout_seconds: the caller's maximum.
 const maxTimeoutSeconds = int(caller.DefaultMaxTimeout / time.Second)
 
-// StatusSubmitted is invoke_agent's status: the task is queued for the agent.
-const StatusSubmitted = "submitted"
+// invoke_agent's statuses.
+const (
+	// StatusSubmitted: the task is queued for the agent.
+	StatusSubmitted = "submitted"
+	// StatusUnconfirmed: the bus did not confirm the task (caller.ErrOutcomeUnknown);
+	// it is tracked all the same: its result, or a TIMEOUT, will be notified.
+	StatusUnconfirmed = "unconfirmed"
+)
 
 var invokeAgentDef = definition{
-	name: "invoke_agent",
-	description: "Ask another agent to perform one of its skills. The call returns at once with a task_id and a " +
-		"memory_key while the agent works in the background (it may not be running yet: the task waits for it). " +
+	name:  "invoke_agent",
+	needs: []string{"Caller"},
+	description: "Ask another agent to perform one of its skills. By default the call returns at once with a task_id " +
+		"and a memory_key while the agent works in the background (it may not be running yet: the task waits for it). " +
 		"When the task ends, a notification arrives in this conversation; then call get_from_working_memory with " +
-		"the memory_key to read the result. Use list_known_agents to find agent names and skill ids.",
+		"the memory_key to read the result. With wait set to true the call instead returns when the task ends " +
+		"(at the latest at its timeout), with its state and the start of its result. Use list_known_agents to find " +
+		"agent names and skill ids.",
 	params: []param{
 		{name: "agent_name", required: true, hint: agentNameHint, schema: map[string]any{
 			"type": "string", "pattern": agentNamePattern,
@@ -47,6 +61,11 @@ var invokeAgentDef = definition{
 			"type": "string", "enum": []string{string(a2a.PriorityHigh), string(a2a.PriorityNormal), string(a2a.PriorityLow)},
 			"description": "The task's priority in the agent's queue; default normal.",
 		}},
+		{name: "wait", schema: map[string]any{
+			"type": "boolean",
+			"description": "true to wait for the task to end and get its result in this call's result; default false " +
+				"(the result is notified later). Use it when you need the result to continue.",
+		}},
 	},
 }
 
@@ -59,6 +78,7 @@ type invokeArgs struct {
 	// TimeoutSeconds is a float: JSON Schema counts 30.0 and 3e1 as integers.
 	TimeoutSeconds *float64 `json:"timeout_seconds"`
 	Priority       string   `json:"priority"`
+	Wait           bool     `json:"wait"`
 }
 
 // InvokeResult is invoke_agent's result.
@@ -68,20 +88,41 @@ type InvokeResult struct {
 	Status    string `json:"status"`
 	// Note tells the LLM how the result will come back.
 	Note string `json:"note"`
+	// State, for a call with wait, is the task's state when the call
+	// returned (a State constant: completed, failed, timeout, … or pending
+	// and working when it had not ended).
+	State string `json:"state,omitempty"`
+	// Result, for a call with wait, is the text of the task's result, cut
+	// at MaxInlineResult characters (Truncated then says so).
+	Result    string `json:"result,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	// Error, for a call with wait, is the task's failure.
+	Error *TaskFailure `json:"error,omitempty"`
 }
 
-// invokeAgent resolves the agent (when a Resolver is set) and starts the task.
+// invokeAgent checks the agent against Deps.AllowedAgents, resolves it (when
+// a Resolver is set), starts the task and, with wait, waits for its outcome.
 func (s *Set) invokeAgent(ctx context.Context, raw json.RawMessage) (any, error) {
 	const tool = "invoke_agent"
 	var args invokeArgs
 	if err := decodeArgs(tool, raw, &args); err != nil {
 		return nil, err
 	}
+	if err := s.checkAllowed(tool, args.AgentName); err != nil {
+		return nil, err
+	}
+	if args.Wait && s.deps.Watcher == nil {
+		return nil, &ArgumentError{Tool: tool, Path: "wait", Message: `argument "wait": waiting is not available here; ` +
+			"omit it: the result will arrive as a notification in this conversation"}
+	}
 	target := args.AgentName
 	if s.deps.Resolver != nil {
-		canonical, err := s.deps.Resolver.Resolve(args.AgentName, args.Skill)
+		canonical, err := s.deps.Resolver.Resolve(ctx, args.AgentName, args.Skill)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", tool, err)
+		}
+		if err := s.checkAllowed(tool, canonical); err != nil {
+			return nil, err
 		}
 		target = canonical
 	}
@@ -98,13 +139,106 @@ func (s *Set) invokeAgent(ctx context.Context, raw json.RawMessage) (any, error)
 	if args.TimeoutSeconds != nil {
 		req.Timeout = time.Duration(*args.TimeoutSeconds) * time.Second
 	}
-	inv, err := s.deps.Caller.Invoke(ctx, req)
+	inv, watch, err := s.start(ctx, req, args.Wait)
+	if errors.Is(err, caller.ErrOutcomeUnknown) && inv.TaskID != "" {
+		// The agent may get the task: a second invoke could run it twice.
+		s.deps.Logger.Warn("invoke_agent: task sent, outcome unknown", zap.String("task", inv.TaskID), zap.Error(err))
+		if watch != nil && args.Wait {
+			return s.await(ctx, watch, StatusUnconfirmed), nil
+		}
+		s.release(watch)
+		return InvokeResult{
+			TaskID: inv.TaskID, MemoryKey: inv.MemoryKey, Status: StatusUnconfirmed,
+			Note: fmt.Sprintf("The bus did not confirm the task to agent '%s': it may or may not reach it. Do not invoke it "+
+				"again: its result, or a TIMEOUT, will arrive as a notification in this conversation; then call "+
+				"get_from_working_memory with key '%s'.", target, inv.MemoryKey),
+		}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: invoke skill %q of %q: %w", tool, args.Skill, target, err)
 	}
+	if args.Wait {
+		return s.await(ctx, watch, StatusSubmitted), nil
+	}
+	s.release(watch)
 	return InvokeResult{
 		TaskID: inv.TaskID, MemoryKey: inv.MemoryKey, Status: StatusSubmitted,
 		Note: fmt.Sprintf("Agent '%s' is working on it. Do not wait or poll: the result will arrive as a notification "+
 			"in this conversation; then call get_from_working_memory with key '%s' to read it.", target, inv.MemoryKey),
 	}, nil
+}
+
+// checkAllowed refuses an agent Deps.AllowedAgents does not list, with a
+// FORBIDDEN *a2a.Error naming the allowed ones.
+func (s *Set) checkAllowed(tool, agent string) error {
+	if s.allowed == nil || s.allowed[strings.ToLower(agent)] {
+		return nil
+	}
+	if len(s.allowed) == 0 {
+		return fmt.Errorf("%s: %w", tool, a2a.NewError(a2a.CodeForbidden, "no agent may be invoked here (asked for %q)", agent))
+	}
+	return fmt.Errorf("%s: %w", tool, a2a.NewError(a2a.CodeForbidden, "agent %q may not be invoked here; the agents allowed are: %s",
+		agent, strings.Join(s.deps.AllowedAgents, ", ")))
+}
+
+// start invokes req: watched when a Watcher is at hand and the call waits
+// or its task can be followed (see follow), else through Invoke.
+func (s *Set) start(ctx context.Context, req caller.Request, wait bool) (caller.Invocation, *caller.Watch, error) {
+	if s.deps.Watcher != nil && (wait || s.tasks.canFollow()) {
+		return s.deps.Watcher.InvokeWatched(ctx, req)
+	}
+	inv, err := s.deps.Caller.Invoke(ctx, req)
+	return inv, nil, err
+}
+
+// release hands a watched task over to a follower.
+func (s *Set) release(w *caller.Watch) {
+	if w != nil {
+		s.follow(w)
+	}
+}
+
+// waitGrace is how long past its deadline a waiting invoke_agent waits for
+// the task's TIMEOUT (the caller's sweeper stores it within a second or two).
+const waitGrace = 10 * time.Second
+
+// await waits for the outcome of a watched task, at most until its
+// deadline and waitGrace or the end of ctx, and returns it inline. A task
+// that has not ended by then is handed over to a follower and reported with
+// its state so far.
+func (s *Set) await(ctx context.Context, w *caller.Watch, status string) InvokeResult {
+	inv := w.Invocation()
+	wctx, cancel := context.WithDeadline(ctx, inv.Deadline.Add(waitGrace))
+	defer cancel()
+	out, err := w.Wait(wctx, s.onStatus(inv.TaskID))
+	r := InvokeResult{TaskID: inv.TaskID, MemoryKey: inv.MemoryKey, Status: status}
+	if out == nil {
+		r.State = StatePending
+		if st := s.tasks.status(inv.TaskID); st != nil {
+			r.State = stateName(st.State)
+		}
+		if wctx.Err() == nil {
+			s.deps.Logger.Warn("invoke_agent: wait for the outcome failed", zap.String("task", inv.TaskID), zap.Error(err))
+		}
+		s.follow(w)
+		r.Note = fmt.Sprintf("Agent '%s' has not finished the task yet (state=%s) and this call stopped waiting. Do not "+
+			"invoke it again: the result will arrive as a notification in this conversation; then call "+
+			"get_from_working_memory with key '%s' to read it.", inv.Target, r.State, inv.MemoryKey)
+		return r
+	}
+	w.Close()
+	s.tasks.forget(inv.TaskID)
+	s.tasks.markDelivered(inv.TaskID)
+	res := out.Result
+	r.State = finalState(res)
+	if res.Error != nil {
+		r.Error = &TaskFailure{Code: string(res.Error.Code), Message: truncate(res.Error.Message, MaxInlineResult), Retryable: res.Error.Retryable}
+	} else {
+		text := resultText(res)
+		r.Result, r.Truncated = truncate(text, MaxInlineResult), utf8.RuneCountInString(text) > MaxInlineResult
+	}
+	r.Note = fmt.Sprintf("The task has ended (state=%s). The full result, with all its artifacts and metadata, is at "+
+		"key '%s': read it with get_from_working_memory if you need more than shown here. A notification of this "+
+		"task will still arrive in this conversation; it repeats this outcome.", r.State, inv.MemoryKey)
+	return r
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/tools"
@@ -111,5 +112,21 @@ func TestInvokeAgentErrors(t *testing.T) {
 				t.Fatalf("invoked = %v, want %v", got, c.invoked)
 			}
 		})
+	}
+}
+
+// A task the bus did not confirm is reported with its id and key as
+// "unconfirmed", not as an error: invoking it again could run it twice.
+func TestInvokeAgentUnconfirmedIsNotAnError(t *testing.T) {
+	f := newFixture(t, fakeResolver{"Echo": {"echo"}})
+	f.inv.err = fmt.Errorf("publish: %w: %w", caller.ErrOutcomeUnknown, bus.ErrNotConfirmed)
+	got, err := f.call(t, "invoke_agent", `{"agent_name":"echo","skill":"echo","message":"hi"}`)
+	if err != nil {
+		t.Fatalf("invoke_agent with the outcome unknown = %v, want a result", err)
+	}
+	m, _ := got.(map[string]any)
+	if m["status"] != tools.StatusUnconfirmed || m["task_id"] != "task-1" || !strings.Contains(m["note"].(string), "Do not invoke it again") ||
+		!strings.HasSuffix(m["memory_key"].(string), "/task-1/result") {
+		t.Fatalf("result = %v", got)
 	}
 }

@@ -2,8 +2,14 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // Statuses of an AgentInfo.
@@ -16,8 +22,28 @@ const (
 	StatusWellKnown = "well-known"
 )
 
-// maxQueryLen bounds list_known_agents' query.
-const maxQueryLen = 200
+// Bounds of list_known_agents: a page holds at most MaxListLimit agents,
+// each with at most MaxListedSkills skills and descriptions of at most
+// MaxListedText characters, so one call cannot flood a model's context.
+const (
+	// DefaultListLimit is the page size when the call gives no limit.
+	DefaultListLimit = 20
+	// MaxListLimit is the largest limit a call may ask for.
+	MaxListLimit = 100
+	// MaxListedSkills is how many skills of one agent are listed; the rest are counted in more_skills.
+	MaxListedSkills = 10
+	// MaxListedText bounds, in characters, the agent's and each skill's description (longer ones end with "…").
+	MaxListedText = 300
+)
+
+// Further bounds of list_known_agents' arguments and shown fields.
+const (
+	maxQueryLen   = 200 // the query argument
+	maxCursorLen  = 200 // the cursor argument
+	maxShortText  = 100 // a skill's name, an agent's version
+	cursorPrefix  = "after:"
+	cursorExplain = "pass the next_cursor of the previous result unchanged, or omit it for the first page"
+)
 
 // AgentInfo is one agent as list_known_agents shows it.
 type AgentInfo struct {
@@ -25,6 +51,8 @@ type AgentInfo struct {
 	Description string      `json:"description"`
 	Version     string      `json:"version"`
 	Skills      []SkillInfo `json:"skills"`
+	// MoreSkills counts the skills not listed (past MaxListedSkills); absent when all are.
+	MoreSkills int `json:"more_skills,omitempty"`
 	// Status is StatusOnline, StatusOffline or StatusWellKnown.
 	Status string `json:"status"`
 	// Instances is how many instances are running now.
@@ -40,11 +68,25 @@ type SkillInfo struct {
 	Description string `json:"description"`
 }
 
+// AgentList is list_known_agents' result: one page of the matching agents,
+// sorted by name (ignoring case).
+type AgentList struct {
+	Agents []AgentInfo `json:"agents"`
+	// Total is how many agents match the filters, on all pages.
+	Total int `json:"total"`
+	// NextCursor, passed back as cursor, gives the next page; absent on the last page.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
 var listKnownAgentsDef = definition{
-	name: "list_known_agents",
-	description: "List the agents you can invoke with invoke_agent: name, description, version, skills (pass a " +
-		"skill's id to invoke_agent), status (online; offline: not seen lately; well-known: started on demand, " +
-		"always invocable), running instances and when each was last seen.",
+	name:  "list_known_agents",
+	needs: []string{"Agents"},
+	description: fmt.Sprintf("List the agents you can invoke with invoke_agent: name, description, version, skills (pass a "+
+		"skill's id to invoke_agent), status (online; offline: not seen lately; well-known: started on demand, "+
+		"always invocable), running instances and when each was last seen. The result is one page "+
+		"{agents, total, next_cursor}: pass next_cursor as cursor for the next page (it is absent on the last one). "+
+		"At most %d skills are shown per agent (more_skills counts the others; filter by skill to find one) and "+
+		"descriptions are cut at %d characters.", MaxListedSkills, MaxListedText),
 	params: []param{
 		{name: "skill", hint: skillIDHint, schema: map[string]any{
 			"type": "string", "pattern": skillIDPattern,
@@ -54,6 +96,14 @@ var listKnownAgentsDef = definition{
 			"type": "string", "maxLength": maxQueryLen,
 			"description": "Only agents whose name or description contains this text (case-insensitive).",
 		}},
+		{name: "limit", schema: map[string]any{
+			"type": "integer", "minimum": 1, "maximum": MaxListLimit,
+			"description": fmt.Sprintf("How many agents per page, 1 to %d; default %d.", MaxListLimit, DefaultListLimit),
+		}},
+		{name: "cursor", schema: map[string]any{
+			"type": "string", "maxLength": maxCursorLen,
+			"description": "Where the page starts: the next_cursor of the previous result; omit it for the first page.",
+		}},
 	},
 }
 
@@ -61,22 +111,98 @@ var listKnownAgentsDef = definition{
 type listArgs struct {
 	Skill string `json:"skill"`
 	Query string `json:"query"`
+	// Limit is a float: JSON Schema counts 20.0 and 2e1 as integers.
+	Limit  *float64 `json:"limit"`
+	Cursor string   `json:"cursor"`
 }
 
-// listKnownAgents returns the matching agents as a JSON array (never null).
+// listKnownAgents returns one page of the matching agents as an AgentList.
 func (s *Set) listKnownAgents(_ context.Context, raw json.RawMessage) (any, error) {
 	var args listArgs
 	if err := decodeArgs("list_known_agents", raw, &args); err != nil {
 		return nil, err
 	}
+	after, err := decodeCursor(args.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	limit := DefaultListLimit
+	if args.Limit != nil {
+		limit = int(*args.Limit)
+	}
 	agents := slices.Clone(s.deps.Agents.ListAgents(args.Skill, args.Query))
-	if agents == nil {
-		agents = []AgentInfo{}
+	if s.allowed != nil { // only the agents invoke_agent may call
+		agents = slices.DeleteFunc(agents, func(a AgentInfo) bool { return !s.allowed[strings.ToLower(a.Name)] })
 	}
-	for i := range agents {
-		if agents[i].Skills == nil {
-			agents[i].Skills = []SkillInfo{}
+	slices.SortStableFunc(agents, func(a, b AgentInfo) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) })
+	start := 0
+	if after != "" {
+		start, _ = slices.BinarySearchFunc(agents, after, func(a AgentInfo, key string) int {
+			if c := strings.Compare(strings.ToLower(a.Name), key); c != 0 {
+				return c
+			}
+			return -1 // the cursor's own agent comes before the page
+		})
+	}
+	end := min(start+limit, len(agents))
+	out := AgentList{Agents: make([]AgentInfo, 0, end-start), Total: len(agents)}
+	for _, a := range agents[start:end] {
+		out.Agents = append(out.Agents, bounded(a, args.Skill))
+	}
+	if end < len(agents) {
+		out.NextCursor = encodeCursor(agents[end-1].Name)
+	}
+	return out, nil
+}
+
+// bounded returns a with its texts cut to the listing's bounds and at most
+// MaxListedSkills skills, always including the skill filtered on.
+func bounded(a AgentInfo, skill string) AgentInfo {
+	a.Description = truncate(a.Description, MaxListedText)
+	a.Version = truncate(a.Version, maxShortText)
+	all := a.Skills
+	a.Skills = make([]SkillInfo, 0, min(len(all), MaxListedSkills+1))
+	for i, sk := range all {
+		if i >= MaxListedSkills && sk.ID != skill {
+			continue
 		}
+		a.Skills = append(a.Skills, SkillInfo{ID: sk.ID, Name: truncate(sk.Name, maxShortText), Description: truncate(sk.Description, MaxListedText)})
 	}
-	return agents, nil
+	a.MoreSkills = len(all) - len(a.Skills)
+	return a
+}
+
+// truncate cuts s to at most n characters, the last being "…" when it was cut.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i = range s {
+		if count == n-1 {
+			break
+		}
+		count++
+	}
+	return s[:i] + "…"
+}
+
+// encodeCursor is the opaque cursor of the page after the agent name.
+func encodeCursor(name string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strings.ToLower(name)))
+}
+
+// decodeCursor returns the lower-case agent name a cursor starts after, ""
+// for none; a cursor this tool did not make is an *ArgumentError.
+func decodeCursor(cursor string) (string, error) {
+	if cursor == "" {
+		return "", nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	name, ok := strings.CutPrefix(string(raw), cursorPrefix)
+	if err != nil || !ok || a2a.ValidateAgentName(name) != nil || name != strings.ToLower(name) {
+		return "", &ArgumentError{Tool: listKnownAgentsDef.name, Path: "cursor",
+			Message: fmt.Sprintf("argument \"cursor\": %q is not a cursor of list_known_agents; %s", cursor, cursorExplain)}
+	}
+	return name, nil
 }

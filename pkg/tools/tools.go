@@ -1,13 +1,27 @@
 // Package tools holds the functions an LLM calls to work with other agents:
-// invoke_agent, list_known_agents and get_from_working_memory. Each is a Tool
-// with a JSON Schema (draft 2020-12) of its arguments, offered in the OpenAI
-// function-calling shape by Definition. Call validates the arguments against
-// the schema before acting, so a wrong call comes back as an *ArgumentError
-// that names the argument and the rule; ErrorResult renders any error as a
-// tool result the LLM can read.
+// invoke_agent, list_known_agents, get_from_working_memory, task_status and
+// cancel_task. The chat loop, LLM-backed agents and the MCP server share this
+// one definition of each tool: its JSON Schema (draft 2020-12), offered in the
+// OpenAI function-calling shape by Definition or as llm.Tool by LLMTools, and
+// its errors. Call validates the arguments against the schema before acting,
+// so a wrong call comes back as an *ArgumentError that names the argument and
+// the rule; a task that cannot be acted on is a *TaskError; ErrorResult
+// renders any error as a tool result the LLM can read, and Set.Run (an
+// llm.Dispatch) is the one place tool errors become such results.
+//
+// invoke_agent returns at once by default (the result is notified into the
+// conversation); with "wait": true it returns the outcome inline, which is
+// what an LLM-backed agent needs to use a sub-agent inside one task.
+// task_status and cancel_task act only on the tasks of the Set's session.
+//
+// A Set may be restricted (seed 002's allowed_tools): Deps.Only names the
+// tools offered, Deps.AllowedAgents the agents invoke_agent may call and
+// list_known_agents shows.
 //
 // The package depends on the agent directory only through Lister and
-// Resolver, and on the calling side only through Invoker.
+// caller.Resolver, on the calling side only through Invoker, TaskReader,
+// Canceler and Watcher (all implemented by *caller.Caller), and on working
+// memory only through MemoryReader.
 package tools
 
 import (
@@ -37,47 +51,157 @@ type Lister interface {
 	ListAgents(skill, query string) []AgentInfo
 }
 
-// Resolver returns the canonical spelling of agent after checking that it
-// offers skill; failures are *a2a.Error with AGENT_NOT_FOUND or SKILL_NOT_SUPPORTED.
-type Resolver interface {
-	Resolve(agent, skill string) (string, error)
+// TaskReader reads what the caller knows of a task it invoked
+// (*caller.Caller implements it): task_status and cancel_task need it.
+type TaskReader interface {
+	Task(ctx context.Context, taskID string) (*caller.TaskInfo, error)
 }
 
-// Deps are what the tools act on.
+// Canceler cancels a task the caller invoked (*caller.Caller implements it):
+// cancel_task needs it.
+type Canceler interface {
+	Cancel(ctx context.Context, taskID string) error
+}
+
+// Watcher invokes a task watched from before its publish (*caller.Caller
+// implements it): invoke_agent needs it to wait for an outcome, and uses it
+// to follow its tasks' status updates (Deps.OnStatus, task_status).
+type Watcher interface {
+	InvokeWatched(ctx context.Context, req caller.Request) (caller.Invocation, *caller.Watch, error)
+}
+
+// Deps are what the tools act on. Only the dependencies of the offered
+// tools are required.
 type Deps struct {
-	// Caller publishes invoke_agent's tasks. Required.
+	// Caller publishes invoke_agent's tasks. Required for invoke_agent.
 	Caller Invoker
-	// Agents answers list_known_agents. Required.
+	// Agents answers list_known_agents. Required for list_known_agents.
 	Agents Lister
 	// Resolver checks invoke_agent's agent and skill first; nil sends them as given.
-	Resolver Resolver
-	// Memory is read by get_from_working_memory. Required.
-	Memory memory.Store
+	Resolver caller.Resolver
+	// Memory is read by get_from_working_memory. Required for get_from_working_memory.
+	Memory MemoryReader
+	// Tasks answers task_status and cancel_task; nil takes Caller when it
+	// implements TaskReader.
+	Tasks TaskReader
+	// Canceler serves cancel_task; nil takes Caller when it implements Canceler.
+	Canceler Canceler
+	// Watcher lets invoke_agent wait and follow status updates; nil takes
+	// Caller when it implements Watcher. Without one, "wait" is refused.
+	Watcher Watcher
+	// OnStatus, when set, receives the status updates of the tasks
+	// invoke_agent started through a Watcher (waited or not), e.g. for an
+	// MCP progress notification or a live display; it may be called from
+	// several goroutines at once and must not block.
+	OnStatus func(taskID string, st *a2a.TaskStatus)
+	// Only names the tools offered (seed 002's allowed_tools). nil offers
+	// invoke_agent, list_known_agents and get_from_working_memory, plus
+	// task_status and cancel_task when their dependencies are at hand (a
+	// *caller.Caller as Caller gives them); empty offers none. An unknown
+	// name is an error wrapping ErrInvalidDeps.
+	Only []string
+	// AllowedAgents are the agents invoke_agent may call and
+	// list_known_agents shows, case-insensitive: nil allows all, empty none.
+	AllowedAgents []string
 	// SessionID is the conversation the tools serve: results are notified
-	// into it, and get_from_working_memory reads only its keys. Required.
+	// into it, get_from_working_memory reads only its keys, task_status and
+	// cancel_task see only its tasks. Required.
 	SessionID string
 	// Logger receives one debug line per call; nil means no logging.
 	Logger *zap.Logger
 }
 
-func (d *Deps) normalize() error {
+// normalize fills the optional dependencies from Caller, picks the offered
+// tools and checks that their dependencies are given.
+func (d *Deps) normalize() ([]definition, error) {
+	if d.Tasks == nil {
+		d.Tasks, _ = d.Caller.(TaskReader)
+	}
+	if d.Canceler == nil {
+		d.Canceler, _ = d.Caller.(Canceler)
+	}
+	if d.Watcher == nil {
+		d.Watcher, _ = d.Caller.(Watcher)
+	}
+	offered, err := d.offered()
+	if err != nil {
+		return nil, err
+	}
 	var missing []string
-	for name, absent := range map[string]bool{"Caller": d.Caller == nil, "Agents": d.Agents == nil, "Memory": d.Memory == nil} {
-		if absent {
-			missing = append(missing, name)
+	for _, def := range offered {
+		for _, dep := range def.needs {
+			if d.absent(dep) && !slices.Contains(missing, dep) {
+				missing = append(missing, dep)
+			}
 		}
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return fmt.Errorf("%w: %s required", ErrInvalidDeps, strings.Join(missing, ", "))
+		return nil, fmt.Errorf("%w: %s required", ErrInvalidDeps, strings.Join(missing, ", "))
 	}
 	if err := a2a.ValidateSessionID(d.SessionID); err != nil {
-		return fmt.Errorf("%w: SessionID: %w", ErrInvalidDeps, err)
+		return nil, fmt.Errorf("%w: SessionID: %w", ErrInvalidDeps, err)
+	}
+	for _, name := range d.AllowedAgents {
+		if err := a2a.ValidateAgentName(name); err != nil {
+			return nil, fmt.Errorf("%w: AllowedAgents: %w", ErrInvalidDeps, err)
+		}
 	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
 	}
-	return nil
+	return offered, nil
+}
+
+// offered are the definitions of the tools to offer, in their order.
+func (d *Deps) offered() ([]definition, error) {
+	if d.Only == nil {
+		var out []definition
+		for _, def := range definitions {
+			if !def.optional || !slices.ContainsFunc(def.needs, d.absent) {
+				out = append(out, def)
+			}
+		}
+		return out, nil
+	}
+	for _, name := range d.Only {
+		if !slices.ContainsFunc(definitions, func(def definition) bool { return def.name == name }) {
+			return nil, fmt.Errorf("%w: Only: unknown tool %q; the tools are: %s", ErrInvalidDeps, name, allToolNames())
+		}
+	}
+	var out []definition
+	for _, def := range definitions {
+		if slices.Contains(d.Only, def.name) {
+			out = append(out, def)
+		}
+	}
+	return out, nil
+}
+
+// absent reports whether the dependency named dep (a Deps field) is nil.
+func (d *Deps) absent(dep string) bool {
+	switch dep {
+	case "Caller":
+		return d.Caller == nil
+	case "Agents":
+		return d.Agents == nil
+	case "Memory":
+		return d.Memory == nil
+	case "Tasks":
+		return d.Tasks == nil
+	case "Canceler":
+		return d.Canceler == nil
+	}
+	return true
+}
+
+// allToolNames lists every tool's name, in order.
+func allToolNames() string {
+	names := make([]string, len(definitions))
+	for i, d := range definitions {
+		names[i] = d.name
+	}
+	return strings.Join(names, ", ")
 }
 
 // Tool is one function an LLM can call.
@@ -142,10 +266,14 @@ type definition struct {
 	name        string
 	description string
 	params      []param
+	// needs names the Deps fields the tool acts on.
+	needs []string
+	// optional tools are offered by default only when their needs are met.
+	optional bool
 }
 
 // definitions lists the tools in the order Tools returns them.
-var definitions = []definition{invokeAgentDef, listKnownAgentsDef, getFromWorkingMemoryDef}
+var definitions = []definition{invokeAgentDef, listKnownAgentsDef, getFromWorkingMemoryDef, taskStatusDef, cancelTaskDef}
 
 // schemas compiles every tool's arguments schema once per process.
 var schemas = sync.OnceValues(func() (map[string]*argSchema, error) {
@@ -161,17 +289,21 @@ var schemas = sync.OnceValues(func() (map[string]*argSchema, error) {
 })
 
 // Set is the tools bound to one conversation's dependencies. It is safe for
-// concurrent use.
+// concurrent use. Close stops following the status updates of its tasks.
 type Set struct {
 	deps          Deps
 	sessionPrefix string
 	tools         []Tool
+	// allowed holds the lower-case names of Deps.AllowedAgents; nil allows all.
+	allowed map[string]bool
+	tasks   *tracker
 }
 
-// New binds the tools to d. Missing or invalid dependencies are an error
-// wrapping ErrInvalidDeps.
+// New binds the tools to d. Missing or invalid dependencies, and an unknown
+// tool in d.Only, are an error wrapping ErrInvalidDeps.
 func New(d Deps) (*Set, error) {
-	if err := d.normalize(); err != nil {
+	offered, err := d.normalize()
+	if err != nil {
 		return nil, err
 	}
 	compiled, err := schemas()
@@ -182,13 +314,21 @@ func New(d Deps) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: SessionID: %w", ErrInvalidDeps, err)
 	}
-	s := &Set{deps: d, sessionPrefix: prefix}
+	s := &Set{deps: d, sessionPrefix: prefix, tasks: newTracker()}
+	if d.AllowedAgents != nil {
+		s.allowed = make(map[string]bool, len(d.AllowedAgents))
+		for _, name := range d.AllowedAgents {
+			s.allowed[strings.ToLower(name)] = true
+		}
+	}
 	calls := map[string]func(context.Context, json.RawMessage) (any, error){
 		invokeAgentDef.name:          s.invokeAgent,
 		listKnownAgentsDef.name:      s.listKnownAgents,
 		getFromWorkingMemoryDef.name: s.getFromWorkingMemory,
+		taskStatusDef.name:           s.taskStatus,
+		cancelTaskDef.name:           s.cancelTask,
 	}
-	for _, def := range definitions {
+	for _, def := range offered {
 		sch := compiled[def.name]
 		s.tools = append(s.tools, Tool{Name: def.name, Description: def.description, Parameters: slices.Clone(sch.raw),
 			call: calls[def.name], args: sch, log: d.Logger})
@@ -196,7 +336,13 @@ func New(d Deps) (*Set, error) {
 	return s, nil
 }
 
-// Tools returns the tools: invoke_agent, list_known_agents, get_from_working_memory.
+// Close stops following the tasks invoke_agent started (their outcomes are
+// still stored and notified by the caller) and waits, bounded, for the
+// followers to end. Idempotent; the tools keep working without following.
+func (s *Set) Close() error { return s.tasks.close() }
+
+// Tools returns the offered tools, in the order invoke_agent,
+// list_known_agents, get_from_working_memory, task_status, cancel_task.
 func (s *Set) Tools() []Tool { return slices.Clone(s.tools) }
 
 // Get returns the tool called name.

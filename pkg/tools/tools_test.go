@@ -32,7 +32,7 @@ func (f *fakeInvoker) Invoke(_ context.Context, req caller.Request) (caller.Invo
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reqs = append(f.reqs, req)
-	if f.err != nil {
+	if f.err != nil && !errors.Is(f.err, caller.ErrOutcomeUnknown) {
 		return caller.Invocation{}, f.err
 	}
 	id := fmt.Sprintf("task-%d", len(f.reqs))
@@ -40,7 +40,8 @@ func (f *fakeInvoker) Invoke(_ context.Context, req caller.Request) (caller.Invo
 	if err != nil {
 		return caller.Invocation{}, fmt.Errorf("%w: %w", caller.ErrInvalidRequest, err)
 	}
-	return caller.Invocation{TaskID: id, SessionID: req.SessionID, Target: req.Target, MemoryKey: key}, nil
+	// A task sent with its outcome unknown comes back with the error, as caller.Invoke returns it.
+	return caller.Invocation{TaskID: id, SessionID: req.SessionID, Target: req.Target, MemoryKey: key}, f.err
 }
 
 func (f *fakeInvoker) requests() []caller.Request {
@@ -68,7 +69,7 @@ func (f *fakeLister) ListAgents(skill, query string) []tools.AgentInfo {
 // fakeResolver knows agents (canonical name → skills) case-insensitively.
 type fakeResolver map[string][]string
 
-func (f fakeResolver) Resolve(agent, skill string) (string, error) {
+func (f fakeResolver) Resolve(_ context.Context, agent, skill string) (string, error) {
 	for name, skills := range f {
 		if !a2a.SameAgent(name, agent) {
 			continue
@@ -81,24 +82,75 @@ func (f fakeResolver) Resolve(agent, skill string) (string, error) {
 	return "", a2a.NewError(a2a.CodeAgentNotFound, "no agent named %q", agent)
 }
 
+// InputSchema: the fake agents declare no schemas.
+func (fakeResolver) InputSchema(string, string) (json.RawMessage, bool) { return nil, false }
+
+// fakeTasks answers Task from a map and records the cancels.
+type fakeTasks struct {
+	mu        sync.Mutex
+	tasks     map[string]*caller.TaskInfo
+	reads     int
+	cancels   []string
+	readErr   error
+	cancelErr error
+}
+
+func (f *fakeTasks) Task(_ context.Context, id string) (*caller.TaskInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	if f.readErr != nil {
+		return nil, f.readErr
+	}
+	info, ok := f.tasks[id]
+	if !ok {
+		return nil, fmt.Errorf("caller %q: task %s: %w", "Primary", id, caller.ErrUnknownTask)
+	}
+	c := *info
+	return &c, nil
+}
+
+func (f *fakeTasks) Cancel(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancels = append(f.cancels, id)
+	return f.cancelErr
+}
+
+func (f *fakeTasks) put(info *caller.TaskInfo) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.tasks == nil {
+		f.tasks = map[string]*caller.TaskInfo{}
+	}
+	f.tasks[info.TaskID] = info
+}
+
 // fixture is a Set on fakes and an in-memory store with a settable clock.
 type fixture struct {
 	set    *tools.Set
 	inv    *fakeInvoker
 	agents *fakeLister
+	tasks  *fakeTasks
 	mem    *inmem.Memory
 	clock  *testenv.Clock
 }
 
-func newFixture(t testing.TB, resolver tools.Resolver) *fixture {
+// newFixture offers every tool, on fakes.
+func newFixture(t testing.TB, resolver caller.Resolver, mod ...func(*tools.Deps)) *fixture {
 	t.Helper()
-	f := &fixture{inv: &fakeInvoker{}, agents: &fakeLister{}, clock: testenv.NewClock()}
+	f := &fixture{inv: &fakeInvoker{}, agents: &fakeLister{}, tasks: &fakeTasks{}, clock: testenv.NewClock()}
 	f.mem = inmem.New(inmem.Options{Now: f.clock.Now})
 	t.Cleanup(func() { _ = f.mem.Close() })
-	set, err := tools.New(tools.Deps{Caller: f.inv, Agents: f.agents, Resolver: resolver, Memory: f.mem, SessionID: session})
+	d := tools.Deps{Caller: f.inv, Agents: f.agents, Resolver: resolver, Memory: f.mem, Tasks: f.tasks, Canceler: f.tasks, SessionID: session}
+	for _, m := range mod {
+		m(&d)
+	}
+	set, err := tools.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = set.Close() })
 	f.set = set
 	return f
 }
@@ -133,12 +185,21 @@ func TestNewValidatesDeps(t *testing.T) {
 		{"nothing", func(d *tools.Deps) { *d = tools.Deps{SessionID: session} }, "tools: invalid dependencies: Agents, Caller, Memory required"},
 		{"no session", func(d *tools.Deps) { d.SessionID = "" }, "tools: invalid dependencies: SessionID: a2a: invalid name: session id is empty"},
 		{"bad session", func(d *tools.Deps) { d.SessionID = "a/b" }, `SessionID: a2a: invalid name: session id "a/b" must match`},
+		{"new tools named without their dependencies", func(d *tools.Deps) { d.Only = []string{"cancel_task"} },
+			"tools: invalid dependencies: Canceler, Tasks required"},
+		{"only what the offered tools need", func(d *tools.Deps) { d.Caller, d.Only = nil, []string{"get_from_working_memory"} }, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := full
 			c.mod(&d)
 			set, err := tools.New(d)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("New = %v", err)
+				}
+				return
+			}
 			if set != nil || !errors.Is(err, tools.ErrInvalidDeps) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("New = %v, %v; want ErrInvalidDeps containing %q", set, err, c.want)
 			}
@@ -187,9 +248,11 @@ func TestDefinitionsShape(t *testing.T) {
 		props    []string
 		required []string
 	}{
-		{"invoke_agent", []string{"agent_name", "skill", "message", "input", "timeout_seconds", "priority"}, []string{"agent_name", "skill", "message"}},
-		{"list_known_agents", []string{"skill", "query"}, []string{}},
+		{"invoke_agent", []string{"agent_name", "skill", "message", "input", "timeout_seconds", "priority", "wait"}, []string{"agent_name", "skill", "message"}},
+		{"list_known_agents", []string{"skill", "query", "limit", "cursor"}, []string{}},
 		{"get_from_working_memory", []string{"key"}, []string{"key"}},
+		{"task_status", []string{"task_id"}, []string{"task_id"}},
+		{"cancel_task", []string{"task_id"}, []string{"task_id"}},
 	}
 	if len(defs) != len(want) {
 		t.Fatalf("%d definitions, want %d", len(defs), len(want))
@@ -301,12 +364,19 @@ func TestSchemaPatternsFollowA2A(t *testing.T) {
 	}
 	check("agent_name", a2a.ValidateAgentName)
 	check("skill", a2a.ValidateSkillID)
+
+	status, _ := f.set.Get("task_status")
+	if err := json.Unmarshal(status.Parameters, &s); err != nil {
+		t.Fatal(err)
+	}
+	names = append(names, "0", "0a", "a-b_c", strings.Repeat("9", 128), strings.Repeat("9", 129), "3f2b8c1e-1d2a-4c1b-9a8e-0c7d6e5f4a3b")
+	check("task_id", a2a.ValidateTaskID)
 }
 
 func TestDispatchUnknownTool(t *testing.T) {
 	f := newFixture(t, nil)
 	_, err := f.set.Dispatch(context.Background(), "invoke_agnet", json.RawMessage(`{}`))
-	want := `tools: unknown tool "invoke_agnet"; the tools are: invoke_agent, list_known_agents, get_from_working_memory`
+	want := `tools: unknown tool "invoke_agnet"; the tools are: invoke_agent, list_known_agents, get_from_working_memory, task_status, cancel_task`
 	if !errors.Is(err, tools.ErrUnknownTool) || err.Error() != want {
 		t.Fatalf("Dispatch(unknown) = %v, want %q", err, want)
 	}

@@ -11,8 +11,16 @@ import (
 	"github.com/a2abus/a2abus/memory"
 )
 
+// MemoryReader is what get_from_working_memory needs of working memory: a
+// read by key. A memory.Store is one.
+type MemoryReader interface {
+	// Get returns the value of key, or an error wrapping memory.ErrNotFound.
+	Get(ctx context.Context, key string) ([]byte, error)
+}
+
 var getFromWorkingMemoryDef = definition{
-	name: "get_from_working_memory",
+	name:  "get_from_working_memory",
+	needs: []string{"Memory"},
 	description: "Read a value from this conversation's working memory by its key, such as the result of an agent " +
 		"task at the memory_key given by invoke_agent or by a task notification. Results are kept for a limited " +
 		"time (60 minutes by default).",

@@ -1,7 +1,8 @@
 // Package research is ResearchAgent, the ephemeral one-shot reference agent
 // of a2abus: its research skill ranks the passages of a folder of Markdown
 // and text files against a question with BM25 and answers with the best
-// ones and where they come from. It runs as a KEDA ScaledJob: one task, then exit.
+// ones and where they come from; with a model (RegisterWithModel), with an
+// answer written from them that cites them by number. It runs as a KEDA ScaledJob: one task, then exit.
 package research
 
 import "github.com/a2abus/a2abus/pkg/a2a"

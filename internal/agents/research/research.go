@@ -30,28 +30,21 @@ const excerptChars = 400
 
 // Register registers the research skill on a, searching the .md and .txt
 // files under docsDir. The folder is read at every task, so it may change
-// (or appear) while the agent runs.
+// (or appear) while the agent runs. It ranks passages without a model
+// (offline); RegisterWithModel also writes an answer.
 func Register(a *agent.Agent, docsDir string) error {
-	if a == nil {
-		return ErrNilAgent
-	}
-	if docsDir == "" {
-		return ErrNoDocsDir
-	}
-	r := &researcher{dir: docsDir}
-	if err := a.Handle(SkillResearch, r.handle); err != nil {
-		return fmt.Errorf("research: register skill %q: %w", SkillResearch, err)
-	}
-	return nil
+	return RegisterWithModel(a, docsDir, Model{})
 }
 
 // researcher runs the research skill over one folder.
 type researcher struct {
-	dir string
+	dir   string
+	model Model
 }
 
 // handle reads the folder, ranks its passages for the request text and
-// returns the best TopPassages as artifacts, publishing progress as it goes.
+// returns the best TopPassages as artifacts, publishing progress as it goes;
+// with a model, the message is an answer written from them.
 func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, error) {
 	query := strings.TrimSpace(t.Text())
 	if query == "" {
@@ -97,11 +90,11 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 	all := Rank(passages, terms, 0)
 	res := &agent.Result{Warnings: warnings, Extra: map[string]any{"files": len(files), "passages": len(passages), "matches": len(all)}}
 	if len(all) == 0 {
-		res.Message = a2a.NewTextMessage(a2a.RoleAgent, fmt.Sprintf("Nothing in the %s searched matched '%s'.", count(len(files), "file"), query))
+		res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, fmt.Sprintf("Nothing in the %s searched matched '%s'.", count(len(files), "file"), query))
 		return res, nil
 	}
 	top := all[:min(len(all), TopPassages)]
-	res.Message = a2a.NewTextMessage(a2a.RoleAgent, summary(query, all, top))
+	res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, summary(query, all, top))
 	for i, h := range top {
 		res.Artifacts = append(res.Artifacts, &a2a.Artifact{
 			ID:       spec.ArtifactID(fmt.Sprintf("passage-%d", i+1)),
@@ -109,6 +102,11 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 			Parts:    []*a2a.Part{a2a.NewTextPart(h.Passage.Text)},
 			Metadata: map[string]any{"path": h.Passage.Path, "heading": h.Passage.Heading, "score": h.Score},
 		})
+	}
+	if r.model.Client != nil {
+		if err := r.answer(ctx, t, query, top, res); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }

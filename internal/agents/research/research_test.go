@@ -52,7 +52,8 @@ func TestRegisterRefusesBadArguments(t *testing.T) {
 }
 
 // researchWorld runs a ResearchAgent on dir and returns a caller for it.
-func researchWorld(t *testing.T, dir string) *caller.Caller {
+// A model, when given, writes the answers.
+func researchWorld(t *testing.T, dir string, model ...Model) *caller.Caller {
 	t.Helper()
 	broker := inproc.NewBroker(inproc.Options{})
 	mem := inmem.New(inmem.Options{})
@@ -62,7 +63,11 @@ func researchWorld(t *testing.T, dir string) *caller.Caller {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Register(a, dir); err != nil {
+	register := func() error { return Register(a, dir) }
+	if len(model) > 0 {
+		register = func() error { return RegisterWithModel(a, dir, model[0]) }
+	}
+	if err := register(); err != nil {
 		t.Fatal(err)
 	}
 	c, err := caller.New(caller.Options{Name: "Tester", Bus: broker.Connect(), Memory: mem, SweepInterval: 50 * time.Millisecond})

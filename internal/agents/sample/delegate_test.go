@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -190,29 +191,26 @@ func TestDelegateCancelsTheSubTask(t *testing.T) {
 
 	// The sub-task's own outcome, stored by SampleAgent's caller, is CANCELED too.
 	prefix := "session/cancel-me/a2a/Helper/"
-	for {
-		keys, err := d.w.Memory.List(ctx, prefix)
-		if err != nil {
+	var keys []string
+	testenv.Eventually(t, "the sub-task's outcome under "+prefix, func() bool {
+		var err error
+		if keys, err = d.w.Memory.List(ctx, prefix); err != nil {
 			t.Fatal(err)
 		}
-		if len(keys) == 1 {
-			raw, err := d.w.Memory.Get(ctx, keys[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			var sub caller.StoredResult
-			if err := json.Unmarshal(raw, &sub); err != nil {
-				t.Fatal(err)
-			}
-			if sub.Error == nil || sub.Error.Code != a2a.CodeCanceled {
-				t.Fatalf("sub-task outcome %s, want CANCELED", raw)
-			}
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no sub-task outcome under %s", prefix)
-		case <-time.After(20 * time.Millisecond):
-		}
+		return len(keys) > 0
+	})
+	if len(keys) != 1 {
+		t.Fatalf("%d outcomes under %s, want 1: %v", len(keys), prefix, keys)
+	}
+	raw, err := d.w.Memory.Get(ctx, keys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub caller.StoredResult
+	if err := json.Unmarshal(raw, &sub); err != nil {
+		t.Fatal(err)
+	}
+	if sub.Error == nil || sub.Error.Code != a2a.CodeCanceled {
+		t.Fatalf("sub-task outcome %s, want CANCELED", raw)
 	}
 }

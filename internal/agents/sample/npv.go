@@ -62,7 +62,7 @@ func npv(_ context.Context, t *agent.Task) (*agent.Result, error) {
 	}
 	out := NPVResult{NPV: value, DiscountRate: rate, Periods: len(in.CashFlows)}
 	res := &agent.Result{
-		Message: a2a.NewTextMessage(a2a.RoleAgent,
+		Message: a2a.NewTextMessage(a2a.MessageRoleAgent,
 			fmt.Sprintf("NPV of %d cash flows at %s per period: %.2f", out.Periods, percent(rate), value)),
 		Artifacts:  []*a2a.Artifact{{ID: "npv", Name: "npv", Parts: []*a2a.Part{a2a.NewDataPart(out)}}},
 		Confidence: a2a.ConfidenceHigh, // a deterministic calculation on the given flows

@@ -21,7 +21,7 @@ func newTask(t *testing.T, skill, text string, input json.RawMessage) *agent.Tas
 	t.Helper()
 	return &agent.Task{Request: &a2a.TaskRequest{
 		TaskID: "t1", SessionID: "s1", Caller: "Tester", Target: DefaultName, Skill: skill,
-		Message: a2a.NewTextMessage(a2a.RoleUser, text), Input: input, Deadline: time.Now().Add(time.Minute),
+		Message: a2a.NewTextMessage(a2a.MessageRoleUser, text), Input: input, Deadline: time.Now().Add(time.Minute),
 	}}
 }
 

@@ -63,7 +63,7 @@ func TestEchoAndFail(t *testing.T) {
 	if msg := out.Result.Error.Message; msg != "bad order id" {
 		t.Errorf("fail message %q, want the request text", msg)
 	}
-	if out.Result.State != a2a.StateFailed {
+	if out.Result.State != a2a.TaskStateFailed {
 		t.Errorf("fail state %s, want failed", out.Result.State)
 	}
 
@@ -105,7 +105,7 @@ func TestSleepRefusesBadText(t *testing.T) {
 	} {
 		out, _ := call(t, c, caller.Request{Target: DefaultName, Skill: SkillSleep, Text: tc.text})
 		wantCode(t, out, a2a.CodeInvalidInput, tc.want)
-		if out.Result.State != a2a.StateRejected {
+		if out.Result.State != a2a.TaskStateRejected {
 			t.Errorf("%q: state %s, want rejected", tc.text, out.Result.State)
 		}
 	}
@@ -151,7 +151,7 @@ func TestSleepCanceledByCaller(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	wantCode(t, r.out, a2a.CodeCanceled)
-	if r.out.Result.State != a2a.StateCanceled {
+	if r.out.Result.State != a2a.TaskStateCanceled {
 		t.Errorf("state %s, want canceled", r.out.Result.State)
 	}
 }

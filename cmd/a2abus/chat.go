@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/internal/agents"
+	"github.com/a2abus/a2abus/internal/cliutil"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/chat"
+	"github.com/a2abus/a2abus/pkg/node"
+	"github.com/a2abus/a2abus/pkg/tools"
+)
+
+type chatFlags struct {
+	session, message string
+	timeout          time.Duration
+}
+
+// chatDirectoryWait is how long invoke_agent waits for an agent the
+// directory has not heard of yet.
+const chatDirectoryWait = 2 * time.Second
+
+// newChatCmd builds `a2abus chat`.
+func newChatCmd(c *cli) *cobra.Command {
+	var f chatFlags
+	cmd := &cobra.Command{
+		Use:   "chat",
+		Short: "Chat with the primary agent: its model calls other agents and answers when their results arrive",
+		Long: "Runs the primary chat loop on a session's conversation (the model at llm.base_url, with the tools\n" +
+			"invoke_agent, list_known_agents and get_from_working_memory). Interactive on a terminal: type a line,\n" +
+			"Ctrl-D or /quit ends; sub-task status lines are shown live. With --message TEXT, or text on a\n" +
+			"non-terminal standard input (echo hi | a2abus chat), it sends one user turn, waits until the assistant\n" +
+			"answered and every sub-task it started came back and was answered (bounded by --timeout), prints the\n" +
+			"assistant's turns and exits 0 — 2 when the model or a sub-task failed the turn.",
+		Example: "  a2abus chat\n" +
+			"  a2abus chat --message 'what is the NPV of -100, 60, 60 at 10%?' --session s1\n" +
+			"  echo 'research how KEDA scales jobs' | a2abus chat --timeout 10m",
+		Args: cobra.NoArgs,
+	}
+	cmd.RunE = c.withConfig(func(ctx context.Context, e *env, _ []string) error {
+		return runChat(ctx, e, f, cmd.InOrStdin(), cmd.Flags().Changed("message"))
+	})
+	fl := cmd.Flags()
+	fl.StringVar(&f.session, "session", "", "the session (conversation) to chat in (default: a new one, printed on stderr)")
+	fl.StringVar(&f.message, "message", "", "send this one user turn, wait for the answers, print them and exit")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "with --message or piped input: how long to wait for the answers and the sub-tasks")
+	return cmd
+}
+
+func runChat(ctx context.Context, e *env, f chatFlags, stdin io.Reader, hasMessage bool) error {
+	if f.session == "" {
+		f.session = uuid.NewString()
+		fmt.Fprintf(e.Err, "a2abus: session %s\n", f.session)
+	} else if err := memory.ValidateSessionID(f.session); err != nil {
+		return fmt.Errorf("--session: %w", err)
+	}
+	if f.timeout <= 0 {
+		return fmt.Errorf("--timeout: must be positive, got %s", f.timeout)
+	}
+	interactive := !hasMessage && isTerminal(stdin)
+	text := f.message
+	if !hasMessage && !interactive {
+		b, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+		if err != nil {
+			return fmt.Errorf("read standard input: %w", err)
+		}
+		text = string(b)
+	}
+	if !interactive && strings.TrimSpace(text) == "" {
+		return errors.New("nothing to send: give --message TEXT or text on standard input")
+	}
+	out := &chatPrinter{w: e.Out, status: e.Err}
+	if interactive {
+		out.status, out.live = e.Out, true
+	}
+	s, closeAll, err := openChat(ctx, e, f.session, out.event)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	if interactive {
+		return chatInteractive(ctx, s, stdin, out)
+	}
+	return chatOnce(ctx, s, text, f.timeout, out)
+}
+
+// openChat assembles the chat session through the node: the model, a
+// directory (list_known_agents, and vetting of invoke_agent's targets), the
+// configuration's caller and the session's loop; closeAll stops them in
+// reverse order.
+func openChat(ctx context.Context, e *env, session string, onEvent func(chat.Event)) (*chat.Session, func(), error) {
+	n, err := e.OpenNode(ctx, "a2abus-chat")
+	if err != nil {
+		return nil, nil, err
+	}
+	model, err := agents.ModelFor(n)
+	if err != nil {
+		return nil, nil, errors.Join(err, n.Close())
+	}
+	d, stopDir, err := n.StartDirectory(ctx, node.Lister)
+	if err != nil {
+		return nil, nil, errors.Join(err, n.Close())
+	}
+	resolver := directory.PatientResolver{Directory: d, Wait: chatDirectoryWait}
+	cl, err := n.Caller(e.Config.Caller.Name, resolver)
+	if err != nil {
+		stopDir()
+		return nil, nil, errors.Join(err, n.Close())
+	}
+	// The user's turns go into the session: it must be this caller's (or new).
+	if err := cl.ClaimSession(ctx, session); err != nil {
+		stopDir()
+		return nil, nil, errors.Join(cliutil.Refused(fmt.Errorf("chat: session %q: %w", session, err)), cl.Close(), n.Close())
+	}
+	var wg sync.WaitGroup
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	wg.Go(func() {
+		if err := cl.Run(runCtx); err != nil && !errors.Is(err, caller.ErrClosed) {
+			fmt.Fprintf(e.Err, "a2abus: caller stopped: %v\n", err)
+		}
+	})
+	s, err := chat.New(chat.Options{SessionID: session, Model: model, Caller: cl, Agents: tools.DirectoryLister{Directory: d},
+		Resolver: resolver, Memory: n.Memory, Chat: e.Config.Chat, OnEvent: onEvent, Logger: e.Log})
+	if err != nil {
+		stopRun()
+		_ = cl.Close()
+		wg.Wait()
+		stopDir()
+		return nil, nil, errors.Join(err, n.Close())
+	}
+	wg.Go(func() {
+		if err := s.Run(runCtx); err != nil {
+			fmt.Fprintf(e.Err, "a2abus: chat loop stopped: %v\n", err)
+		}
+	})
+	return s, func() {
+		_ = s.Close()
+		_ = cl.Close()
+		stopRun()
+		wg.Wait()
+		stopDir()
+		_ = n.Close()
+	}, nil
+}
+
+// chatOnce sends text and waits, within timeout, until the conversation
+// settled; it prints the answers and makes a failed turn exit 2.
+func chatOnce(ctx context.Context, s *chat.Session, text string, timeout time.Duration, out *chatPrinter) error {
+	turn, err := s.Send(ctx, strings.TrimSpace(text), nil)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	settled, err := s.Wait(wctx, turn.Seq)
+	if err != nil {
+		for _, t := range s.Turns() { // what was answered before the wait ended
+			if t.Seq > turn.Seq && t.Meta[chat.MetaKind] == chat.KindAnswer {
+				out.answer(t)
+			}
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return taskFailed(fmt.Errorf("--timeout %s: %w", timeout, err))
+		}
+		return err
+	}
+	for _, t := range settled.Answers {
+		if t.Meta[chat.MetaKind] == chat.KindAnswer {
+			out.answer(t)
+		}
+	}
+	if settled.Err != nil {
+		return taskFailed(settled.Err)
+	}
+	return nil
+}
+
+// chatInteractive reads user turns from in, one per line, until EOF or
+// /quit; the answers and status lines are printed as they come.
+func chatInteractive(ctx context.Context, s *chat.Session, in io.Reader, out *chatPrinter) error {
+	out.line(fmt.Sprintf("a2abus chat — session %s (Ctrl-D or /quit to end)", s.ID()))
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case l, ok := <-lines:
+			if !ok || strings.TrimSpace(l) == "/quit" {
+				if p := s.Pending(); len(p) > 0 {
+					out.line(fmt.Sprintf("(%d sub-task(s) still running; their results will be in the conversation: a2abus chat --session %s)", len(p), s.ID()))
+				}
+				return nil
+			}
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			if _, err := s.Send(ctx, l, nil); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// chatPrinter prints what the chat shows: the answers on w, status lines
+// and notifications on status (w too when live).
+type chatPrinter struct {
+	mu        sync.Mutex
+	w, status io.Writer
+	live      bool // interactive: print every answer as it lands
+}
+
+func (p *chatPrinter) line(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(p.w, s)
+}
+
+func (p *chatPrinter) answer(t memory.Turn) { p.line(t.Content) }
+
+// event prints a session event: live, the answers and failures; always,
+// the status updates and notifications of sub-tasks.
+func (p *chatPrinter) event(ev chat.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev.Kind {
+	case chat.EventStatus:
+		st := ev.Status
+		line := fmt.Sprintf("· %s %s", st.Agent, strings.ToLower(strings.TrimPrefix(string(st.State), "TASK_STATE_")))
+		if t := a2a.MessageText(st.Message); t != "" {
+			line += ": " + t
+		}
+		fmt.Fprintln(p.status, line)
+	case chat.EventTurn:
+		t := ev.Turn
+		switch {
+		case t.Meta[chat.MetaKind] == caller.KindNotification && t.Meta[caller.MetaAgent] != "":
+			fmt.Fprintf(p.status, "· %s: task %s ended (%s)\n", t.Meta[caller.MetaAgent], t.Meta[caller.MetaTaskID],
+				strings.ToLower(strings.TrimPrefix(t.Meta[caller.MetaState], "TASK_STATE_")))
+		case !p.live:
+		case t.Meta[chat.MetaKind] == chat.KindAnswer:
+			fmt.Fprintf(p.w, "assistant> %s\n", t.Content)
+		case t.Meta[chat.MetaKind] == chat.KindError:
+			fmt.Fprintf(p.w, "assistant (failed)> %s\n", t.Meta[chat.MetaError])
+		}
+	}
+}
+
+// isTerminal reports whether r is a terminal (interactive chat).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0 && f.Name() != os.DevNull
+}

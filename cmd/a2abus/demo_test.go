@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// The demo is assembled as serve and invoke are: agents that sign their
+// cards with directory.announce_secret are heard by a directory that
+// requires the signature, and the demo's calls go through.
+func TestDemoHonoursTheAnnounceSecret(t *testing.T) {
+	isolate(t, "")
+	t.Setenv("A2ABUS_DIRECTORY_ANNOUNCE_SECRET", "0123456789abcdef0123")
+	code, out, errOut := runCLI(t, "demo", "--log-level", "error")
+	if code != 0 {
+		t.Fatalf("demo with an announce secret: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"SampleAgent    online", "ResearchAgent  online", "[Agent 'SampleAgent' completed", "code=INVALID_INPUT"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The demo's caller is guarded by the policy and limits sections, as every
+// assembled caller is: a call the policy denies is refused with FORBIDDEN,
+// a call past the rate limit with RATE_LIMITED, before anything is published.
+func TestDemoHonoursPolicyAndLimits(t *testing.T) {
+	for _, tt := range []struct {
+		name, config, refused, code string
+	}{
+		{"policy", "policy:\n  rules:\n    - caller: DemoCaller\n      deny: [\"Research*\"]\n",
+			"demo step 3 (ResearchAgent.research)", "FORBIDDEN"},
+		// SampleAgent's bucket holds two calls (echo, npv); its third (sleep) is refused.
+		{"limits", "limits:\n  rate: 0.001\n  burst: 2\n", "demo step 4 (SampleAgent.sleep past its deadline)", "RATE_LIMITED"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := isolate(t, tt.config)
+			code, out, errOut := runCLI(t, "demo", "--config", p, "--log-level", "error")
+			if code != 1 || !strings.Contains(errOut, tt.refused) || !strings.Contains(errOut, tt.code) {
+				t.Fatalf("exit %d, stderr %q; want 1 and %s refused with %s\n%s", code, errOut, tt.refused, tt.code, out)
+			}
+			if !strings.Contains(out, "1. invoke SampleAgent.echo") || !strings.Contains(out, "-> completed") {
+				t.Errorf("the steps before the refused one did not run:\n%s", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,84 @@
+package config
+
+import (
+	"math"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a2abus/a2abus/internal/redact"
+)
+
+// Bounds of the llm and chat sections.
+const (
+	MaxLLMRetries     = 10
+	MaxLLMTemperature = 2.0
+	MaxToolRounds     = 100
+	MinHistoryChars   = 1000
+	MinHistoryTurns   = 1
+)
+
+// LLMTurnBound is the longest the model requests of one chat turn may take:
+// TurnBound(llm.timeout, chat.max_tool_rounds). An LLM-backed agent compares
+// it with agent.max_task_duration, which must leave room for it; Validate
+// does not, since only LLM agents need it.
+func (c *Config) LLMTurnBound() time.Duration { return TurnBound(c.LLM.Timeout, c.Chat.MaxToolRounds) }
+
+// TurnBound is the longest the model requests of one turn may take:
+// requestTimeout (llm.timeout, which bounds one request, retries included)
+// × (toolRounds + 1) — every round that asks for tools, then the final
+// answer. Tools' own time comes on top. It saturates at the longest
+// time.Duration rather than overflow.
+func TurnBound(requestTimeout time.Duration, toolRounds int) time.Duration {
+	requests := time.Duration(max(toolRounds, 0) + 1)
+	if requestTimeout > math.MaxInt64/requests {
+		return math.MaxInt64
+	}
+	return requestTimeout * requests
+}
+
+// validate reports the bad llm.* keys in key order.
+func (c *LLMConfig) validate() []error {
+	var errs []error
+	switch u, err := url.Parse(c.BaseURL); {
+	case c.BaseURL == "":
+	case !strings.Contains(c.BaseURL, "://"):
+		// "127.0.0.1:11434/v1" or "ollama": url.Parse's verdict would not help.
+		errs = append(errs, invalid("llm.base_url", "must be an http:// or https:// URL such as http://127.0.0.1:11434/v1, got %q", redact.URL(c.BaseURL)))
+	case err == nil && u.Host == "" && (u.Scheme == "http" || u.Scheme == "https"): // url.Parse lower-cases the scheme
+		errs = append(errs, invalid("llm.base_url", "must name a host, such as http://127.0.0.1:11434/v1, got %q", redact.URL(c.BaseURL)))
+	default:
+		errs = append(errs, validateURL("llm.base_url", c.BaseURL, "http", "https"))
+	}
+	if c.BaseURL != "" && c.Model == "" {
+		errs = append(errs, invalid("llm.model", "must name the model when llm.base_url is set (A2ABUS_LLM_MODEL), got \"\""))
+	}
+	if c.MaxTokens < 0 {
+		errs = append(errs, invalid("llm.max_tokens", "must be 0 (the endpoint's bound) or positive, got %d", c.MaxTokens))
+	}
+	if t := c.Temperature; math.IsNaN(t) || t < 0 || t > MaxLLMTemperature {
+		errs = append(errs, invalid("llm.temperature", "must be within 0..%g, got %g", MaxLLMTemperature, t))
+	}
+	errs = append(errs, positive("llm.timeout", c.Timeout))
+	if n := c.MaxRetries; n < 0 || n > MaxLLMRetries {
+		errs = append(errs, invalid("llm.max_retries", "must be within 0..%d, got %d", MaxLLMRetries, n))
+	}
+	return errs
+}
+
+func (c *ChatConfig) validate() []error {
+	var errs []error
+	if n := c.MaxToolRounds; n < 1 || n > MaxToolRounds {
+		errs = append(errs, invalid("chat.max_tool_rounds", "must be within 1..%d, got %d", MaxToolRounds, n))
+	}
+	if c.TokenBudget < 0 {
+		errs = append(errs, invalid("chat.token_budget", "must be 0 (unbounded) or positive, got %d", c.TokenBudget))
+	}
+	if c.MaxHistoryTurns < MinHistoryTurns {
+		errs = append(errs, invalid("chat.max_history_turns", "must be at least %d, got %d", MinHistoryTurns, c.MaxHistoryTurns))
+	}
+	if c.MaxHistoryChars < MinHistoryChars {
+		errs = append(errs, invalid("chat.max_history_chars", "must be at least %d, got %d", MinHistoryChars, c.MaxHistoryChars))
+	}
+	return errs
+}

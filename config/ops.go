@@ -1,0 +1,39 @@
+package config
+
+import (
+	"net"
+	"strconv"
+)
+
+// OpsConfig configures the operations listener of the long-running
+// processes (serve, sample-agent, research-agent, directory, the Primary,
+// mcp --http): /metrics, /healthz, /readyz and, when asked, /debug/pprof/.
+// Tracing is configured by the standard OTEL_* environment variables, not
+// here (see docs/operations.md).
+type OpsConfig struct {
+	// Listen is the host:port of the ops HTTP listener (port 0 picks one);
+	// empty turns it off, and with it the metrics.
+	Listen string `mapstructure:"listen" yaml:"listen"`
+	// PProf serves the Go profiler at /debug/pprof/ on the ops listener.
+	PProf bool `mapstructure:"pprof" yaml:"pprof"`
+}
+
+// Enabled reports whether the ops listener runs.
+func (c OpsConfig) Enabled() bool { return c.Listen != "" }
+
+func (c *OpsConfig) validate() []error {
+	if c.Listen == "" {
+		if c.PProf {
+			return []error{invalid("ops.pprof", "needs ops.listen: the profiler is served on the ops listener")}
+		}
+		return nil
+	}
+	_, port, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		return []error{invalid("ops.listen", "must be host:port (\":9090\", \"127.0.0.1:0\"), got %q: %v", c.Listen, err)}
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return []error{invalid("ops.listen", "port must be a number within 0..65535, got %q", port)}
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+// Package pythonamqp_test runs the Python agent of this folder (agent.py,
+// pika only) against the real RabbitMQ and drives it through the
+// conformance kit. ensure-pika.sh installs python3-pika with apt-get when
+// no python3 can import pika (as root); without it the test skips, and
+// fails under CI=true.
+package pythonamqp_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/internal/conformance"
+	"github.com/a2abus/a2abus/internal/conformance/conformancetest"
+	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
+)
+
+// python returns an interpreter that imports pika, installing it if it can.
+func python(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "sh", "ensure-pika.sh")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := fmt.Sprintf("pika is not available: %v\n%s", err, &stderr)
+		if testenv.InCI() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestPythonAgentConforms(t *testing.T) {
+	w := testworld.Real(t) // skips without servers (fails under CI=true); removes the queues
+	py := python(t)
+	name := w.N("PyEcho")
+	cmd := exec.Command(py, "agent.py", "--name", name, "--amqp-url", w.AMQPURL, "--exchange", w.Exchange, "--stop-timeout", "2")
+	var logs testenv.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stopped := false
+	stop := func(ctx context.Context) error {
+		stopped = true
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			return err
+		}
+		select {
+		case err := <-exited:
+			if err != nil {
+				return fmt.Errorf("agent.py exited with %w", err)
+			}
+			return nil
+		case <-ctx.Done():
+			return errors.New("agent.py did not exit after SIGTERM")
+		}
+	}
+	t.Cleanup(func() {
+		if !stopped {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		t.Logf("agent.py output:\n%s", logs.String())
+	})
+
+	conformancetest.RequireAll(t, conformance.Options{
+		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: w.N("PyKit"), Stop: stop, Timeout: 20 * time.Second,
+	})
+}

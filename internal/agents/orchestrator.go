@@ -1,0 +1,209 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/node"
+	"github.com/a2abus/a2abus/pkg/workflow"
+	"github.com/a2abus/a2abus/workflows"
+)
+
+// KindOrchestrator is the Orchestrator agent: it exposes each workflow of a
+// folder as a skill and runs it (pkg/workflow) through a caller of its own
+// name.
+const KindOrchestrator = "Orchestrator"
+
+// LoadWorkflows loads the workflows of dir (every .yaml file), or the
+// shipped ones (package workflows) when dir is "".
+func LoadWorkflows(dir string) ([]*workflow.Workflow, error) {
+	if dir == "" {
+		return workflows.Load()
+	}
+	return workflow.LoadDir(dir)
+}
+
+// OrchestratorCard is the card of an Orchestrator named name: one skill per workflow.
+func OrchestratorCard(name string, wfs []*workflow.Workflow) a2a.AgentCard {
+	card := a2a.AgentCard{
+		Name:               name,
+		Description:        "Runs multi-agent workflows (seed 001): each skill is a workflow whose steps call other agents in sequence and in parallel; the result is the aggregated report (SUCCESS, PARTIAL or ERROR).",
+		Version:            "1.0",
+		DefaultInputModes:  []string{"application/json", "text/plain"},
+		DefaultOutputModes: []string{"text/plain", "application/json"},
+	}
+	for _, w := range wfs {
+		desc := w.Description
+		if desc == "" {
+			desc = fmt.Sprintf("Runs the workflow %s (%d steps).", w.Name, len(w.StepList()))
+		}
+		card.Skills = append(card.Skills, a2a.AgentSkill{ID: w.Name, Name: w.Name, Description: desc, Tags: []string{"workflow", "orchestration"}})
+	}
+	return card
+}
+
+// Orchestrator is an Orchestrator agent assembled on a node: the agent, the
+// caller its workflows' steps go through (named as the agent), and the engine.
+type Orchestrator struct {
+	Agent  *agent.Agent
+	Caller *caller.Caller
+	Engine *workflow.Engine
+}
+
+// NewOrchestrator assembles the Orchestrator called name on n for wfs; a
+// resolver (the directory) vets every step's target. Run its Caller beside
+// its Agent, and keep the caller running until the agent stopped.
+func NewOrchestrator(n *node.Node, name string, wfs []*workflow.Workflow, resolver caller.Resolver) (*Orchestrator, error) {
+	if len(wfs) == 0 {
+		return nil, fmt.Errorf("agents: orchestrator %q: %w", name, workflow.ErrNoWorkflows)
+	}
+	a, err := n.Agent(OrchestratorCard(name, wfs))
+	if err != nil {
+		return nil, err
+	}
+	c, err := n.Caller(name, resolver)
+	if err != nil {
+		return nil, err
+	}
+	e, err := workflow.New(workflow.Options{Caller: c, Memory: n.Memory, Logger: n.Log})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range wfs {
+		if err := a.Handle(w.Name, runWorkflow(e, w)); err != nil {
+			return nil, fmt.Errorf("agents: orchestrator %q: workflow %s: %w", name, w.Name, err)
+		}
+	}
+	return &Orchestrator{Agent: a, Caller: c, Engine: e}, nil
+}
+
+// ServeOrchestrator runs the Orchestrator called name (default
+// "Orchestrator") for the workflows of dir ("" the shipped ones) on the
+// configured bus until ctx is done; see Serve.
+func ServeOrchestrator(ctx context.Context, cfg *config.Config, name, dir string, log *zap.Logger) (err error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if cfg == nil {
+		return ErrNoConfig
+	}
+	if name == "" {
+		name = KindOrchestrator
+	}
+	if err := a2a.ValidateAgentName(name); err != nil {
+		return fmt.Errorf("agents: serve %s: %w", KindOrchestrator, err)
+	}
+	wfs, err := LoadWorkflows(dir)
+	if err != nil {
+		return err
+	}
+	n, err := node.Open(ctx, cfg, name, log)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, n.Close()) }()
+	if _, err := n.StartOps(ctx); err != nil { // ops.listen: metrics, health, readiness (closed with the node)
+		return err
+	}
+	d, stopDir, err := n.StartDirectory(context.WithoutCancel(ctx), node.Vetter)
+	if err != nil {
+		return err
+	}
+	defer stopDir()
+	o, err := NewOrchestrator(n, name, wfs, directory.PatientResolver{Directory: d, Wait: delegateDirectoryWait})
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, w := range wfs {
+		names = append(names, w.Name)
+	}
+	log.Info("serving agent", zap.String("kind", KindOrchestrator), zap.String("agent", name), zap.Strings("workflows", names))
+	return run(ctx, o.Agent, o.Caller)
+}
+
+// runWorkflow is the handler of workflow w's skill. The run id is the
+// task id, so a task redelivered after the Orchestrator was killed resumes
+// its run instead of starting another. The input is the task's structured
+// input (or a text that is a JSON object); any other text is the original
+// request. The task's handoff passes on its session_id, user_id,
+// original_request and constraints.
+func runWorkflow(e *workflow.Engine, w *workflow.Workflow) agent.Handler {
+	return func(ctx context.Context, t *agent.Task) (*agent.Result, error) {
+		ro := workflow.RunOptions{RunID: t.Request.TaskID, SessionID: t.Request.SessionID}
+		text := strings.TrimSpace(t.Text())
+		switch {
+		case len(t.Request.Input) > 0:
+			ro.Input = t.Request.Input
+			if text != strings.TrimSpace(string(t.Request.Input)) {
+				ro.Request = text
+			}
+		case strings.HasPrefix(text, "{") && json.Valid([]byte(text)):
+			ro.Input = json.RawMessage(text)
+		default:
+			ro.Request = text
+		}
+		if err := inheritHandoff(t.Request.Handoff, &ro); err != nil {
+			return nil, err
+		}
+		ro.OnEvent = func(ev workflow.Event) {
+			if ev.Phase.Final() {
+				_ = t.Progress(ctx, fmt.Sprintf("step %d of %d (%s): %s", ev.Index, ev.Count, ev.Step.Name(), ev.Phase), float64(ev.Index)/float64(ev.Count))
+			}
+		}
+		rep, err := e.Execute(ctx, w, ro)
+		switch {
+		case errors.Is(err, workflow.ErrInvalidInput):
+			return nil, a2a.NewError(a2a.CodeInvalidInput, "%v", err)
+		case err != nil:
+			return nil, fmt.Errorf("workflow %s run %s: %w", w.Name, ro.RunID, err)
+		}
+		art, err := workflow.ReportArtifact(rep)
+		if err != nil {
+			return nil, err
+		}
+		return &agent.Result{
+			Message:    a2a.NewTextMessage(a2a.MessageRoleAgent, rep.Text()),
+			Artifacts:  []*a2a.Artifact{art},
+			Status:     rep.Status.ResultStatus(),
+			Confidence: rep.Confidence,
+			Warnings:   rep.Warnings,
+			Extra:      map[string]any{"run_id": rep.RunID, "workflow": rep.Workflow},
+		}, nil
+	}
+}
+
+// inheritHandoff copies the user context of the task's handoff into ro.
+func inheritHandoff(raw json.RawMessage, ro *workflow.RunOptions) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var h struct {
+		SessionID       string         `json:"session_id"`
+		UserID          string         `json:"user_id"`
+		OriginalRequest string         `json:"original_request"`
+		Constraints     map[string]any `json:"constraints"`
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return a2a.NewError(a2a.CodeInvalidInput, "the task's handoff must be a JSON object with session_id, user_id, original_request, constraints: %v", err)
+	}
+	if h.SessionID != "" {
+		ro.SessionID = h.SessionID
+	}
+	ro.UserID = h.UserID
+	if ro.Request == "" {
+		ro.Request = h.OriginalRequest
+	}
+	ro.Constraints = h.Constraints
+	return nil
+}

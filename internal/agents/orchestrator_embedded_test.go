@@ -1,0 +1,78 @@
+package agents_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/bus/inproc"
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/agents"
+	"github.com/a2abus/a2abus/internal/agents/sample"
+	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/memory/inmem"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/node"
+	"github.com/a2abus/a2abus/pkg/workflow"
+)
+
+// TestOrchestratorOutcomes: the Orchestrator answers a SUCCESS run as a
+// completed task, an ERROR run as a failed task — the report attached to
+// both — and passes its task's handoff user context to the steps.
+func TestOrchestratorOutcomes(t *testing.T) {
+	n, err := node.With(config.Default(), inproc.New(inproc.Options{}), inmem.New(inmem.Options{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	sa, err := n.Agent(sample.Card("SampleAgent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sample.Register(sa, nil); err != nil {
+		t.Fatal(err)
+	}
+	testworld.Start(t, sa)
+	good, err := workflow.Parse("good.yaml", []byte("name: good\nsteps:\n  - {id: npv, agent: SampleAgent, skill: npv, input: {cash_flows: '${input.flows}', discount_rate: 0.12}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := workflow.Parse("bad.yaml", []byte("name: bad\nsteps:\n  - {id: boom, agent: SampleAgent, skill: fail, text: boom}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := agents.NewOrchestrator(n, "Orchestrator", []*workflow.Workflow{good, bad}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testworld.Start(t, o.Caller, caller.ErrClosed)
+	testworld.Start(t, o.Agent)
+	c, err := n.Caller("Client", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testworld.Start(t, c, caller.ErrClosed)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	out, err := c.Call(ctx, caller.Request{Target: "Orchestrator", Skill: "good", Input: json.RawMessage(`{"flows":[-100000,25000,35000,45000,55000]}`),
+		Handoff: json.RawMessage(`{"user_id":"user-456","session_id":"sess-789"}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, ok := workflow.ReportFrom(out.Result.Artifacts)
+	if !ok || out.Err() != nil || rep.Status != workflow.StatusSuccess || rep.UserID != "user-456" || rep.SessionID != "sess-789" ||
+		out.Result.Confidence != a2a.ConfidenceHigh || rep.RunID != out.TaskID {
+		t.Fatalf("good: %+v %+v", out.Result, rep)
+	}
+	out, err = c.Call(ctx, caller.Request{Target: "Orchestrator", Skill: "bad", Text: "please"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, ok = workflow.ReportFrom(out.Result.Artifacts)
+	if !ok || out.Result.State != a2a.TaskStateFailed || out.Result.Status != a2a.StatusError || rep.FailedStep != "boom" {
+		t.Fatalf("bad: %+v %+v", out.Result, rep)
+	}
+}

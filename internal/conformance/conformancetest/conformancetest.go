@@ -1,0 +1,32 @@
+// Package conformancetest runs the conformance kit in a test and requires
+// every requirement to pass.
+package conformancetest
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/a2abus/a2abus/internal/conformance"
+)
+
+// RequireAll runs the kit with opts, logs its table, and fails the test for
+// every requirement that did not pass (a skip included: every check must run).
+func RequireAll(t testing.TB, opts conformance.Options) *conformance.Report {
+	t.Helper()
+	rep, err := conformance.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table bytes.Buffer
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", &table)
+	for _, r := range rep.Results {
+		if r.Outcome != conformance.Pass {
+			t.Errorf("%s (%s): %s: %s", r.ID, r.Level, r.Outcome, r.Detail)
+		}
+	}
+	return rep
+}

@@ -1,0 +1,16 @@
+// Package errtree reads trees of joined errors (errors.Join). It imports
+// nothing of the project, so every package's tests can use it.
+package errtree
+
+// Leaves flattens err's errors.Join tree into its leaves, in order; an
+// error that joins nothing is its own one leaf.
+func Leaves(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, Leaves(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}

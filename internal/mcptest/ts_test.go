@@ -1,0 +1,246 @@
+package mcptest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/internal/agents/sample/sampletest"
+	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/mcpserver"
+)
+
+// summary is what client.mjs prints.
+type summary struct {
+	Server  string   `json:"server"`
+	Tools   []string `json:"tools"`
+	Listed  []string `json:"listed"`
+	BadCall struct {
+		IsError bool   `json:"isError"`
+		Code    string `json:"code"`
+	} `json:"badCall"`
+	Invoke struct {
+		TaskID    string `json:"task_id"`
+		MemoryKey string `json:"memory_key"`
+		Status    string `json:"status"`
+	} `json:"invoke"`
+	Link    string              `json:"link"`
+	Updated bool                `json:"updated"`
+	Result  caller.StoredResult `json:"result"`
+}
+
+// TestTypeScriptClient: the official TypeScript client lists the tools,
+// finds SampleAgent, gets an INVALID_ARGUMENTS tool error for a bad call,
+// invokes SampleAgent's echo, is notified when the result resource lands
+// and reads it — over stdio (spawning the binary) and streamable HTTP.
+func TestTypeScriptClient(t *testing.T) {
+	nodeBin, npmBin := need(t, "node"), need(t, "npm")
+	sdk := installSDK(t, npmBin)
+	w := testworld.Real(t)
+	bin := testenv.Build(t, "./cmd/a2abus")
+	agent := startSampleAgent(t, w)
+	env := environ(w, w.N("McpTs"))
+
+	check := func(t *testing.T, mode string, out []byte) {
+		t.Helper()
+		var s summary
+		if err := json.Unmarshal(out, &s); err != nil {
+			t.Fatalf("client output is not a summary: %v\n%s", err, out)
+		}
+		t.Logf("client.mjs: %s", out)
+		for _, tool := range []string{"get_from_working_memory", "invoke_agent", "list_known_agents"} {
+			if !slices.Contains(s.Tools, tool) {
+				t.Errorf("tools/list = %v, missing %s", s.Tools, tool)
+			}
+		}
+		want := "hello from ts over " + mode
+		switch {
+		case s.Server != "a2abus" || !slices.Equal(s.Listed, []string{agent}):
+			t.Errorf("server %q listed %v, want a2abus listing %s", s.Server, s.Listed, agent)
+		case !s.BadCall.IsError || s.BadCall.Code != "INVALID_ARGUMENTS":
+			t.Errorf("bad invoke_agent = %+v, want an isError INVALID_ARGUMENTS", s.BadCall)
+		case s.Invoke.Status != "submitted" || s.Link != mcpserver.ResultURI(s.Invoke.MemoryKey) || !s.Updated:
+			t.Errorf("invoke %+v, link %q, updated %v", s.Invoke, s.Link, s.Updated)
+		case s.Result.TaskID != s.Invoke.TaskID || s.Result.State != a2a.TaskStateCompleted || a2a.MessageText(s.Result.Message) != want:
+			t.Errorf("result %+v, want task %s completed with %q", s.Result, s.Invoke.TaskID, want)
+		}
+	}
+
+	t.Run("stdio", func(t *testing.T) {
+		out := runClient(t, nodeBin, env, sdk, agent, "stdio", bin)
+		check(t, "stdio", out)
+	})
+	t.Run("http", func(t *testing.T) {
+		url := startHTTP(t, bin, env)
+		out := runClient(t, nodeBin, env, sdk, agent, "http", url)
+		check(t, "http", out)
+	})
+}
+
+// need returns the path of a tool; a missing one skips the test, or fails
+// it under CI=true.
+func need(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if testenv.InCI() {
+			t.Fatalf("%s is required under CI=true: %v", name, err)
+		}
+		t.Skipf("%s not found (%v): the TypeScript client test needs node and npm", name, err)
+	}
+	return path
+}
+
+// installSDK installs npm @modelcontextprotocol/sdk@TSSDKVersion into
+// <user cache>/a2abus/mcp-ts/<version> ($XDG_CACHE_HOME or ~/.cache) when
+// it is not there yet, and returns that npm prefix. It installs into a
+// temporary folder renamed into place, so a concurrent or interrupted
+// install never leaves a half-filled cache.
+func installSDK(t *testing.T, npm string) string {
+	t.Helper()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatalf("no cache directory for the TypeScript SDK: %v", err)
+	}
+	dir := filepath.Join(cache, "a2abus", "mcp-ts", TSSDKVersion)
+	installed := func() bool {
+		_, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+		return err == nil
+	}
+	if installed() {
+		return dir
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel=error",
+		"@modelcontextprotocol/sdk@"+TSSDKVersion)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm install @modelcontextprotocol/sdk@%s: %v\n%s", TSSDKVersion, err, out)
+	}
+	if err := os.Rename(tmp, dir); err != nil && !installed() {
+		t.Fatalf("install the TypeScript SDK into %s: %v", dir, err)
+	}
+	return dir
+}
+
+// startSampleAgent runs SampleAgent in this process on the world's bus.
+func startSampleAgent(t *testing.T, w *testworld.World) string {
+	t.Helper()
+	name := w.N("SampleAgent")
+	sampletest.Start(t, w.Connect(t), name)
+	return name
+}
+
+// environ is this process's environment without A2ABUS_* settings, plus
+// the world's servers, exchange and key prefix and the caller name.
+func environ(w *testworld.World, callerName string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "A2ABUS_") {
+			out = append(out, kv)
+		}
+	}
+	return append(out,
+		"A2ABUS_BUS_URL="+w.AMQPURL, "A2ABUS_REDIS_URL="+w.RedisURL,
+		"A2ABUS_BUS_EXCHANGE="+w.Exchange, "A2ABUS_REDIS_KEY_PREFIX="+w.KeyPrefix,
+		"A2ABUS_CALLER_NAME="+callerName, "A2ABUS_LOG_LEVEL=warn", "A2ABUS_LOG_FORMAT=console",
+	)
+}
+
+// runClient runs client.mjs to completion (bounded) and returns its stdout.
+func runClient(t *testing.T, nodeBin string, env []string, sdk, agent, mode, target string) []byte {
+	t.Helper()
+	script, err := filepath.Abs("client.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nodeBin, script, sdk, agent, mode, target)
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("client.mjs %s: %v\nstdout: %s\nstderr: %s", mode, err, stdout.String(), stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+// startHTTP starts `a2abus mcp --http 127.0.0.1:0` and returns the URL it
+// prints; the process is interrupted at cleanup.
+func startHTTP(t *testing.T, bin string, env []string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "mcp", "--http", "127.0.0.1:0")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	stderr := &testenv.Buffer{}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-done:
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				t.Errorf("a2abus mcp --http: %v", err)
+			} else if err != nil {
+				t.Errorf("a2abus mcp --http exited with %v after an interrupt\nstderr: %s", err, stderr)
+			}
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("a2abus mcp --http did not stop within 15s of an interrupt\nstderr: %s", stderr)
+		}
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "mcp: "); ok {
+				urls <- u
+			}
+		}
+		done <- cmd.Wait()
+	}()
+	select {
+	case u := <-urls:
+		return u
+	case err := <-done:
+		done <- err
+		t.Fatalf("a2abus mcp --http exited before printing its URL: %v\nstderr: %s", err, stderr)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("a2abus mcp --http printed no URL within 30s\nstderr: %s", stderr)
+	}
+	return ""
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.RemoveBuilds()
+	os.Exit(code)
+}

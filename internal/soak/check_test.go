@@ -1,0 +1,75 @@
+package soak
+
+import "testing"
+
+// done is a completed result and its notification for session sid.
+func done(task, text string) (Stored, Note) {
+	r := Stored{Key: "k/" + task, Task: task, State: "TASK_STATE_COMPLETED", Text: text}
+	return r, Note{Task: task, Agent: "A", State: r.State, Content: "[Agent 'A' completed task " + task + " (state=completed)]: " + text + ". Call …"}
+}
+
+func TestClassifyCountsEachKindOfProblem(t *testing.T) {
+	s := &Snapshot{Entries: map[string]Entry{}, Sent: map[string]string{}, Refused: map[string]string{}, Killed: map[string]bool{"p2": true}, Produced: map[string][]string{}}
+	obs := map[string]*Observed{}
+	add := func(sid, skill, proc string, sent bool) {
+		s.Entries[sid] = Entry{Session: sid, Caller: "C", Proc: proc, Target: "A", Skill: skill, Expect: ExpectComplete, Text: sid}
+		if sent {
+			s.Sent[sid] = "t-" + sid
+		}
+	}
+	// ok: one result, one notification, the handler's answer.
+	add("ok", SkillFast, "p1", true)
+	r, n := done("t-ok", "fast ok")
+	obs["ok"] = &Observed{Results: []Stored{r}, Again: []Stored{r}, Notes: []Note{n}}
+	// lost: sent, nothing stored.
+	add("lost", SkillFast, "p1", true)
+	// abandoned: never marked sent, its caller killed, nothing stored.
+	add("gone", SkillFast, "p2", false)
+	// refused: Invoke failed.
+	add("no", SkillFast, "p1", false)
+	s.Refused["no"] = "broker down"
+	// duplicated: two answer notifications.
+	add("dup", SkillFast, "p1", true)
+	r, n = done("t-dup", "fast dup")
+	obs["dup"] = &Observed{Results: []Stored{r}, Again: []Stored{r}, Notes: []Note{n, n}}
+	// overwritten: the stored result differs from the notified one.
+	add("over", SkillRandom, "p1", true)
+	s.Produced["over"] = []string{"first", "second"}
+	r, n = done("t-over", "first")
+	r2 := r
+	r2.Text = "second"
+	obs["over"] = &Observed{Results: []Stored{r2}, Again: []Stored{r2}, Notes: []Note{n}}
+	// wrong: a random answer the handler never produced.
+	add("wrong", SkillRandom, "p1", true)
+	s.Produced["wrong"] = []string{"a"}
+	r, n = done("t-wrong", "b")
+	obs["wrong"] = &Observed{Results: []Stored{r}, Again: []Stored{r}, Notes: []Note{n}}
+	// timed out, then answered late: two notifications of different kinds are fine.
+	add("late", SkillSlow, "p1", true)
+	r, n = done("t-late", "slow late")
+	r.Late = true
+	swept := Note{Task: "t-late", State: "TASK_STATE_FAILED", Swept: true, Content: "did not answer"}
+	obs["late"] = &Observed{Results: []Stored{r}, Again: []Stored{r}, Notes: []Note{swept, n}}
+
+	v := Classify(s, obs)
+	want := Verdict{Tasks: 8, Lost: 1, Duplicated: 1, Overwritten: 2, Abandoned: 1, Refused: 1}
+	if v.Tasks != want.Tasks || v.Lost != want.Lost || v.Duplicated != want.Duplicated || v.Overwritten != want.Overwritten ||
+		v.Abandoned != want.Abandoned || v.Refused != want.Refused || v.RefusedRan != 0 {
+		t.Fatalf("verdict %+v, want %+v", v, want)
+	}
+	if v.Outcomes["completed"] != 4 || v.Outcomes["completed_late"] != 1 {
+		t.Errorf("outcomes %v", v.Outcomes)
+	}
+}
+
+func TestClassifySeesAResultChangingAfterTheCheck(t *testing.T) {
+	r, n := done("t1", "fast s")
+	later := r
+	later.Text = "fast other"
+	s := &Snapshot{Entries: map[string]Entry{"s": {Session: "s", Target: "A", Skill: SkillFast, Expect: ExpectComplete, Text: "s"}},
+		Sent: map[string]string{"s": "t1"}, Refused: map[string]string{}, Killed: map[string]bool{}, Produced: map[string][]string{}}
+	v := Classify(s, map[string]*Observed{"s": {Results: []Stored{r}, Again: []Stored{later}, Notes: []Note{n}}})
+	if v.Overwritten != 1 {
+		t.Fatalf("verdict %+v, want one overwritten", v)
+	}
+}

@@ -1,0 +1,91 @@
+package soak
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// injector carries out a fault plan on the private servers and the child processes.
+type injector struct {
+	broker  *Broker
+	ledger  *Ledger
+	procs   *procs
+	agents  []*child
+	callers []*child // the always-on callers
+	log     *zap.Logger
+	rng     *rand.Rand
+
+	done     map[FaultKind]int // faults carried out, by kind
+	failures []string          // faults that could not be carried out
+}
+
+// run injects the plan's faults at their times from start until ctx ends or the plan does.
+func (in *injector) run(ctx context.Context, start time.Time, plan []Fault) {
+	for _, f := range plan {
+		t := time.NewTimer(time.Until(start.Add(f.At)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		in.log.Info("fault", zap.Stringer("fault", f))
+		if err := in.inject(ctx, f); err != nil {
+			in.failures = append(in.failures, fmt.Sprintf("%s: %v", f, err))
+			in.log.Warn("fault not injected", zap.Stringer("fault", f), zap.Error(err))
+			continue
+		}
+		in.done[f.Kind]++
+	}
+}
+
+// inject carries out one fault; a broker restart or a kill is complete
+// (the app started again, the process restarted) when it returns.
+func (in *injector) inject(ctx context.Context, f Fault) error {
+	// Each step may outlive ctx: a stopped broker app is always started again.
+	bg := context.WithoutCancel(ctx)
+	switch f.Kind {
+	case FaultCloseConns:
+		_, err := in.broker.Ctl(bg, time.Minute, "close_all_connections", "soak fault injection")
+		return err
+	case FaultBrokerRestart:
+		if _, err := in.broker.Ctl(bg, 2*time.Minute, "stop_app"); err != nil {
+			return err
+		}
+		pause(f.Down)
+		_, err := in.broker.Ctl(bg, 2*time.Minute, "start_app")
+		return err
+	case FaultRedisPause:
+		mode := "WRITE"
+		if f.PauseAll {
+			mode = "ALL"
+		}
+		return in.ledger.Client().Do(bg, "CLIENT", "PAUSE", f.Down.Milliseconds(), mode).Err()
+	case FaultKillAgent:
+		return in.killAndRestart(bg, in.agents[f.Target])
+	case FaultKillCaller:
+		return in.killAndRestart(bg, in.callers[f.Target])
+	}
+	return fmt.Errorf("unknown fault kind %q", f.Kind)
+}
+
+// killAndRestart kill -9s c's process, records it, and starts it again after a short random while.
+func (in *injector) killAndRestart(ctx context.Context, c *child) error {
+	proc := in.procs.kill(c)
+	if err := in.ledger.Killed(ctx, proc); err != nil {
+		in.log.Warn("kill not recorded", zap.String("proc", proc), zap.Error(err))
+	}
+	pause(time.Duration(200+in.rng.IntN(1300)) * time.Millisecond)
+	return in.procs.start(c)
+}
+
+// pause waits d: the fault's own duration (a broker down, a process dead), not a synchronisation.
+func pause(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	<-t.C
+}

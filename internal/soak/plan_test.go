@@ -1,0 +1,64 @@
+package soak
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestPlanIsDeterministicForASeed(t *testing.T) {
+	o := PlanOptions{Seed: 42, Span: 5 * time.Minute, Agents: 3, Callers: 2}
+	a, b := NewPlan(o), NewPlan(o)
+	if len(a) == 0 {
+		t.Fatal("a 5-minute plan has no fault")
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("same seed, different plans:\n%v\n%v", a, b)
+	}
+	o.Seed = 43
+	if reflect.DeepEqual(a, NewPlan(o)) {
+		t.Fatal("another seed gave the same plan")
+	}
+}
+
+func TestPlanStaysWithinItsSpanAndTargets(t *testing.T) {
+	o := PlanOptions{Seed: 7, Span: 10 * time.Minute, Agents: 3, Callers: 2, MeanGap: 2 * time.Second}
+	plan := NewPlan(o)
+	seen := CountKinds(plan)
+	for i, f := range plan {
+		if f.At <= 0 || f.At >= o.Span {
+			t.Errorf("fault %d at %s, outside (0, %s)", i, f.At, o.Span)
+		}
+		if i > 0 && f.At < plan[i-1].At {
+			t.Errorf("fault %d before fault %d", i, i-1)
+		}
+		switch f.Kind {
+		case FaultKillAgent:
+			if f.Target < 0 || f.Target >= o.Agents {
+				t.Errorf("fault %d kills agent %d of %d", i, f.Target, o.Agents)
+			}
+		case FaultKillCaller:
+			if f.Target < 0 || f.Target >= o.Callers {
+				t.Errorf("fault %d kills caller %d of %d", i, f.Target, o.Callers)
+			}
+		case FaultBrokerRestart, FaultRedisPause:
+			if f.Down <= 0 {
+				t.Errorf("fault %d has no down time", i)
+			}
+		}
+	}
+	for _, k := range FaultKinds {
+		if seen[k] == 0 {
+			t.Errorf("no %s in a 300-fault plan", k)
+		}
+	}
+}
+
+func TestPlanLeavesOutKindsWithoutTargets(t *testing.T) {
+	plan := NewPlan(PlanOptions{Seed: 1, Span: time.Minute, MeanGap: time.Second, Kinds: []FaultKind{FaultKillAgent, FaultKillCaller, FaultCloseConns}})
+	for _, f := range plan {
+		if f.Kind != FaultCloseConns {
+			t.Fatalf("kill planned with no process to kill: %v", f)
+		}
+	}
+}

@@ -1,0 +1,21 @@
+// Package textcut shortens text for messages, logs and model context
+// without splitting a UTF-8 character.
+package textcut
+
+import "unicode/utf8"
+
+// Ellipsis marks where text was cut.
+const Ellipsis = "…"
+
+// Bytes cuts s to at most n bytes, the cut marked with Ellipsis (counted in
+// n), on a rune boundary; s is returned as is when it fits.
+func Bytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n-len(Ellipsis), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + Ellipsis
+}

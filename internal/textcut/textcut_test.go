@@ -1,0 +1,21 @@
+package textcut
+
+import "testing"
+
+func TestBytes(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"héllo wörld", 6, "hé…"}, // "…" is 3 bytes; "é" is not split
+		{"ééé", 4, "…"},           // no whole rune fits before the mark
+		{"abcdef", 2, "…"},        // n below the mark's size
+		{"", 0, ""},
+	} {
+		if got := Bytes(tc.s, tc.n); got != tc.want {
+			t.Errorf("Bytes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

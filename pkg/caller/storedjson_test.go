@@ -1,0 +1,54 @@
+package caller
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// A stored error is written in camelCase, by both encoders, and a result
+// stored with the old Go field names still reads back.
+func TestStoredErrorIsCamelCase(t *testing.T) {
+	s := &StoredResult{TaskID: "t1", Agent: "A", State: a2a.TaskStateFailed, Status: a2a.StatusTimeout,
+		Error: a2a.NewError(a2a.CodeTimeout, "too slow"), StoredAt: time.Unix(1700000000, 0).UTC()}
+	fast, err := s.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	std, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"encode": fast, "json.Marshal": std} {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(m["error"]); got != `{"code":"TIMEOUT","message":"too slow","retryable":true}` {
+			t.Errorf("%s: error %s, want camelCase code, message, retryable", name, got)
+		}
+	}
+	ok := &StoredResult{TaskID: "t2", Agent: "A", State: a2a.TaskStateCompleted, Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "x")}
+	for _, enc := range []func() ([]byte, error){ok.encode, func() ([]byte, error) { return json.Marshal(ok) }} {
+		b, err := enc()
+		if err != nil || strings.Contains(string(b), `"error"`) {
+			t.Errorf("a result without error: %s, %v", b, err)
+		}
+	}
+
+	old := `{"taskId":"t1","agent":"A","state":"TASK_STATE_FAILED","status":"ERROR",` +
+		`"error":{"Code":"EXECUTION_FAILED","Message":"boom","Retryable":false},"storedAt":"2023-11-14T22:13:20Z"}`
+	var back StoredResult
+	if err := json.Unmarshal([]byte(old), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Error == nil || back.Error.Code != a2a.CodeExecutionFailed || back.Error.Message != "boom" || back.Error.Retryable {
+		t.Errorf("old shape read as %+v", back.Error)
+	}
+	if err := json.Unmarshal(fast, &back); err != nil || back.Error.Code != a2a.CodeTimeout || !back.Error.Retryable {
+		t.Errorf("new shape read as %+v, %v", back.Error, err)
+	}
+}

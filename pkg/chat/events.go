@@ -1,0 +1,33 @@
+package chat
+
+import (
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The kinds of Event.
+const (
+	// EventTurn: a turn was appended to the conversation (by any process):
+	// user, assistant, tool, notification.
+	EventTurn EventKind = iota + 1
+	// EventStatus: a status update of a sub-task this process started. It
+	// is shown to people, never put into the model's context.
+	EventStatus
+	// EventRun: this process started running the model for the session's
+	// new inputs (Seq is the newest turn it answers).
+	EventRun
+)
+
+// Event is what a Session reports to its front end (Options.OnEvent).
+type Event struct {
+	Kind EventKind
+	// Turn is the appended turn (EventTurn).
+	Turn memory.Turn
+	// Status is the sub-task's update (EventStatus).
+	Status *a2a.TaskStatus
+	// Seq is the newest turn a run answers (EventRun).
+	Seq int64
+}

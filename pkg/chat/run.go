@@ -1,0 +1,328 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/internal/redact"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/llm"
+	"github.com/a2abus/a2abus/pkg/tools"
+)
+
+// Run watches the conversation and, holding the session's lease, runs the
+// model for every input not handled yet, until ctx is done or Close is
+// called. It fails only when the conversation cannot be read.
+func (s *Session) Run(ctx context.Context) error {
+	s.closeMu.Lock()
+	if !s.started.CompareAndSwap(false, true) {
+		s.closeMu.Unlock()
+		if s.ctx.Err() != nil {
+			return ErrClosed
+		}
+		return ErrRunning
+	}
+	s.closeMu.Unlock()
+	defer close(s.done)
+	stop := context.AfterFunc(ctx, s.stop)
+	defer stop()
+	ctx = s.ctx
+	defer func() { _ = s.set.Close() }() // stops following the sub-tasks' status updates
+	defer s.stop()
+
+	n, err := readInt(ctx, s.opts.Memory, s.keys.handled)
+	if err != nil {
+		return fmt.Errorf("chat: read the cursor of %q: %w", s.opts.SessionID, err)
+	}
+	s.state.handle(n)
+	turns, err := s.opts.Memory.SubscribeTurns(ctx, s.opts.SessionID, 0)
+	if err != nil {
+		return fmt.Errorf("chat: subscribe to the conversation %q: %w", s.opts.SessionID, err)
+	}
+	tick := time.NewTicker(s.opts.PollInterval)
+	defer tick.Stop()
+	var (
+		running   bool
+		results   = make(chan error, 1)
+		notBefore time.Time
+	)
+	defer func() {
+		s.stop() // a run still going gives up: the next holder of the lease answers its inputs
+		if running {
+			<-results
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_ = s.lease.Release(rctx)
+	}()
+	for {
+		if !running && time.Now().After(notBefore) {
+			if last, ok := s.claim(ctx); ok {
+				running = true
+				go func() { results <- s.run(ctx, last) }()
+			}
+		}
+		select {
+		case t, ok := <-turns:
+			if !ok {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fmt.Errorf("chat: the subscription to %q ended: %w", s.opts.SessionID, ErrClosed)
+			}
+			s.state.add(t)
+			s.emit(Event{Kind: EventTurn, Turn: t})
+		case err := <-results:
+			running = false
+			if err != nil && ctx.Err() == nil {
+				// The run could not even record its failure: retry later, not in a hot loop.
+				notBefore = time.Now().Add(s.opts.PollInterval)
+			}
+			if s.state.pending() == 0 {
+				if err := s.lease.Release(ctx); err != nil && ctx.Err() == nil {
+					s.log.Warn("chat: release the run lease", zap.Error(err))
+				}
+			}
+		case <-tick.C:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// claim takes the lease when an input is waiting, checks the cursor in
+// memory under it, and returns the seq of the newest turn the run answers.
+func (s *Session) claim(ctx context.Context) (int64, bool) {
+	if s.state.pending() == 0 {
+		return 0, false
+	}
+	_, _, last := s.state.snapshot()
+	if last < s.mustSee.Load() {
+		return 0, false // this process's last step is not back from the subscription yet
+	}
+	ok, err := s.lease.Acquire(ctx)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("chat: take the run lease", zap.Error(err))
+		}
+		return 0, false
+	}
+	n, err := readInt(ctx, s.opts.Memory, s.keys.handled)
+	if err != nil {
+		s.log.Warn("chat: read the cursor", zap.Error(err))
+		return 0, false
+	}
+	s.state.handle(n)
+	if s.state.pending() == 0 {
+		_ = s.lease.Release(ctx)
+		return 0, false
+	}
+	return last, true
+}
+
+// storeAttempts bounds the retries of a step's batch when memory is unavailable.
+const storeAttempts = 4
+
+// run runs the model once for the inputs up to seq last, holding the
+// lease (renewed meanwhile), and stores every finished step; a failure is
+// stored as a KindError turn. It returns an error only when that record
+// could not be stored either.
+func (s *Session) run(ctx context.Context, last int64) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go s.renew(ctx, cancel)
+	s.emit(Event{Kind: EventRun, Seq: last})
+
+	turns, started, _ := s.state.snapshot()
+	i := len(turns)
+	for i > 0 && turns[i-1].Seq > last {
+		i--
+	}
+	spent, err := readInt(ctx, s.opts.Memory, s.keys.tokens)
+	if err != nil {
+		return s.fail(ctx, last, 0, fmt.Errorf("chat: read the tokens spent by %q: %w", s.opts.SessionID, err))
+	}
+	m := &meter{Client: s.opts.Model}
+	d := &dispatcher{tools: s.set, results: map[string]callResult{}}
+	runID := uuid.NewString()[:8]
+	step := 0
+	budget := int64(s.opts.Chat.TokenBudget)
+	loop := llm.Loop{
+		Client: m, Tools: s.set.LLMTools(), Dispatch: d.run, MaxRounds: s.opts.Chat.MaxToolRounds,
+		OnStep: func(ctx context.Context, msgs []llm.Message) error {
+			step++
+			return s.storeStep(ctx, last, runID, step, msgs, d, spent+m.total)
+		},
+		BeforeRequest: func(llm.Usage) error {
+			if budget > 0 && spent+m.total >= budget {
+				return fmt.Errorf("%w: session %q has spent %d tokens of its budget of %d (chat.token_budget)", ErrBudgetExhausted, s.opts.SessionID, spent+m.total, budget)
+			}
+			return nil
+		},
+	}
+	history := History(s.opts.Chat.SystemPrompt, turns[:i], started, s.opts.Chat.MaxHistoryTurns, s.opts.Chat.MaxHistoryChars)
+	_, err = loop.Run(ctx, history)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errSuperseded), errors.Is(context.Cause(ctx), errSuperseded):
+		s.log.Info("chat: another process answered these turns", zap.Int64("handled_to", last))
+		return nil
+	case s.ctx.Err() != nil:
+		return nil // closing: the next holder of the lease answers them
+	}
+	return s.fail(ctx, last, spent+m.total, err)
+}
+
+// renew keeps the lease while the run lasts; a lost lease stops the run.
+func (s *Session) renew(ctx context.Context, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(s.opts.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			ok, err := s.lease.Renew(ctx)
+			if err == nil && !ok {
+				cancel(errSuperseded)
+				return
+			}
+		}
+	}
+}
+
+// callResult is what the dispatcher noted of one tool call.
+type callResult struct {
+	failed bool
+	task   string // the sub-task invoke_agent started
+}
+
+// dispatcher runs the tool calls of one run and notes their outcomes for the stored turns.
+type dispatcher struct {
+	tools   *tools.Set
+	results map[string]callResult // by call id; the loop runs calls one at a time
+}
+
+func (d *dispatcher) run(ctx context.Context, call llm.ToolCall) (string, bool) {
+	out, failed := d.tools.Run(ctx, call)
+	r := callResult{failed: failed}
+	if !failed && call.Name == "invoke_agent" {
+		var inv tools.InvokeResult
+		if json.Unmarshal([]byte(out), &inv) == nil {
+			r.task = inv.TaskID
+		}
+	}
+	d.results[call.ID] = r
+	return out, failed
+}
+
+// answerOnce is the once id of the answer (or failure) to the inputs up to last:
+// two runs over the same inputs can never both answer.
+func answerOnce(last int64) string { return "chat/" + strconv.FormatInt(last, 10) + "/answer" }
+
+// storeStep stores one finished step in one batch: the final answer with
+// the cursor, or an assistant turn with tool calls and all its results;
+// the tokens spent go with either.
+func (s *Session) storeStep(ctx context.Context, last int64, runID string, step int, msgs []llm.Message, d *dispatcher, spent int64) error {
+	sess := s.opts.SessionID
+	var ops []memory.Op
+	final := len(msgs) == 1 && len(msgs[0].ToolCalls) == 0
+	if final {
+		t := memory.Turn{Role: memory.RoleAssistant, Content: msgs[0].Content, Meta: map[string]string{
+			MetaKind: KindAnswer, MetaHandledTo: strconv.FormatInt(last, 10)}}
+		ops = append(ops, memory.AppendTurnOnceOp(sess, answerOnce(last), t), memory.SetOp(s.keys.handled, intValue(last), s.opts.StateTTL))
+	} else {
+		calls := msgs[0].ToolCalls
+		names := map[string]string{}
+		for _, c := range calls {
+			names[c.ID] = c.Name
+		}
+		raw, err := json.Marshal(calls)
+		if err != nil {
+			return fmt.Errorf("chat: encode the tool calls: %w", err)
+		}
+		prefix := fmt.Sprintf("chat/%d/%s/%d/", last, runID, step)
+		ops = append(ops, memory.AppendTurnOnceOp(sess, prefix+"0", memory.Turn{Role: memory.RoleAssistant, Content: msgs[0].Content,
+			Meta: map[string]string{MetaKind: KindToolCalls, MetaToolCalls: string(raw)}}))
+		for i, m := range msgs[1:] {
+			meta := map[string]string{MetaKind: KindToolResult, MetaToolCallID: m.ToolCallID, MetaTool: names[m.ToolCallID]}
+			if r := d.results[m.ToolCallID]; r.failed {
+				meta[MetaToolError] = "true"
+			} else if r.task != "" {
+				meta[MetaStartedTask] = r.task
+			}
+			ops = append(ops, memory.AppendTurnOnceOp(sess, prefix+strconv.Itoa(i+1), memory.Turn{Role: memory.RoleTool, Content: m.Content, Meta: meta}))
+		}
+	}
+	ops = append(ops, memory.SetOp(s.keys.tokens, intValue(spent), s.opts.StateTTL))
+	res, err := s.batch(ctx, ops)
+	if err != nil {
+		return fmt.Errorf("chat: store a step of the turns up to %d of %q: %w", last, sess, err)
+	}
+	if final && !res[0].Applied {
+		return errSuperseded
+	}
+	for _, r := range res {
+		if r.Turn.Seq > s.mustSee.Load() {
+			s.mustSee.Store(r.Turn.Seq)
+		}
+	}
+	return nil
+}
+
+// fail records a failed run as a KindError turn that handles its inputs.
+func (s *Session) fail(ctx context.Context, last, spent int64, cause error) error {
+	code := "model"
+	switch {
+	case errors.Is(cause, ErrBudgetExhausted):
+		code = "budget"
+	case errors.Is(cause, llm.ErrMaxToolRounds):
+		code = "tool_rounds"
+	case errors.Is(cause, memory.ErrUnavailable), errors.Is(cause, memory.ErrClosed):
+		code = "memory"
+	}
+	msg := redact.String(cause.Error())
+	s.log.Warn("chat: the model could not answer", zap.Int64("handled_to", last), zap.String("code", code), zap.Error(cause))
+	t := memory.Turn{Role: memory.RoleAssistant, Content: "I could not answer: " + msg, Meta: map[string]string{
+		MetaKind: KindError, MetaHandledTo: strconv.FormatInt(last, 10), MetaError: msg, MetaErrorCode: code}}
+	ops := []memory.Op{memory.AppendTurnOnceOp(s.opts.SessionID, answerOnce(last), t), memory.SetOp(s.keys.handled, intValue(last), s.opts.StateTTL)}
+	if spent > 0 {
+		ops = append(ops, memory.SetOp(s.keys.tokens, intValue(spent), s.opts.StateTTL))
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	res, err := s.batch(ctx, ops)
+	if err != nil {
+		s.log.Error("chat: record a failed turn", zap.Error(err))
+		return fmt.Errorf("chat: record the failure of the turns up to %d of %q: %w", last, s.opts.SessionID, err)
+	}
+	if res[0].Turn.Seq > s.mustSee.Load() {
+		s.mustSee.Store(res[0].Turn.Seq)
+	}
+	return nil
+}
+
+// batch runs ops, again while memory is unavailable (every op is idempotent).
+func (s *Session) batch(ctx context.Context, ops []memory.Op) ([]memory.OpResult, error) {
+	backoff := 50 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		res, err := s.opts.Memory.Batch(ctx, ops...)
+		if err == nil || attempt == storeAttempts || !errors.Is(err, memory.ErrUnavailable) {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, errors.Join(err, ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff *= 2
+	}
+}

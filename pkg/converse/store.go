@@ -1,0 +1,161 @@
+package converse
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/a2abus/a2abus/memory"
+)
+
+// Working-memory layout of conversation <id>:
+//
+//	converse/<id>                  the record (Conversation, JSON)
+//	converse/<id>/lease            the driving process's token (TTL: the lease)
+//	converse/<id>/sent/<turn>-<n>  set before the n-th send of a turn
+//	session converse-<id>          the calls' session (results, call history)
+//	session converse-<id>.control  the control log: one turn per command
+const keyPrefix = "converse/"
+
+var idPattern = regexp.MustCompile(`^cv[0-9a-f]{20}$`)
+
+// NewID returns a new conversation id: "cv" and 20 hex digits, safe in
+// keys, session ids and routing keys.
+func NewID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:])
+	return "cv" + hex.EncodeToString(b[:])
+}
+
+// ValidateID reports whether id may name a conversation.
+func ValidateID(id string) error {
+	if !idPattern.MatchString(id) {
+		return fmt.Errorf("%w: conversation id %q must match %s", ErrInvalidCommand, id, idPattern)
+	}
+	return nil
+}
+
+func recordKey(id string) string { return keyPrefix + id }
+func leaseKey(id string) string  { return keyPrefix + id + "/lease" }
+func sentKey(id string, turn, attempt int) string {
+	return fmt.Sprintf("%s%s/sent/%d-%d", keyPrefix, id, turn, attempt)
+}
+
+// SessionOf is the session id of conversation id's calls.
+func SessionOf(id string) string { return "converse-" + id }
+
+// ControlSession is the session holding conversation id's control log.
+func ControlSession(id string) string { return "converse-" + id + ".control" }
+
+// store reads and writes conversation records.
+type store struct {
+	mem memory.Memory
+	ttl time.Duration
+}
+
+// Load returns the record of conversation id from mem: ErrNotFound when
+// there is none.
+func Load(ctx context.Context, mem memory.Store, id string) (*Conversation, error) {
+	if err := ValidateID(id); err != nil {
+		return nil, err
+	}
+	raw, err := mem.Get(ctx, recordKey(id))
+	if errors.Is(err, memory.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("converse: load %s: %w", id, err)
+	}
+	var c Conversation
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("converse: decode record of %s: %w", id, err)
+	}
+	return &c, nil
+}
+
+// create stores a new record; it fails if one exists.
+func (s store) create(ctx context.Context, c *Conversation) error {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("converse: encode record of %s: %w", c.ID, err)
+	}
+	ok, err := s.mem.SetIfAbsent(ctx, recordKey(c.ID), raw, s.ttl)
+	if err != nil {
+		return fmt.Errorf("converse: create %s: %w", c.ID, err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: conversation %s exists", ErrInvalidSpec, c.ID)
+	}
+	return nil
+}
+
+// save writes the record; only the lease holder calls it.
+func (s store) save(ctx context.Context, c *Conversation) error {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("converse: encode record of %s: %w", c.ID, err)
+	}
+	if err := s.mem.Set(ctx, recordKey(c.ID), raw, s.ttl); err != nil {
+		return fmt.Errorf("converse: save %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// lease is conversation id's drive lease, held by token.
+func (s store) lease(id, token string, ttl time.Duration) memory.Lease {
+	return memory.Lease{Store: s.mem, Key: leaseKey(id), Owner: token, TTL: ttl}
+}
+
+// acquire takes conversation id's lease for token; false when another holds it.
+func (s store) acquire(ctx context.Context, id, token string, ttl time.Duration) (bool, error) {
+	ok, err := s.lease(id, token, ttl).Acquire(ctx)
+	if err != nil {
+		return false, fmt.Errorf("converse: %s: %w", id, err)
+	}
+	return ok, nil
+}
+
+// renew extends token's lease (taking it again if it expired untaken);
+// ErrLeaseLost when another took it.
+func (s store) renew(ctx context.Context, id, token string, ttl time.Duration) error {
+	ok, err := s.lease(id, token, ttl).Renew(ctx)
+	if err != nil {
+		return fmt.Errorf("converse: %s: %w", id, err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s is driven by another process", ErrLeaseLost, id)
+	}
+	return nil
+}
+
+// release gives token's lease up (best effort: it expires anyway).
+func (s store) release(ctx context.Context, id, token string) {
+	_ = s.lease(id, token, 0).Release(ctx)
+}
+
+// Driven reports whether a process holds conversation id's lease now.
+func Driven(ctx context.Context, mem memory.Store, id string) (bool, error) {
+	_, err := mem.Get(ctx, leaseKey(id))
+	if errors.Is(err, memory.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("converse: read the lease of %s: %w", id, err)
+	}
+	return true, nil
+}
+
+// claimSend marks the attempt-th send of turn as started; false when a
+// process marked it before (it may have sent it).
+func (s store) claimSend(ctx context.Context, id string, turn, attempt int, token string) (bool, error) {
+	ok, err := s.mem.SetIfAbsent(ctx, sentKey(id, turn, attempt), []byte(token), s.ttl)
+	if err != nil {
+		return false, fmt.Errorf("converse: mark send %d-%d of %s: %w", turn, attempt, id, err)
+	}
+	return ok, nil
+}

@@ -1,0 +1,168 @@
+package execbridge_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/pkg/execbridge"
+)
+
+// childEnv makes the test binary run as the agent process (testChild)
+// instead of the tests; its value is the mode: "card" sends a card, "nocard"
+// none, "future" a card of a later protocol version, "silent" nothing at all.
+const childEnv = "EXECBRIDGE_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(childEnv); mode != "" {
+		os.Exit(testChild(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// childCard is the card the test child sends.
+const childCard = `{"agentName":"GoChild","description":"the test child","version":"1.0","skills":[
+ {"id":"echo","name":"Echo","description":"echoes"},{"id":"progress","name":"Progress","description":"reports progress"},
+ {"id":"fail","name":"Fail","description":"fails"},{"id":"sleep","name":"Sleep","description":"waits for a cancel"},
+ {"id":"call","name":"Call","description":"calls another agent"},{"id":"junk","name":"Junk","description":"breaks the protocol"},
+ {"id":"crash","name":"Crash","description":"exits"},{"id":"gate","name":"Gate","description":"answers once n requests run at once"}]}`
+
+// testChild speaks the protocol on stdin and stdout, one goroutine per
+// request, as any multiplexing agent process would.
+func testChild(mode string) int {
+	out := json.NewEncoder(os.Stdout)
+	var wmu sync.Mutex
+	send := func(f execbridge.Frame) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		_ = out.Encode(f)
+	}
+	raw := func(line string) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		fmt.Fprintln(os.Stdout, line)
+	}
+	fmt.Fprintln(os.Stderr, "child starting")
+	switch mode {
+	case "card":
+		send(execbridge.Frame{Type: execbridge.TypeAgentCard, Version: 1, Card: json.RawMessage(childCard)})
+	case "future":
+		send(execbridge.Frame{Type: execbridge.TypeAgentCard, Version: 99, Card: json.RawMessage(childCard)})
+	case "crashy": // a card, then an exit: every run
+		send(execbridge.Frame{Type: execbridge.TypeAgentCard, Card: json.RawMessage(childCard)})
+		time.Sleep(50 * time.Millisecond)
+		return 3
+	case "silent":
+		time.Sleep(time.Minute)
+		return 0
+	}
+	var (
+		mu      sync.Mutex
+		cancels = map[string]chan struct{}{}
+		calls   = map[string]chan execbridge.Frame{}
+		gate    = map[int][]string{} // request ids waiting at the gate, by n
+	)
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	for in.Scan() {
+		var f execbridge.Frame
+		if err := json.Unmarshal(in.Bytes(), &f); err != nil {
+			fmt.Fprintln(os.Stderr, "bad line from host:", err)
+			continue
+		}
+		switch f.Type {
+		case execbridge.TypeTaskCancel:
+			fmt.Fprintln(os.Stderr, "cancel received for", f.RequestID)
+			mu.Lock()
+			if ch, ok := cancels[f.RequestID]; ok {
+				close(ch)
+				delete(cancels, f.RequestID)
+			}
+			mu.Unlock()
+		case execbridge.TypeInvokeResult:
+			mu.Lock()
+			ch := calls[f.CallID]
+			mu.Unlock()
+			if ch != nil {
+				ch <- f
+			}
+		case execbridge.TypeTaskRequest:
+			id := f.RequestID
+			result := func(text string) {
+				send(execbridge.Frame{Type: execbridge.TypeTaskResult, RequestID: id, Text: text})
+			}
+			switch f.Skill {
+			case "echo":
+				if _, err := time.Parse(time.RFC3339, f.Deadline); err != nil {
+					send(execbridge.Frame{Type: execbridge.TypeTaskError, RequestID: id, Code: "INVALID_INPUT", Message: "bad deadline: " + err.Error()})
+					continue
+				}
+				result(f.Text)
+			case "progress":
+				for _, p := range []float64{25, 75} {
+					send(execbridge.Frame{Type: execbridge.TypeTaskProgress, RequestID: id, Message: fmt.Sprintf("at %v%%", p), Percent: &p})
+				}
+				send(execbridge.Frame{Type: execbridge.TypeTaskResult, RequestID: id, Text: "done", Data: json.RawMessage(`{"n":2}`),
+					Confidence: "high", Warnings: []string{"just a test"}, Status: "PARTIAL"})
+			case "fail":
+				send(execbridge.Frame{Type: execbridge.TypeTaskError, RequestID: id, Code: "INVALID_INPUT", Message: "no good: " + f.Text})
+			case "sleep":
+				ch := make(chan struct{})
+				mu.Lock()
+				cancels[id] = ch
+				mu.Unlock()
+				send(execbridge.Frame{Type: execbridge.TypeTaskProgress, RequestID: id, Message: "sleeping"})
+				go func() {
+					<-ch
+					send(execbridge.Frame{Type: execbridge.TypeTaskError, RequestID: id, Code: "CANCELED", Message: "cancelled by the host"})
+				}()
+			case "call":
+				var target struct{ Agent, Skill, Text string }
+				_ = json.Unmarshal(f.Input, &target)
+				callID := "c-" + id
+				ch := make(chan execbridge.Frame, 1)
+				mu.Lock()
+				calls[callID] = ch
+				mu.Unlock()
+				send(execbridge.Frame{Type: execbridge.TypeInvoke, RequestID: id, CallID: callID, Agent: target.Agent, Skill: target.Skill, Text: target.Text})
+				go func() {
+					r := <-ch
+					if r.Status == "ERROR" {
+						send(execbridge.Frame{Type: execbridge.TypeTaskError, RequestID: id, Code: r.Code, Message: "call failed: " + r.Message})
+						return
+					}
+					result(fmt.Sprintf("%s said %q (task %s)", r.Agent, r.Text, r.SubTaskID))
+				}()
+			case "junk":
+				raw("this is not json")
+				raw(`{"no":"type"}`)
+				raw(`{"type":"task.sing","request_id":"` + id + `"}`)
+				raw(`{"type":"task.result","request_id":"nobody","text":"lost"}`)
+				result("survived")
+				raw(`{"type":"task.result","request_id":"` + id + `","text":"twice"}`)
+			case "crash":
+				fmt.Fprintln(os.Stderr, "crashing on purpose")
+				os.Exit(3)
+			case "gate":
+				var n int
+				_ = json.Unmarshal(f.Input, &n)
+				mu.Lock()
+				gate[n] = append(gate[n], id)
+				if len(gate[n]) == n {
+					for _, waiting := range gate[n] {
+						send(execbridge.Frame{Type: execbridge.TypeTaskResult, RequestID: waiting, Text: fmt.Sprintf("%d at once", n)})
+					}
+					delete(gate, n)
+				}
+				mu.Unlock()
+			default:
+				send(execbridge.Frame{Type: execbridge.TypeTaskError, RequestID: id, Code: "SKILL_NOT_SUPPORTED", Message: f.Skill})
+			}
+		}
+	}
+	return 0 // end of input: the host stops us
+}

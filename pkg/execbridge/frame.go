@@ -1,0 +1,240 @@
+package execbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/schema"
+)
+
+// Version is the version of the NDJSON protocol this host speaks
+// (docs/ndjson.md). The host announces it in its hello frame; a child
+// announces its own in its agent.card frame, and a child that speaks a
+// later version is refused.
+const Version = 1
+
+// The frame types (the "type" field of every line).
+const (
+	// host → child
+	TypeHello        = "hello"
+	TypeTaskRequest  = "task.request"
+	TypeTaskCancel   = "task.cancel"
+	TypeInvokeResult = "invoke.result"
+	// child → host
+	TypeAgentCard    = "agent.card"
+	TypeTaskProgress = "task.progress"
+	TypeTaskResult   = "task.result"
+	TypeTaskError    = "task.error"
+	TypeInvoke       = "invoke"
+)
+
+// Errors about frames and cards.
+var (
+	// ErrBadCard: an agent card (the child's agent.card frame or --card) is not usable.
+	ErrBadCard = errors.New("execbridge: bad agent card")
+	// ErrVersion: the child speaks a protocol version this host does not.
+	ErrVersion = errors.New("execbridge: unsupported protocol version")
+)
+
+// Frame is one line of the protocol: a JSON object whose Type says which
+// of the other fields it uses (docs/ndjson.md lists them per type).
+type Frame struct {
+	Type    string `json:"type"`
+	Version int    `json:"version,omitempty"` // hello, agent.card
+	// Card is the agent card (agent.card), in the well-known-agents.json shape.
+	Card        json.RawMessage `json:"card,omitempty"`
+	Concurrency int             `json:"concurrency,omitempty"` // hello
+
+	RequestID string `json:"request_id,omitempty"`
+	// task.request
+	TaskID    string          `json:"task_id,omitempty"`
+	Skill     string          `json:"skill,omitempty"` // also invoke
+	Text      string          `json:"text,omitempty"`  // also task.result, invoke, invoke.result
+	Input     json.RawMessage `json:"input,omitempty"` // also invoke
+	SessionID string          `json:"session_id,omitempty"`
+	Caller    string          `json:"caller,omitempty"`
+	Deadline  string          `json:"deadline,omitempty"` // RFC 3339
+	// task.progress; Message is also the message of task.error and a failed invoke.result.
+	Message string   `json:"message,omitempty"`
+	Percent *float64 `json:"percent,omitempty"`
+	// task.result, invoke.result
+	Data       json.RawMessage `json:"data,omitempty"`
+	Confidence string          `json:"confidence,omitempty"`
+	Warnings   []string        `json:"warnings,omitempty"`
+	// Status is a task.result's SUCCESS (default) or PARTIAL; an invoke.result's SUCCESS, PARTIAL or ERROR.
+	Status string `json:"status,omitempty"`
+	// Code is the error code of task.error and of a failed invoke.result.
+	Code string `json:"code,omitempty"`
+	// invoke, invoke.result
+	CallID    string `json:"call_id,omitempty"`
+	Agent     string `json:"agent,omitempty"`
+	TimeoutMs int64  `json:"timeout_ms,omitempty"` // invoke
+	SubTaskID string `json:"sub_task_id,omitempty"`
+}
+
+// deadlineLayout is RFC 3339 with milliseconds: every language's parser reads it.
+const deadlineLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// formatDeadline renders t for a task.request.
+func formatDeadline(t time.Time) string { return t.UTC().Format(deadlineLayout) }
+
+// Card is an agent card in the well-known-agents.json shape: what a child
+// sends in its agent.card frame and what --card files hold.
+type Card = directory.WellKnownAgent
+
+// ParseCard decodes and checks a card: one JSON object in the
+// well-known-agents.json shape (unknown fields refused), with a valid agent
+// name, at least one skill, valid and unique skill ids, and valid input
+// schemas. A problem is an error wrapping ErrBadCard that names it.
+func ParseCard(raw []byte) (*Card, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, fmt.Errorf("%w: want a JSON object with agentName, description, version and skills", ErrBadCard)
+	}
+	var c Card
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrBadCard, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if err := checkCard(&c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// checkCard checks what a bridged agent needs of its card: a valid name,
+// skills with valid, unique ids, and input schemas of listed skills that compile.
+func checkCard(c *Card) error {
+	if err := a2a.ValidateAgentName(c.AgentName); err != nil {
+		return fmt.Errorf("%w: agentName: %w", ErrBadCard, err)
+	}
+	if len(c.Skills) == 0 {
+		return fmt.Errorf("%w: agent %q lists no skills: a bridged agent serves the skills its card lists", ErrBadCard, c.AgentName)
+	}
+	seen := map[string]int{}
+	for i, s := range c.Skills {
+		if err := a2a.ValidateSkillID(s.ID); err != nil {
+			return fmt.Errorf("%w: agent %q: skills[%d]: %w", ErrBadCard, c.AgentName, i, err)
+		}
+		if j, dup := seen[s.ID]; dup {
+			return fmt.Errorf("%w: agent %q: skills[%d]: duplicate skill id %q (also skills[%d])", ErrBadCard, c.AgentName, i, s.ID, j)
+		}
+		seen[s.ID] = i
+	}
+	if err := a2a.ValidateInputSchemas("inputSchemas", c.InputSchemas, c.Card().Skills); err != nil {
+		return fmt.Errorf("%w: agent %q: %w", ErrBadCard, c.AgentName, err)
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.InputSchemas)) {
+		if _, err := schema.Compile(c.InputSchemas[id]); err != nil {
+			return fmt.Errorf("%w: agent %q: inputSchemas[%q]: %w", ErrBadCard, c.AgentName, id, err)
+		}
+	}
+	return nil
+}
+
+// LoadCard reads the card file of --card: one card object, or a
+// well-known-agents.json array holding exactly one.
+func LoadCard(path string) (*Card, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("execbridge: read card file: %w", err)
+	}
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		agents, err := directory.LoadWellKnown(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadCard, err)
+		}
+		if len(agents) != 1 {
+			return nil, fmt.Errorf("%w: %s holds %d agents, want exactly one", ErrBadCard, path, len(agents))
+		}
+		if err := checkCard(&agents[0]); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return &agents[0], nil
+	}
+	c, err := ParseCard(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// decodeFrame decodes one line. It returns a reason (for the protocol
+// violation log) when the line is not a JSON object with a type.
+func decodeFrame(line []byte) (*Frame, string) {
+	var f Frame
+	if err := json.Unmarshal(line, &f); err != nil {
+		return nil, "not a JSON object: " + strings.TrimPrefix(err.Error(), "json: ")
+	}
+	if f.Type == "" {
+		return nil, "no \"type\" field"
+	}
+	return &f, ""
+}
+
+// result turns a task.result frame into the handler's result; a bad field
+// is an error naming it.
+func resultOf(f *Frame) (*resultFields, error) {
+	r := &resultFields{status: a2a.StatusSuccess}
+	switch s := a2a.ResultStatus(strings.ToUpper(f.Status)); s {
+	case "", a2a.StatusSuccess:
+	case a2a.StatusPartial:
+		r.status = s
+	default:
+		return nil, fmt.Errorf("task.result: status %q: want SUCCESS or PARTIAL (a failure is a task.error)", f.Status)
+	}
+	if f.Confidence != "" {
+		c := a2a.Confidence(strings.ToUpper(f.Confidence))
+		switch c {
+		case a2a.ConfidenceHigh, a2a.ConfidenceMedium, a2a.ConfidenceLow, a2a.ConfidenceSpeculative:
+			r.confidence = c
+		default:
+			return nil, fmt.Errorf("task.result: confidence %q: want HIGH, MEDIUM, LOW or SPECULATIVE", f.Confidence)
+		}
+	}
+	if len(f.Data) > 0 && string(f.Data) != "null" {
+		var v any
+		if err := json.Unmarshal(f.Data, &v); err != nil {
+			return nil, fmt.Errorf("task.result: data: %w", err)
+		}
+		r.data = v
+	}
+	if f.Text == "" && r.data == nil {
+		return nil, errors.New("task.result: neither text nor data")
+	}
+	return r, nil
+}
+
+// resultFields are the checked fields of a task.result.
+type resultFields struct {
+	status     a2a.ResultStatus
+	confidence a2a.Confidence
+	data       any
+}
+
+// errorOf turns a task.error frame into the task's typed error; an unknown
+// or missing code becomes EXECUTION_FAILED (the code named in the message).
+func errorOf(f *Frame) *a2a.Error {
+	code := a2a.ErrorCode(strings.ToUpper(f.Code))
+	msg := f.Message
+	if msg == "" {
+		msg = "the agent failed without a message"
+	}
+	if !code.Valid() {
+		if f.Code != "" {
+			msg = fmt.Sprintf("%s (unknown error code %q)", msg, f.Code)
+		}
+		code = a2a.CodeExecutionFailed
+	}
+	return &a2a.Error{Code: code, Message: msg, Retryable: code.DefaultRetryable()}
+}

@@ -1,0 +1,233 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// params maps req onto the SDK's Chat Completions request.
+func (c *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
+	p := openai.ChatCompletionNewParams{
+		Model:       shared.ChatModel(c.opts.Model),
+		Temperature: openai.Float(c.opts.Temperature),
+	}
+	if req.MaxTokens < 0 {
+		return p, fmt.Errorf("max tokens must not be negative, got %d", req.MaxTokens)
+	}
+	// max_tokens, not max_completion_tokens: OpenAI still accepts it for
+	// chat models, and vLLM, Ollama, llama.cpp server and older LiteLLM
+	// releases know only max_tokens (they ignore the newer name, leaving the
+	// completion unbounded).
+	if n := req.MaxTokens; n > 0 {
+		p.MaxTokens = openai.Int(int64(n))
+	} else if n := c.opts.MaxTokens; n > 0 {
+		p.MaxTokens = openai.Int(int64(n))
+	}
+	if len(req.Messages) == 0 {
+		return p, fmt.Errorf("no messages")
+	}
+	p.Messages = make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages))
+	for i, m := range req.Messages {
+		msg, err := toMessage(m)
+		if err != nil {
+			return p, fmt.Errorf("message %d: %w", i, err)
+		}
+		p.Messages = append(p.Messages, msg)
+	}
+	for i, t := range req.Tools {
+		tool, err := toTool(t)
+		if err != nil {
+			return p, fmt.Errorf("tool %d (%s): %w", i, t.Name, err)
+		}
+		p.Tools = append(p.Tools, tool)
+	}
+	return p, nil
+}
+
+// toMessage maps one message.
+func toMessage(m Message) (openai.ChatCompletionMessageParamUnion, error) {
+	switch m.Role {
+	case RoleSystem:
+		return openai.SystemMessage(m.Content), nil
+	case RoleUser:
+		return openai.UserMessage(m.Content), nil
+	case RoleTool:
+		if m.ToolCallID == "" {
+			return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("a tool message needs the id of the call it answers")
+		}
+		return openai.ToolMessage(m.Content, m.ToolCallID), nil
+	case RoleAssistant:
+		var a openai.ChatCompletionAssistantMessageParam
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			a.Content.OfString = openai.String(m.Content)
+		}
+		for j, tc := range m.ToolCalls {
+			if tc.ID == "" || tc.Name == "" {
+				return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("tool call %d needs an id and a name, got %q and %q", j, tc.ID, tc.Name)
+			}
+			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+					ID:       tc.ID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
+				},
+			})
+		}
+		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+	default:
+		return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q (want system, user, assistant or tool)", m.Role)
+	}
+}
+
+// toTool maps one function tool; no parameters means an empty object.
+func toTool(t Tool) (openai.ChatCompletionToolUnionParam, error) {
+	if t.Name == "" {
+		return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("a tool needs a name")
+	}
+	params := shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
+	if len(bytes.TrimSpace(t.Parameters)) > 0 {
+		params = shared.FunctionParameters{}
+		if err := json.Unmarshal(t.Parameters, &params); err != nil {
+			return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("parameters must be a JSON Schema object: %w", err)
+		}
+	}
+	def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: params}
+	if t.Description != "" {
+		def.Description = openai.String(t.Description)
+	}
+	return openai.ChatCompletionFunctionTool(def), nil
+}
+
+// fromCompletion maps the first choice back. Tool calls without an id get
+// one (some local servers send none) so the tool message can name its call.
+func fromCompletion(cc *openai.ChatCompletion) (*Response, error) {
+	if cc == nil || len(cc.Choices) == 0 {
+		return nil, fmt.Errorf("the completion has no choices")
+	}
+	ch := cc.Choices[0]
+	msg := Message{Role: RoleAssistant, Content: ch.Message.Content}
+	if msg.Content == "" && ch.Message.Refusal != "" {
+		msg.Content = ch.Message.Refusal
+	}
+	for i, tc := range ch.Message.ToolCalls {
+		call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
+		if tc.Type == "custom" {
+			call.Name, call.Arguments = tc.Custom.Name, tc.Custom.Input
+		}
+		if call.Name == "" {
+			return nil, fmt.Errorf("tool call %d has no function name", i)
+		}
+		if call.ID == "" {
+			call.ID = fmt.Sprintf("call_%s_%d", cc.ID, i)
+		}
+		msg.ToolCalls = append(msg.ToolCalls, call)
+	}
+	return &Response{
+		Message:      msg,
+		Model:        cc.Model,
+		FinishReason: ch.FinishReason,
+		Usage: Usage{
+			PromptTokens:     int(cc.Usage.PromptTokens),
+			CompletionTokens: int(cc.Usage.CompletionTokens),
+			TotalTokens:      int(cc.Usage.TotalTokens),
+		},
+	}, nil
+}
+
+// maxErrorBody bounds the error body kept from a failed attempt.
+const maxErrorBody = 8 << 10
+
+// attempts records, through an SDK middleware run on every attempt, how
+// many were made and how the last one ended: the SDK reports a connection
+// failure or an unreadable error body without the status, and this keeps
+// the classification independent of what it decodes.
+type attempts struct {
+	mu     sync.Mutex
+	n      int
+	status int
+	body   []byte
+	err    error
+}
+
+func (a *attempts) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.n++
+	a.status, a.body, a.err = 0, nil, err
+	if res != nil {
+		a.status = res.StatusCode
+		if res.StatusCode >= 400 && res.Body != nil {
+			body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+			_ = res.Body.Close()
+			res.Body = io.NopCloser(bytes.NewReader(body))
+			a.body = body
+		}
+	}
+	return res, err
+}
+
+func (a *attempts) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
+}
+
+func (a *attempts) last() (n, status int, body []byte, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n, a.status, a.body, a.err
+}
+
+// bodyMessage reads an error message from an error body: OpenAI's
+// {"error": {"message": …}}, {"error": "…"}, {"message": …} or {"detail": …}
+// (shapes local servers use), else the text itself; one line, bounded.
+func bodyMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var nested struct {
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &nested) == nil && nested.Message != "":
+			return oneLine(nested.Message)
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return oneLine(s)
+		case v.Message != "":
+			return oneLine(v.Message)
+		case v.Detail != nil:
+			return oneLine(fmt.Sprint(v.Detail))
+		}
+	}
+	return oneLine(string(body))
+}
+
+// maxMessage bounds the endpoint message quoted in an error.
+const maxMessage = 300
+
+// oneLine folds s onto one line of at most maxMessage bytes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

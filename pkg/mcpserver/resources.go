@@ -1,0 +1,175 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/caller"
+)
+
+// The result resources: a task's result is the resource whose URI is
+// URIScheme followed by its working-memory key, the memory_key invoke_agent
+// returns: a2a://session/<session>/a2a/<agent>/<task>/result.
+const (
+	// URIScheme starts every result URI.
+	URIScheme = "a2a://"
+	// ResultTemplate is the URI template (RFC 6570) of the result resources.
+	ResultTemplate = URIScheme + "session/{session}/a2a/{agent}/{task}/result"
+)
+
+// ErrInvalidURI: a URI is not a result URI (see ResultTemplate).
+var ErrInvalidURI = errors.New("mcpserver: not a result URI")
+
+// ResultURI is the URI of the result stored at memoryKey.
+func ResultURI(memoryKey string) string { return URIScheme + memoryKey }
+
+// ResultKey is the working-memory key of a result URI; a URI of another
+// shape is an error wrapping ErrInvalidURI that says what is wrong.
+func ResultKey(uri string) (string, error) {
+	key, ok := strings.CutPrefix(uri, URIScheme)
+	if !ok {
+		return "", fmt.Errorf("%w: %q does not start with %q", ErrInvalidURI, uri, URIScheme)
+	}
+	parts := strings.Split(key, "/")
+	if len(parts) != 6 || parts[0] != "session" || parts[2] != "a2a" || parts[5] != "result" {
+		return "", fmt.Errorf("%w: %q is not of the form %s", ErrInvalidURI, uri, ResultTemplate)
+	}
+	want, err := memory.ResultKey(parts[1], parts[3], parts[4])
+	if err != nil {
+		return "", fmt.Errorf("%w: %q: %w", ErrInvalidURI, uri, err)
+	}
+	return want, nil
+}
+
+// read serves resources/read of a result of this session. A result that
+// is not there (yet), or of another session, is "resource not found".
+func (s *Session) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	key, err := ResultKey(uri)
+	if err != nil || !s.owns(key) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.readBound())
+	defer cancel()
+	value, err := s.srv.opts.Memory.Get(ctx, key)
+	if errors.Is(err, memory.ErrNotFound) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if err != nil {
+		err = s.srv.explain(ctx, fmt.Errorf("read %s: %w", uri, err), s.readBound())
+		s.srv.log.Info("mcp resource read failed", zap.String("session", s.id), zap.Error(err))
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(value)}}}, nil
+}
+
+// subscribe accepts a subscription to a result of this session (whether it
+// landed or not) and makes sure the session's conversation is watched.
+func (s *Session) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	if err := s.checkURI(req.Params.URI); err != nil {
+		return err
+	}
+	return s.watch(ctx, req.Session)
+}
+
+// unsubscribe accepts the end of a subscription to a URI subscribe would take.
+func (s *Session) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	return s.checkURI(req.Params.URI)
+}
+
+func (s *Session) checkURI(uri string) error {
+	key, err := ResultKey(uri)
+	if err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	if !s.owns(key) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("%q is not a result of this session; its results start with %q", uri, ResultURI(s.prefix))}
+	}
+	return nil
+}
+
+// watch starts, once, the watcher of the session's conversation: every
+// notification turn (caller.KindNotification) makes the subscribers of its
+// result's URI notified. It replays the conversation from the start, so a
+// result that landed before the subscription is notified too. The watcher
+// ends with the MCP session ss, the server's context or Close. A memory
+// that cannot be subscribed to is the subscription's error.
+func (s *Session) watch(ctx context.Context, ss *mcp.ServerSession) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watching {
+		return nil
+	}
+	if s.closed {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpserver: session closed"}
+	}
+	wctx, cancel := context.WithCancel(s.parent)
+	subCtx, subCancel := context.WithTimeout(ctx, s.readBound())
+	defer subCancel()
+	turns, err := s.subscribeTurns(subCtx, wctx)
+	if err != nil {
+		cancel()
+		err = s.srv.explain(subCtx, fmt.Errorf("watch the results of session %q: %w", s.id, err), s.readBound())
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	s.watching, s.cancel, s.done = true, cancel, make(chan struct{})
+	if ss != nil {
+		go func() {
+			_ = ss.Wait()
+			s.Close()
+		}()
+	}
+	go s.forward(wctx, turns, s.done)
+	return nil
+}
+
+// subscribeTurns subscribes, for the life of live, within the bound of
+// start: a memory that does not answer fails the start, never hangs it.
+func (s *Session) subscribeTurns(start, live context.Context) (<-chan memory.Turn, error) {
+	type sub struct {
+		ch  <-chan memory.Turn
+		err error
+	}
+	got := make(chan sub, 1)
+	go func() {
+		ch, err := s.srv.opts.Memory.SubscribeTurns(live, s.id, 0)
+		got <- sub{ch, err}
+	}()
+	select {
+	case r := <-got:
+		return r.ch, r.err
+	case <-start.Done():
+		go func() { // drain: the late subscription ends with live
+			if r := <-got; r.err == nil {
+				for range r.ch {
+				}
+			}
+		}()
+		return nil, fmt.Errorf("subscribe to the conversation: %w", start.Err())
+	}
+}
+
+// forward turns notification turns into resources/updated notifications.
+func (s *Session) forward(ctx context.Context, turns <-chan memory.Turn, done chan struct{}) {
+	defer close(done)
+	for t := range turns {
+		if t.Meta[caller.MetaKind] != caller.KindNotification || t.Meta[caller.MetaMemoryKey] == "" {
+			continue
+		}
+		uri := ResultURI(t.Meta[caller.MetaMemoryKey])
+		if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			s.srv.log.Warn("mcp: resource updated notification not sent", zap.String("uri", uri), zap.Error(err))
+		}
+	}
+	if ctx.Err() == nil {
+		s.srv.log.Warn("mcp: the session's conversation is no longer watched (working memory closed)", zap.String("session", s.id))
+	}
+}

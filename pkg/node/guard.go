@@ -1,0 +1,31 @@
+package node
+
+import (
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/pkg/guard"
+)
+
+// Guard builds the call guard of the policy and limits sections (policy.*,
+// limits.*): callers admit their calls through it, agents authorize their
+// tasks' callers with it. log receives the circuits' state changes.
+func Guard(cfg *config.Config, log *zap.Logger) (*guard.Guard, error) {
+	rules := make([]guard.Rule, len(cfg.Policy.Rules))
+	for i, r := range cfg.Policy.Rules {
+		rules[i] = guard.Rule{Caller: r.Caller, NoCalls: r.MayCall != nil && !*r.MayCall, Allow: r.Allow, Deny: r.Deny}
+	}
+	l := cfg.Limits
+	g, err := guard.New(guard.Config{
+		Policy: guard.Policy{Default: guard.Effect(cfg.Policy.Default), Rules: rules},
+		Limits: guard.Limits{MaxInFlight: l.MaxInFlight, Rate: l.Rate, Burst: l.Burst,
+			BreakerFailures: l.BreakerFailures, BreakerCooldown: l.BreakerCooldown},
+		Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build the call guard: %w", err)
+	}
+	return g, nil
+}

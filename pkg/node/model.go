@@ -1,0 +1,36 @@
+package node
+
+import (
+	"fmt"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/pkg/llm"
+)
+
+// modelHTTP sends every model request of the process: one connection pool
+// however many clients are built.
+var modelHTTP = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
+// Model builds the model client of the node's llm section (llm.base_url,
+// api_key, model, max_tokens, temperature, timeout, max_retries), logging
+// to the node's logger. With no base URL or model it returns an error
+// wrapping llm.ErrNotConfigured that names the keys and variables to set.
+func (n *Node) Model() (llm.Client, error) { return NewModel(n.Config.LLM, n.Log) }
+
+// NewModel is Node.Model for a program that has a configuration but no
+// node (one that needs only the model); log may be nil.
+func NewModel(cfg config.LLMConfig, log *zap.Logger) (llm.Client, error) {
+	c, err := llm.NewOpenAI(llm.Options{
+		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model,
+		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature,
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
+		HTTPClient: modelHTTP, Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("node: model: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,112 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2abus/a2abus/memory"
+)
+
+// Errors of Ready.
+var (
+	// ErrDraining: the process is stopping.
+	ErrDraining = errors.New("ops: draining")
+	// ErrBrokerDown: the broker connections are being re-dialled.
+	ErrBrokerDown = errors.New("ops: broker connection lost, reconnecting")
+	// ErrMemoryDown: working memory does not answer.
+	ErrMemoryDown = errors.New("ops: working memory does not answer")
+	// ErrNotRunning: an expected consumer (agent or caller) is not running.
+	ErrNotRunning = errors.New("ops: consumer not running")
+)
+
+// pingTimeout bounds the working-memory ping of one readiness check.
+const pingTimeout = 2 * time.Second
+
+// readiness tracks what /readyz answers.
+type readiness struct {
+	draining atomic.Bool
+
+	mu     sync.Mutex
+	broker BrokerState
+	memory memory.Memory
+	parts  map[string]*part
+}
+
+type part struct{ expected, running int }
+
+func (r *readiness) init() { r.parts = map[string]*part{} }
+
+func (r *readiness) watch(b BrokerState, m memory.Memory) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.broker, r.memory = b, m
+}
+
+func (r *readiness) get(name string) *part {
+	p := r.parts[name]
+	if p == nil {
+		p = &part{}
+		r.parts[name] = p
+	}
+	return p
+}
+
+func (r *readiness) expect(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.get(name).expected++
+}
+
+// running records a part starting or stopping; one that stops is expected
+// no more (it stopped on purpose, or its process is going down).
+func (r *readiness) running(name string, up bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.get(name)
+	if up {
+		p.running++
+		return
+	}
+	p.running = max(p.running-1, 0)
+	p.expected = max(p.expected-1, 0)
+	if p.running == 0 && p.expected == 0 {
+		delete(r.parts, name)
+	}
+}
+
+func (r *readiness) check(ctx context.Context) error {
+	if r.draining.Load() {
+		return ErrDraining
+	}
+	r.mu.Lock()
+	b, m := r.broker, r.memory
+	var idle []string
+	for name, p := range r.parts {
+		if p.running < p.expected {
+			idle = append(idle, name)
+		}
+	}
+	r.mu.Unlock()
+	var errs []error
+	if b != nil && !b.Connected() {
+		errs = append(errs, ErrBrokerDown)
+	}
+	if m != nil {
+		ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+		err := m.Ping(ctx)
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %w", ErrMemoryDown, err))
+		}
+	}
+	slices.Sort(idle)
+	for _, name := range idle {
+		errs = append(errs, fmt.Errorf("%w: %s", ErrNotRunning, name))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,198 @@
+package ops_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/bus/rabbitmq"
+	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/pkg/caller"
+)
+
+// proxy forwards TCP connections to a backend until it is cut: then it
+// closes every connection and refuses new ones until restored.
+type proxy struct {
+	ln      net.Listener
+	backend string
+
+	mu    sync.Mutex
+	down  bool
+	conns map[net.Conn]bool
+}
+
+func newProxy(t *testing.T, backend string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, backend: backend, conns: map[net.Conn]bool{}}
+	go p.serve()
+	t.Cleanup(func() { _ = ln.Close(); p.cut() })
+	return p
+}
+
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		down := p.down
+		p.mu.Unlock()
+		if down {
+			_ = c.Close()
+			continue
+		}
+		b, err := net.DialTimeout("tcp", p.backend, 5*time.Second)
+		if err != nil {
+			_ = c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns[c], p.conns[b] = true, true
+		p.mu.Unlock()
+		go func() { _, _ = io.Copy(b, c); _ = b.Close(); _ = c.Close() }()
+		go func() { _, _ = io.Copy(c, b); _ = b.Close(); _ = c.Close() }()
+	}
+}
+
+// cut closes every connection and refuses new ones.
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	for c := range p.conns {
+		_ = c.Close()
+	}
+	clear(p.conns)
+}
+
+// restore accepts connections again.
+func (p *proxy) restore() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
+}
+
+// TestReadinessFollowsTheBroker runs an agent and a caller on RabbitMQ
+// through a proxy: ready once they consume, not ready while the proxy cuts
+// the connections, ready again once they are re-dialled (a reconnect
+// counted), and not ready once the process drains.
+func TestReadinessFollowsTheBroker(t *testing.T) {
+	w := testworld.Real(t)
+	u, err := url.Parse(w.AMQPURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	dialCtx, cancelDial := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancelDial()
+	b, err := rabbitmq.Dial(dialCtx, rabbitmq.Options{URL: u.String(), Exchange: w.Exchange, ReconnectMin: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := newNode(t, testConfig(w), w, b)
+	ctx, drain := context.WithCancel(context.Background())
+	defer drain()
+	srv, err := n.StartOps(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	readyz := "http://" + srv.Addr().String() + "/readyz"
+	ready := func() (bool, string) {
+		status, body := get(t, readyz)
+		return status == 200, body
+	}
+
+	c, err := n.Caller(w.N("ReadyCaller"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, body := ready(); ok || !strings.Contains(body, "caller") {
+		t.Fatalf("ready before the caller runs: %q", body)
+	}
+	testworld.Start(t, c, caller.ErrClosed)
+	startAgent(t, n, w.N("ReadyAgent"), nil)
+	testenv.Eventually(t, "ready once the caller and agent consume", func() bool { ok, _ := ready(); return ok })
+
+	p.cut()
+	testenv.Eventually(t, "not ready while the broker is unreachable", func() bool {
+		ok, body := ready()
+		return !ok && strings.Contains(body, "broker")
+	})
+	if got, err := value(n.Ops.Registry(), "a2abus_broker_connected", map[string]string{}); err != nil || got != 0 {
+		t.Errorf("a2abus_broker_connected while cut = %v (%v), want 0", got, err)
+	}
+	p.restore()
+	testenv.Eventually(t, "ready again once reconnected", func() bool { ok, _ := ready(); return ok })
+	if got, err := value(n.Ops.Registry(), "a2abus_broker_reconnects_total", map[string]string{}); err != nil || got < 1 {
+		t.Errorf("a2abus_broker_reconnects_total = %v (%v), want at least 1", got, err)
+	}
+
+	drain()
+	testenv.Eventually(t, "not ready while draining", func() bool {
+		ok, body := ready()
+		return !ok && strings.Contains(body, "draining")
+	})
+	if status, _ := get(t, "http://"+srv.Addr().String()+"/healthz"); status != 200 {
+		t.Errorf("/healthz while draining: %d, want 200", status)
+	}
+}
+
+// TestPProfOnlyWhenAsked: /debug/pprof/ is absent by default and served
+// with ops.pprof; /healthz answers either way.
+func TestPProfOnlyWhenAsked(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		w := testworld.Embedded(t)
+		cfg := testConfig(w)
+		cfg.Ops.PProf = on
+		n := newNode(t, cfg, w, w.Connect(t))
+		srv, err := n.StartOps(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := "http://" + srv.Addr().String()
+		status, _ := get(t, base+"/debug/pprof/")
+		if want := map[bool]int{false: 404, true: 200}[on]; status != want {
+			t.Errorf("ops.pprof %v: /debug/pprof/ answered %d, want %d", on, status, want)
+		}
+		if status, body := get(t, base+"/healthz"); status != 200 || strings.TrimSpace(body) != "ok" {
+			t.Errorf("/healthz: %d %q", status, body)
+		}
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+}
+
+// TestNoListenerByDefault: the default configuration starts no listener
+// and counts no metrics (the parts get no observer).
+func TestNoListenerByDefault(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	w := testworld.Embedded(t)
+	cfg := testConfig(w)
+	cfg.Ops.Listen = ""
+	n := newNode(t, cfg, w, w.Connect(t))
+	if n.Ops != nil {
+		t.Errorf("node.Ops = %v with ops.listen empty and no OTEL_* variables, want nil", n.Ops)
+	}
+	srv, err := n.StartOps(context.Background())
+	if err != nil || srv != nil {
+		t.Errorf("StartOps = %v, %v; want no server", srv, err)
+	}
+	if err := srv.Close(); err != nil {
+		t.Errorf("Close of no server: %v", err)
+	}
+}

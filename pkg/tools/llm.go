@@ -1,0 +1,36 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/a2abus/a2abus/pkg/llm"
+)
+
+// LLMTools returns the offered tools as the model port offers them
+// (llm.Loop.Tools), in the order of Tools.
+func (s *Set) LLMTools() []llm.Tool {
+	out := make([]llm.Tool, len(s.tools))
+	for i, t := range s.tools {
+		out[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: json.RawMessage(slices.Clone(t.Parameters))}
+	}
+	return out
+}
+
+// Run runs one tool call of the model; it is an llm.Dispatch. It is the one
+// place a tool's error becomes a result the model reads: invalid JSON
+// arguments, an unknown tool, an argument that breaks the schema, an
+// *a2a.Error, an unknown task, working memory or the bus being down all
+// come back as ErrorResult's {"error":{code,message,retryable}} with
+// isError true; a success is the tool's JSON result.
+func (s *Set) Run(ctx context.Context, call llm.ToolCall) (result string, isError bool) {
+	out, err := s.Dispatch(ctx, call.Name, json.RawMessage(call.Arguments))
+	if err != nil {
+		return string(ErrorResult(err)), true
+	}
+	return string(out), false
+}
+
+// The Set's Run is the loop's dispatcher.
+var _ llm.Dispatch = (*Set)(nil).Run

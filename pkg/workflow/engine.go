@@ -1,0 +1,282 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/caller"
+)
+
+// Defaults of Options.
+const (
+	DefaultStateTTL       = 7 * 24 * time.Hour
+	DefaultLeaseTTL       = 6 * time.Second
+	DefaultMaxHandoffText = 2000
+)
+
+// Errors of the engine.
+var (
+	// ErrInvalidOptions: the options are incomplete or out of range.
+	ErrInvalidOptions = errors.New("workflow: invalid options")
+	// ErrWrongCaller: the run was started by another caller, the only one
+	// that can wait for its steps' tasks.
+	ErrWrongCaller = errors.New("workflow: run belongs to another caller")
+	// ErrLeaseLost: another engine took the run over (this one stalled past
+	// its lease); this one stopped driving it.
+	ErrLeaseLost = errors.New("workflow: lease on the run lost")
+	// ErrInvalidInput: a run's input is not a JSON object.
+	ErrInvalidInput = errors.New("workflow: invalid input")
+)
+
+// Options configures an Engine.
+type Options struct {
+	// Caller invokes the steps; its Run must be running (in this process).
+	// Runs are bound to its name: only a caller of that name resumes them.
+	Caller *caller.Caller
+	// Memory holds the runs' state. Required.
+	Memory memory.Memory
+	// StateTTL is how long a run's state is kept after its last change; default 7 days.
+	StateTTL time.Duration
+	// LeaseTTL is how long a run stays claimed by an engine that stopped
+	// renewing its claim (killed): a restarted engine resumes the run after
+	// at most that long. Default 6s.
+	LeaseTTL time.Duration
+	// MaxHandoffText bounds each prior output's text in the handoff; default 2000 characters.
+	MaxHandoffText int
+	// InstanceID names this engine in run leases; default a random UUID.
+	InstanceID string
+	// Logger receives one line per run outcome; nil means none.
+	Logger *zap.Logger
+}
+
+// Engine runs workflows on the bus through one caller, keeping every run's
+// state in working memory so that a run interrupted anywhere (the process
+// killed) is resumed by Execute or Resume with the same run id: no step
+// whose result landed runs again and none is lost.
+type Engine struct {
+	opts  Options
+	store store
+	log   *zap.Logger
+}
+
+// New validates opts and returns an engine.
+func New(opts Options) (*Engine, error) {
+	switch {
+	case opts.Caller == nil:
+		return nil, fmt.Errorf("%w: no caller", ErrInvalidOptions)
+	case opts.Memory == nil:
+		return nil, fmt.Errorf("%w: no working memory", ErrInvalidOptions)
+	case opts.StateTTL < 0 || opts.LeaseTTL < 0:
+		return nil, fmt.Errorf("%w: negative TTL", ErrInvalidOptions)
+	}
+	if opts.StateTTL == 0 {
+		opts.StateTTL = DefaultStateTTL
+	}
+	if opts.LeaseTTL == 0 {
+		opts.LeaseTTL = DefaultLeaseTTL
+	}
+	if opts.MaxHandoffText == 0 {
+		opts.MaxHandoffText = DefaultMaxHandoffText
+	}
+	if opts.InstanceID == "" {
+		opts.InstanceID = uuid.NewString()
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	return &Engine{opts: opts, store: store{mem: opts.Memory, ttl: opts.StateTTL}, log: opts.Logger}, nil
+}
+
+// RunOptions are what a run starts with; a run resumed keeps what it
+// started with and ignores them.
+type RunOptions struct {
+	// RunID names the run; default a new UUID. A run with this id that
+	// exists is resumed (or, ended, its report returned).
+	RunID string
+	// Input is the workflow's input, a JSON object (nil: {}); the
+	// workflow's Defaults fill the fields it lacks.
+	Input json.RawMessage
+	// Request is the original request, in the user's words.
+	Request string
+	// SessionID and UserID are the user context passed to every step.
+	SessionID, UserID string
+	// Constraints override the workflow's by key.
+	Constraints map[string]any
+	// OnEvent, when set, sees each step start and end.
+	OnEvent func(Event)
+}
+
+// Event is a step starting (an attempt invoked) or ending.
+type Event struct {
+	RunID   string
+	Step    *Step
+	Index   int // 1-based position in the workflow
+	Count   int
+	Phase   Phase
+	Attempt int
+	TaskID  string
+	Output  *Output
+	Err     error
+}
+
+// Execute runs wf (or, when a run of id RunOptions.RunID exists, resumes it
+// with the workflow it started with) to its end and returns its report. A
+// workflow outcome — SUCCESS, PARTIAL or ERROR — is the report's; an error
+// is returned only when the run could not be driven (ctx ended, working
+// memory failed, the lease was lost), and then the run stays resumable.
+func (e *Engine) Execute(ctx context.Context, wf *Workflow, ro RunOptions) (*Report, error) {
+	if wf == nil {
+		return nil, fmt.Errorf("%w: no workflow", ErrInvalid)
+	}
+	if err := wf.Validate(); err != nil {
+		return nil, err
+	}
+	if ro.RunID == "" {
+		ro.RunID = uuid.NewString()
+	}
+	if err := ValidateRunID(ro.RunID); err != nil {
+		return nil, err
+	}
+	return e.drive(ctx, ro.RunID, func() (*RunState, error) { return e.newRun(wf, ro) }, ro.OnEvent)
+}
+
+// Resume drives the stored run id to its end with the workflow it started
+// with (see Execute); an unknown run is an error wrapping ErrUnknownRun.
+func (e *Engine) Resume(ctx context.Context, id string, onEvent func(Event)) (*Report, error) {
+	if err := ValidateRunID(id); err != nil {
+		return nil, err
+	}
+	return e.drive(ctx, id, nil, onEvent)
+}
+
+// newRun builds the initial state of a run.
+func (e *Engine) newRun(wf *Workflow, ro RunOptions) (*RunState, error) {
+	input := map[string]any{}
+	if len(ro.Input) > 0 && string(ro.Input) != "null" {
+		if err := json.Unmarshal(ro.Input, &input); err != nil || input == nil {
+			return nil, fmt.Errorf("%w: the input must be a JSON object: %s", ErrInvalidInput, cut(string(ro.Input), 80))
+		}
+	}
+	for k, v := range wf.Defaults {
+		if _, ok := input[k]; !ok {
+			input[k] = v
+		}
+	}
+	raw, err := json.Marshal(input)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	constraints := maps.Clone(wf.Constraints)
+	if len(ro.Constraints) > 0 && constraints == nil {
+		constraints = map[string]any{}
+	}
+	maps.Copy(constraints, ro.Constraints)
+	return &RunState{ID: ro.RunID, Workflow: wf, Input: raw, Request: ro.Request, SessionID: ro.SessionID, UserID: ro.UserID,
+		StepSession: stepSession(ro.RunID), Constraints: constraints, Caller: e.opts.Caller.Name(), Status: StatusRunning,
+		Created: time.Now().UTC()}, nil
+}
+
+// drive claims run id, loads it (creating it with create when absent and
+// create is set) and runs its steps to the end.
+func (e *Engine) drive(ctx context.Context, id string, create func() (*RunState, error), onEvent func(Event)) (*Report, error) {
+	ctx, release, err := e.acquire(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	r, err := e.store.loadRun(ctx, id)
+	if errors.Is(err, ErrUnknownRun) && create != nil {
+		if r, err = create(); err == nil {
+			err = e.store.saveRun(ctx, r)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.Caller != e.opts.Caller.Name() {
+		return nil, fmt.Errorf("%w: run %s was started by caller %q, this engine's is %q", ErrWrongCaller, id, r.Caller, e.opts.Caller.Name())
+	}
+	steps, err := e.store.loadSteps(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != StatusRunning {
+		return buildReport(r, steps), nil // ended before: nothing runs again
+	}
+	rn := &runner{e: e, run: r, steps: steps, onEvent: onEvent}
+	if err := rn.runAll(ctx); err != nil {
+		if c := context.Cause(ctx); errors.Is(c, ErrLeaseLost) {
+			err = c
+		}
+		return nil, err
+	}
+	rep := buildReport(r, rn.snapshot())
+	r.Status, r.Ended = rep.Status, time.Now().UTC()
+	if err := e.store.saveRun(ctx, r); err != nil {
+		return nil, err
+	}
+	rep.Ended = r.Ended
+	e.log.Info("workflow run ended", zap.String("run", r.ID), zap.String("workflow", r.Workflow.Name),
+		zap.String("status", string(rep.Status)), zap.String("failed_step", rep.FailedStep), zap.Int("warnings", len(rep.Warnings)))
+	return rep, nil
+}
+
+// acquire claims run id for this engine (waiting while another holds it)
+// and keeps the claim until release; the returned context ends, with
+// cause ErrLeaseLost, if the claim is lost.
+func (e *Engine) acquire(ctx context.Context, id string) (context.Context, func(), error) {
+	ttl := e.opts.LeaseTTL
+	lease := memory.Lease{Store: e.opts.Memory, Key: leaseKey(id), Owner: e.opts.InstanceID, TTL: ttl}
+	for {
+		ok, err := lease.Acquire(ctx)
+		if err != nil && !errors.Is(err, memory.ErrUnavailable) {
+			return nil, nil, fmt.Errorf("workflow: claim run %s: %w", id, err)
+		}
+		if ok {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, fmt.Errorf("workflow: claim run %s: %w", id, ctx.Err())
+		case <-time.After(ttl / 6):
+		}
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(ttl / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-t.C:
+			}
+			ok, err := lease.Renew(runCtx)
+			if err == nil && !ok {
+				cancel(fmt.Errorf("%w: run %s", ErrLeaseLost, id))
+				return
+			}
+			if err != nil && runCtx.Err() == nil {
+				e.log.Warn("workflow: lease not renewed", zap.String("run", id), zap.Error(err))
+			}
+		}
+	})
+	release := func() {
+		cancel(nil)
+		wg.Wait()
+		rctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer stop()
+		_ = lease.Release(rctx)
+	}
+	return runCtx, release, nil
+}

@@ -39,13 +39,17 @@ type consumer struct {
 	h     bus.Handler
 
 	subscribed bool        // a subscription has succeeded before (serve's goroutine only)
+	missing    bool        // the last subscribe found the queue gone (serve's goroutine only)
 	delivered  atomic.Bool // the current subscription received a message
 }
 
 // Consume delivers queue's messages to h on opts.Concurrency goroutines
 // (prefetch = Concurrency) until ctx is done (nil) or the bus is closed
 // (bus.ErrClosed). It survives reconnections. A missing queue is
-// bus.ErrNoQueue. A delivery h leaves unsettled is acked when h returns nil
+// bus.ErrNoQueue, unless the bus declared it: then it is declared again
+// and the subscription retried (an exclusive queue dies with the
+// connection that declared it, and the broker may delete it only after the
+// new connection's re-declare was refused as locked). A delivery h leaves unsettled is acked when h returns nil
 // and nacked (requeued as its next attempt) when h returns an error or panics.
 // Acks are coalesced (see acks): one may reach the broker up to ackHold later.
 // On stop, in-flight handlers are waited for and prefetched deliveries not
@@ -116,6 +120,11 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	defer func() { _ = ch.Close() }()
 	if err := ch.Qos(c.opts.Concurrency, 0, false); err != nil {
 		return fmt.Errorf("consume %q: set prefetch %d: %w", c.queue, c.opts.Concurrency, err)
+	}
+	if c.missing {
+		if err := c.redeclare(ch); err != nil {
+			return err
+		}
 	}
 	tag := "a2abus-" + strconv.FormatUint(consumerSeq.Add(1), 10)
 	deliveries, err := ch.Consume(c.queue, tag, false, false, false, false, nil)
@@ -281,11 +290,33 @@ func (c *consumer) handBack(d *amqp.Delivery, settle *acks) {
 	}
 }
 
+// redeclare declares the queue again, from the spec the bus recorded, on ch
+// before the next subscribe; a refusal (still locked by the old connection)
+// closes ch and is retried after a backoff.
+func (c *consumer) redeclare(ch *amqp.Channel) error {
+	spec, ok := c.b.declared.get(c.queue)
+	if !ok {
+		return terminalError{fmt.Errorf("consume %q: %w: no longer declared through this bus", c.queue, bus.ErrNoQueue)}
+	}
+	if err := c.b.declareQueue(ch, spec); err != nil {
+		err = fmt.Errorf("consume %q: declare the missing queue again: %w", c.queue, err)
+		if ae, ok := errors.AsType[*amqp.Error](err); errors.Is(err, bus.ErrTopologyMismatch) || ok && ae.Code == amqp.AccessRefused {
+			return terminalError{err} // declaring again cannot change the answer
+		}
+		return err
+	}
+	c.missing = false
+	return nil
+}
+
 // subscribeErr classifies a basic.consume refusal.
 func (c *consumer) subscribeErr(err error) error {
 	var ae *amqp.Error
 	if errors.As(err, &ae) {
 		switch {
+		case ae.Code == amqp.NotFound && c.b.declared.has(c.queue):
+			c.missing = true
+			return fmt.Errorf("consume %q: %w: %s (declaring it again)", c.queue, bus.ErrNoQueue, ae.Reason)
 		case ae.Code == amqp.NotFound:
 			return terminalError{fmt.Errorf("consume %q: %w: %s", c.queue, bus.ErrNoQueue, ae.Reason)}
 		case ae.Code == amqp.AccessRefused,

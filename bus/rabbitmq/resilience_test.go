@@ -170,3 +170,69 @@ func TestConsumeSurvivesConnectionLoss(t *testing.T) {
 		_ = b.consume.current().conn.Close()
 	}
 }
+
+// A queue the bus declared that is gone when a consumer subscribes — an
+// exclusive queue the broker deleted with the old connection after the new
+// one's re-declare was refused as still locked — is declared again and
+// consumed, rather than ending the consumer with bus.ErrNoQueue. Both the
+// first subscribe and a re-subscribe (the broker cancelled the consumer when
+// the queue was deleted under it) recover.
+func TestConsumeDeclaresAMissingQueueAgain(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	b := e.open(t, Options{ReconnectMin: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond})
+	deleteBehind := func(queue string) { // on the bus's own connection, which owns exclusive queues
+		t.Helper()
+		ch, err := b.consume.current().conn.Channel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = ch.Close() }()
+		if _, err := ch.QueueDelete(queue, false, false, false); err != nil {
+			t.Fatalf("delete %q behind the bus: %v", queue, err)
+		}
+	}
+	// deliver publishes to key once queue has its consumer again (before
+	// it is declared again, the message would be unroutable) and waits for it.
+	deliver := func(c *collector, queue, key string) {
+		t.Helper()
+		deadline := time.Now().Add(waitBound)
+		for {
+			st, err := b.Inspect(t.Context(), queue)
+			if err == nil && st.Consumers == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%q was not declared and consumed again within %v: %+v %v", queue, waitBound, st, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		m := message(key)
+		if err := b.Publish(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+		if d := c.next(t); d.MessageID != m.MessageID {
+			t.Fatalf("got %q, want %q", d.MessageID, m.MessageID)
+		}
+	}
+
+	key := "inst.key." + unique()
+	inst, err := bus.InstanceQueue("Rmq"+unique(), "i-"+unique(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Declare(t.Context(), inst); err != nil {
+		t.Fatal(err)
+	}
+	deleteBehind(inst.Name)
+	ic := newCollector()
+	consume(t, b, inst.Name, bus.ConsumeOptions{}, ic.handle)
+	deliver(ic, inst.Name, key)
+
+	task := e.taskQueue(t, b)
+	tc := newCollector()
+	consume(t, b, task.Name, bus.ConsumeOptions{}, tc.handle)
+	deliver(tc, task.Name, task.Name)
+	deleteBehind(task.Name)
+	deliver(tc, task.Name, task.Name)
+}

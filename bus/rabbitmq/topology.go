@@ -259,6 +259,21 @@ func (r *registry) restore(name string, prev bus.QueueSpec, had bool) {
 	}
 }
 
+// get returns the recorded spec of queue name.
+func (r *registry) get(name string) (bus.QueueSpec, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	spec, ok := r.specs[name]
+	spec.Bindings = slices.Clone(spec.Bindings)
+	return spec, ok
+}
+
+// has reports whether queue name is recorded.
+func (r *registry) has(name string) bool {
+	_, ok := r.get(name)
+	return ok
+}
+
 func (r *registry) remove(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

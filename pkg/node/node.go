@@ -174,12 +174,13 @@ func Bus(ctx context.Context, cfg config.BusConfig, name string, log *zap.Logger
 		return nil, fmt.Errorf("open bus: %w", err)
 	}
 	warnTLS(log, cfg.TLSWarnings())
+	req := watchCertRequest(tc)
 	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{
 		URL: cfg.URL, Exchange: cfg.Exchange, QueueType: cfg.QueueType, ConnectionName: name,
 		PublishTimeout: cfg.PublishTimeout, ReconnectMin: cfg.ReconnectMin, ReconnectMax: cfg.ReconnectMax, Logger: log, TLS: tc,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open bus: %w", explainTLS(err, cfg.TLSOn(), "bus.tls", cfg.TLS, cfg.URL))
+		return nil, fmt.Errorf("open bus: %w", explainTLS(err, cfg.TLSOn(), "bus.tls", cfg.TLS, cfg.URL, req))
 	}
 	return b, nil
 }
@@ -197,12 +198,13 @@ func Memory(ctx context.Context, cfg *config.Config, log *zap.Logger) (memory.Me
 		return nil, fmt.Errorf("open working memory: %w", err)
 	}
 	warnTLS(log, r.TLSWarnings())
+	req := watchCertRequest(tc)
 	m, err := redismem.New(ctx, redismem.Options{
 		URL: r.URL, Addrs: r.Addrs, MasterName: r.MasterName, Username: r.Username, Password: r.Password,
 		DB: r.DB, KeyPrefix: r.KeyPrefix, Timeout: r.Timeout, ConversationTTL: ttl, Logger: log, TLS: tc,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open working memory: %w", explainTLS(err, r.TLSOn(), "redis.tls", r.TLS, redisWhere(r)))
+		return nil, fmt.Errorf("open working memory: %w", explainTLS(err, r.TLSOn(), "redis.tls", r.TLS, redisWhere(r), req))
 	}
 	return m, nil
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/a2abus/a2abus/config"
 )
 
 // Every way a server's refusal of a TLS client surfaces reads as refused —
@@ -29,5 +32,34 @@ func TestRefusedRecognisesTheServerEndingTLS(t *testing.T) {
 	}
 	if refused(errors.New("dial tcp 127.0.0.1:1: connect: connection refused")) {
 		t.Error("a closed port reads as a TLS refusal")
+	}
+}
+
+// redisReply stands for a Redis server's error reply.
+type redisReply string
+
+func (r redisReply) Error() string { return string(r) }
+func (redisReply) RedisError()     {}
+
+// A server that asked for a client certificate none was configured for is
+// named as requiring one, whatever form the failure took; unless the server
+// went on to answer at the application level (a Redis reply), and never
+// when it did not ask.
+func TestHintNamesACertificateTheServerAskedFor(t *testing.T) {
+	const want = "asked for a client certificate and none is configured"
+	for _, err := range []error{
+		errors.New(`Exception (503) Reason: "unexpected command received"`), // amqp091-go, seen in CI
+		errors.New(`Exception (403) Reason: "username or password not allowed"`),
+		io.EOF,
+	} {
+		if got := tlsHint(err, "bus.tls", config.TLSConfig{}, true); !strings.Contains(got, want) || !strings.Contains(got, "bus.tls.cert_file") {
+			t.Errorf("tlsHint(%v, asked) = %q, want it to contain %q and the key", err, got, want)
+		}
+		if got := tlsHint(err, "bus.tls", config.TLSConfig{}, false); strings.Contains(got, want) {
+			t.Errorf("tlsHint(%v, not asked) = %q", err, got)
+		}
+	}
+	if got := tlsHint(fmt.Errorf("auth: %w", redisReply("WRONGPASS invalid username-password pair")), "redis.tls", config.TLSConfig{}, true); got != "" {
+		t.Errorf("tlsHint(WRONGPASS, asked) = %q, want no hint", got)
 	}
 }

@@ -224,7 +224,7 @@ func TestTLSClientCertificateRequired(t *testing.T) {
 	cfg := tlsConfig()
 	cfg.Bus.TLS.CertFile, cfg.Bus.TLS.KeyFile = "", ""
 	msg := openErr(t, cfg)
-	for _, want := range []string{"open bus", "requires a client certificate: set bus.tls.cert_file and bus.tls.key_file"} {
+	for _, want := range []string{"open bus", "asked for a client certificate and none is configured", "set bus.tls.cert_file and bus.tls.key_file"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Open without a client certificate for the broker = %s\nwant it to contain %q", msg, want)
 		}
@@ -232,7 +232,7 @@ func TestTLSClientCertificateRequired(t *testing.T) {
 	cfg = tlsConfig()
 	cfg.Redis.TLS.CertFile, cfg.Redis.TLS.KeyFile = "", ""
 	msg = openErr(t, cfg)
-	for _, want := range []string{"open working memory", "requires a client certificate: set redis.tls.cert_file and redis.tls.key_file"} {
+	for _, want := range []string{"open working memory", "asked for a client certificate and none is configured", "set redis.tls.cert_file and redis.tls.key_file"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Open without a client certificate for Redis = %s\nwant it to contain %q", msg, want)
 		}

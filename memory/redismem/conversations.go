@@ -20,12 +20,21 @@ import (
 // index n-1 and Turns can LRANGE by Seq. It returns {1, seq} when it
 // appended (the caller has the rest of the turn), {0, turn stored under the
 // once id} when it did not.
+//
+// The two keys expire separately, the list first (its PEXPIRE comes first,
+// and a millisecond may pass between the two): a once id whose list is gone
+// belongs to the conversation that just expired, so its hash is dropped and
+// the turn appended as the first of a new one.
 var appendScript = goredis.NewScript(`
 local once = ARGV[4]
 if once ~= '' then
   local seen = redis.call('HGET', KEYS[2], once)
   if seen then
-    return {0, redis.call('LINDEX', KEYS[1], tonumber(seen) - 1)}
+    local turn = redis.call('LINDEX', KEYS[1], tonumber(seen) - 1)
+    if turn or redis.call('EXISTS', KEYS[1]) == 1 then
+      return {0, turn}
+    end
+    redis.call('DEL', KEYS[2])
   end
 end
 local seq = redis.call('LLEN', KEYS[1]) + 1

@@ -118,7 +118,7 @@ func TestOnlyTheFirstLateResultReplacesTheTimeout(t *testing.T) {
 		n := w.N
 		log, finished, ignored := outcomeLog()
 		c := w.caller(n("Primary"), true, func(o *Options) { o.Logger = log })
-		inv, err := c.Invoke(ctxT(t), Request{Target: n("Offline"), Skill: "echo", Text: "x", SessionID: "late", Timeout: 200 * time.Millisecond})
+		inv, err := c.Invoke(ctxT(t), Request{Target: n("Offline"), Skill: "echo", Text: "x", SessionID: "late", Timeout: time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +363,7 @@ func TestUnsentTaskEitherRefusedOrSwept(t *testing.T) {
 		c := w.caller(n("Primary"), true, func(o *Options) {
 			o.Bus = &stalledBus{Bus: o.Bus, swept: func() bool { return len(w.turns(session)) > 0 }}
 		})
-		inv, err := c.Invoke(ctxT(t), Request{Target: n("Nobody"), Skill: "echo", Text: "late", SessionID: session, Timeout: 100 * time.Millisecond})
+		inv, err := c.Invoke(ctxT(t), Request{Target: n("Nobody"), Skill: "echo", Text: "late", SessionID: session, Timeout: time.Second})
 		if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, bus.ErrNotSent) || inv.TaskID == "" {
 			t.Fatalf("invoke swept while publishing = %+v, %v; want the task kept (ErrOutcomeUnknown)", inv, err)
 		}
@@ -380,7 +380,7 @@ func TestUnsentTaskEitherRefusedOrSwept(t *testing.T) {
 		unsent := w.caller(n("Unsent"), true, func(o *Options) {
 			o.Bus = &stalledBus{Bus: o.Bus, swept: func() bool { return true }}
 		})
-		inv, err = unsent.Invoke(ctxT(t), Request{Target: n("Nobody"), Skill: "echo", Text: "never", SessionID: session2, Timeout: 100 * time.Millisecond})
+		inv, err = unsent.Invoke(ctxT(t), Request{Target: n("Nobody"), Skill: "echo", Text: "never", SessionID: session2, Timeout: time.Second})
 		if !errors.Is(err, bus.ErrNotSent) || errors.Is(err, ErrOutcomeUnknown) || inv.TaskID != "" {
 			t.Fatalf("invoke not sent = %+v, %v; want refused", inv, err)
 		}
@@ -427,7 +427,7 @@ func TestUnsentTaskKeptWhenItsWithdrawalFails(t *testing.T) {
 			o.Bus = &stalledBus{Bus: o.Bus, swept: func() bool { return true }}
 			o.Memory = &claimFailingMemory{Memory: w.mem}
 		})
-		inv, err := c.Invoke(ctxT(t), Request{Target: n("Nobody"), Skill: "echo", Text: "kept", SessionID: session, Timeout: 100 * time.Millisecond})
+		inv, err := c.Invoke(ctxT(t), Request{Target: n("Nobody"), Skill: "echo", Text: "kept", SessionID: session, Timeout: time.Second})
 		if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, bus.ErrNotSent) || inv.TaskID == "" {
 			t.Fatalf("invoke whose withdrawal failed = %+v, %v; want the task kept (ErrOutcomeUnknown)", inv, err)
 		}

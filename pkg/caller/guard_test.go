@@ -345,7 +345,7 @@ func TestSlotFreedPastTheDeadline(t *testing.T) {
 	w := wrap(t, testworld.Embedded(t))
 	g := newGuard(t, guard.Config{Limits: guard.Limits{MaxInFlight: 1, BreakerFailures: 1, BreakerCooldown: time.Hour}})
 	c := w.caller("Primary", false, withGuard(g))
-	if _, err := c.Invoke(ctxT(t), Request{Target: "Nobody", Skill: "echo", Text: "x", Timeout: 50 * time.Millisecond}); err != nil {
+	if _, err := c.Invoke(ctxT(t), Request{Target: "Nobody", Skill: "echo", Text: "x", Timeout: 500 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := c.Invoke(ctxT(t), Request{Target: "Nobody", Skill: "echo", Text: "x"})

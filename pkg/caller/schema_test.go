@@ -174,7 +174,7 @@ func TestInvalidInputRefusedByTheAgent(t *testing.T) {
 func TestStoredTimeoutCarriesItsStatus(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		c := w.caller(w.N("Primary"), true)
-		out, err := c.Call(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: 200 * time.Millisecond}, nil)
+		out, err := c.Call(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: time.Second}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

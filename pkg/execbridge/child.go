@@ -68,6 +68,7 @@ func (b *Bridge) startChild() (*child, error) {
 	cmd := exec.Command(b.argv[0], b.argv[1:]...)
 	cmd.Dir, cmd.Env = b.opts.Dir, b.opts.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	ownProcessGroup(cmd)
 	err = cmd.Start()
 	closeAll(inR, outW, errW) // the child holds its ends now
 	if err != nil {
@@ -106,7 +107,7 @@ func (c *child) send(f *Frame) error {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			c.b.log.Error("agent process does not read its input: killing it", zap.Int("pid", c.pid),
 				zap.Duration("write_timeout", c.b.opts.WriteTimeout))
-			_ = c.cmd.Process.Kill()
+			_ = signalGroup(c.cmd.Process, syscall.SIGKILL)
 		}
 		return fmt.Errorf("execbridge: write %s frame to pid %d: %w", f.Type, c.pid, err)
 	}
@@ -187,6 +188,7 @@ func (c *child) logStderr() {
 // grandchild may hold them open), then fails the requests it was running.
 func (c *child) wait() {
 	err := c.cmd.Wait()
+	killOrphans(c.pid)
 	drain := time.NewTimer(c.b.opts.DrainTimeout)
 	defer drain.Stop()
 	for _, ch := range []chan struct{}{c.readEOF, c.errEOF} {
@@ -270,7 +272,8 @@ func (c *child) lookup(id string, remove bool) *pending {
 }
 
 // stop ends the process within timeout: its stdin is closed (a well-behaved
-// child exits at end of input), then SIGTERM at half the time, then SIGKILL.
+// child exits at end of input), then SIGTERM at half the time, then SIGKILL,
+// both to its whole process group (what it started goes too).
 func (c *child) stop(timeout time.Duration) {
 	c.wmu.Lock()
 	if !c.isGone() {
@@ -282,14 +285,14 @@ func (c *child) stop(timeout time.Duration) {
 		return
 	case <-time.After(timeout / 2):
 	}
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	_ = signalGroup(c.cmd.Process, syscall.SIGTERM)
 	select {
 	case <-c.done:
 		return
 	case <-time.After(timeout / 2):
 	}
 	c.b.log.Warn("agent process did not stop: killing it", zap.Int("pid", c.pid), zap.Duration("after", timeout))
-	_ = c.cmd.Process.Kill()
+	_ = signalGroup(c.cmd.Process, syscall.SIGKILL)
 	<-c.done // bounded: the pipes are closed DrainTimeout after the process ends
 }
 

@@ -4,8 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +35,21 @@ const childCard = `{"agentName":"GoChild","description":"the test child","versio
  {"id":"fail","name":"Fail","description":"fails"},{"id":"sleep","name":"Sleep","description":"waits for a cancel"},
  {"id":"call","name":"Call","description":"calls another agent"},{"id":"junk","name":"Junk","description":"breaks the protocol"},
  {"id":"crash","name":"Crash","description":"exits"},{"id":"gate","name":"Gate","description":"answers once n requests run at once"}]}`
+
+// pidFileEnv names the file the "family" and "orphaning" children write
+// their grandchild's pid to.
+const pidFileEnv = "EXECBRIDGE_TEST_PIDFILE"
+
+// startGrandchild starts a long sleep that inherits stdout, and writes its
+// pid to the file pidFileEnv names.
+func startGrandchild() error {
+	cmd := exec.Command("sleep", "300")
+	cmd.Stdout = os.Stdout
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return os.WriteFile(os.Getenv(pidFileEnv), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+}
 
 // testChild speaks the protocol on stdin and stdout, one goroutine per
 // request, as any multiplexing agent process would.
@@ -57,6 +77,19 @@ func testChild(mode string) int {
 		time.Sleep(50 * time.Millisecond)
 		return 3
 	case "silent":
+		time.Sleep(time.Minute)
+		return 0
+	case "family", "orphaning": // a card, and a grandchild holding our stdout
+		send(execbridge.Frame{Type: execbridge.TypeAgentCard, Card: json.RawMessage(childCard)})
+		if err := startGrandchild(); err != nil {
+			fmt.Fprintln(os.Stderr, "grandchild:", err)
+			return 2
+		}
+		if mode == "orphaning" {
+			return 3 // and leave it behind
+		}
+		signal.Ignore(syscall.SIGTERM) // deaf to SIGTERM and to the end of input: only SIGKILL stops it
+		_, _ = io.Copy(io.Discard, os.Stdin)
 		time.Sleep(time.Minute)
 		return 0
 	}

@@ -392,9 +392,11 @@ func (d *driver) await(ctx context.Context, id string) (*caller.Outcome, error) 
 	}
 	ch := make(chan result, 1)
 	wait := d.o.opts.Caller.Wait
-	if d.watch != nil && d.watch.Invocation().TaskID == id {
+	// The waiting goroutine may outlive this call (an interruption returns
+	// at once), and the driver's watch with it: it uses this one.
+	if w := d.watch; w != nil && w.Invocation().TaskID == id {
 		wait = func(ctx context.Context, _ string, f caller.StatusFunc) (*caller.Outcome, error) {
-			return d.watch.Wait(ctx, f)
+			return w.Wait(ctx, f)
 		}
 	}
 	go func() {

@@ -18,7 +18,7 @@ import (
 func TestInvokeWaitTimesOutOnEmbeddedBus(t *testing.T) {
 	isolate(t, "")
 	// Not checked against the directory: the task waits for an agent that never comes.
-	code, out, errOut := runCLI(t, "invoke", "Nobody", "echo", "hi", "--wait", "--timeout", "300ms", "--directory-wait", "0", "--embedded")
+	code, out, errOut := runCLI(t, "invoke", "Nobody", "echo", "hi", "--wait", "--timeout", "1s", "--directory-wait", "0", "--embedded")
 	if code != exitTaskFailed || !strings.Contains(errOut, "TIMEOUT") || !strings.Contains(out, "state=failed") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}

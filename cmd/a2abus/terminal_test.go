@@ -154,7 +154,7 @@ func TestRefusalsExitThreeWithAnErrorObject(t *testing.T) {
 		t.Fatalf("usage: exit %d, stdout %q", code, out)
 	}
 	// A failed task prints its outcome, not an error object after it.
-	code, out, _ = runCLI(t, "invoke", "Nobody", "echo", "hi", "--wait", "--timeout", "200ms", "--directory-wait", "0", "--embedded", "--json")
+	code, out, _ = runCLI(t, "invoke", "Nobody", "echo", "hi", "--wait", "--timeout", "1s", "--directory-wait", "0", "--embedded", "--json")
 	var outcome struct {
 		Result struct {
 			Error struct{ Code string } `json:"error"`

@@ -230,7 +230,7 @@ func TestCircuitOpensAndRecovers(t *testing.T) {
 		call := func(skill string, timeout time.Duration) (*Outcome, error) {
 			return c.Call(ctxT(t), Request{Target: target, Skill: skill, Text: "x", Timeout: timeout}, nil)
 		}
-		out, err := call("hang", 300*time.Millisecond)
+		out, err := call("hang", time.Second)
 		if err != nil || a2a.CodeOf(out.Err()) != a2a.CodeTimeout {
 			t.Fatalf("hanging call = %+v, %v; want TIMEOUT", out, err)
 		}

@@ -55,7 +55,7 @@ func TestMetricsAfterCalls(t *testing.T) {
 		if code := codeOf(call(target, "nosuchskill", 0).Err()); code != a2a.CodeSkillNotSupported {
 			t.Fatalf("nosuchskill answered %s", code)
 		}
-		if code := codeOf(call(silent, "echo", 300*time.Millisecond).Err()); code != a2a.CodeTimeout {
+		if code := codeOf(call(silent, "echo", time.Second).Err()); code != a2a.CodeTimeout {
 			t.Fatalf("the silent agent's call ended %s", code)
 		}
 		_, err = c.Call(ctx, caller.Request{Target: name, Skill: "echo", Text: "me"}, nil)

@@ -153,7 +153,7 @@ func TestDelegateWithoutCaller(t *testing.T) {
 func TestDelegateTimesOutWithItsDeadline(t *testing.T) {
 	d := newDelegation(t)
 	out := d.delegate(t, map[string]any{"agent": "Helper", "skill": "sleep", "text": "60000"},
-		func(r *caller.Request) { r.Timeout = 400 * time.Millisecond })
+		func(r *caller.Request) { r.Timeout = time.Second })
 	wantCode(t, out, a2a.CodeTimeout)
 }
 

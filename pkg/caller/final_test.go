@@ -440,3 +440,22 @@ func TestUnsentTaskKeptWhenItsWithdrawalFails(t *testing.T) {
 		}
 	})
 }
+
+// A call whose deadline passes before it can be sent (everything before the
+// publish took the time allowed: under load, or a nanosecond allowed) is
+// refused as a TIMEOUT, not reported as a request with an invalid field,
+// and leaves nothing pending.
+func TestDeadlinePassedBeforeSendIsATimeoutRefusal(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		name := w.N("Primary")
+		c := w.caller(name, true)
+		_, err := c.Invoke(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: time.Nanosecond})
+		refusal(t, err, a2a.CodeTimeout, "deadline passed before it could be sent")
+		if errors.Is(err, ErrInvalidRequest) {
+			t.Errorf("refusal %v reads as an invalid request", err)
+		}
+		if tasks, err := w.mem.List(context.Background(), "a2a/tasks/"+name+"/"); err != nil || len(tasks) != 0 {
+			t.Fatalf("records of a task never sent: %v, %v; want none", tasks, err)
+		}
+	})
+}

@@ -103,6 +103,13 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 			return Invocation{}, err
 		}
 	}
+	if now := c.opts.Now(); !now.Before(rec.Deadline) {
+		// Everything before the publish (session, admission, declares) took
+		// the whole time allowed: a TIMEOUT refusal, not a request found invalid.
+		return Invocation{}, fmt.Errorf("caller %q: invoke %s.%s: %w", c.opts.Name, tr.Target, tr.Skill,
+			a2a.NewError(a2a.CodeTimeout, "its deadline passed before it could be sent (%s after it was made, %s allowed)",
+				now.Sub(rec.CreatedAt).Round(time.Millisecond), rec.Deadline.Sub(rec.CreatedAt).Round(time.Millisecond)))
+	}
 	trace, observed := c.observeInvoke(ctx, tr, trace)
 	defer func() { observed(err) }()
 	env, err := c.opts.Codec.Encode(tr, trace)

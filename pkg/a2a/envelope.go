@@ -1,7 +1,6 @@
 package a2a
 
 import (
-	"regexp"
 	"strings"
 	"time"
 )
@@ -35,15 +34,29 @@ type Trace struct {
 	State  string
 }
 
-var traceParentRE = regexp.MustCompile(`^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$`)
-
-// Valid reports whether t.Parent is a well-formed W3C traceparent.
+// Valid reports whether t.Parent is a well-formed W3C traceparent:
+// version-traceid-parentid-flags in lowercase hex (2, 32, 16 and 2 digits),
+// the version not ff and neither id all zeros. It is checked on every
+// message, so it allocates nothing.
 func (t Trace) Valid() bool {
-	m := traceParentRE.FindStringSubmatch(t.Parent)
-	if m == nil || m[1] == "ff" {
+	p := t.Parent
+	if len(p) != 55 || p[2] != '-' || p[35] != '-' || p[52] != '-' {
 		return false
 	}
-	return strings.Trim(m[2], "0") != "" && strings.Trim(m[3], "0") != ""
+	version, traceID, parentID, flags := p[:2], p[3:35], p[36:52], p[53:]
+	return lowerHex(version) && version != "ff" && lowerHex(flags) &&
+		lowerHex(traceID) && strings.Trim(traceID, "0") != "" &&
+		lowerHex(parentID) && strings.Trim(parentID, "0") != ""
+}
+
+// lowerHex reports whether s is made of lowercase hexadecimal digits only.
+func lowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // TraceOf returns the envelope's trace context, or the zero Trace when its

@@ -25,6 +25,29 @@ func realOptions(t testing.TB) Options {
 		Requests: 5, Warmup: 2, Count: 24, Rounds: 2, InFlight: 4}
 }
 
+// expectNoQueues fails t for each of queues that still exists on the broker
+// at amqpURL (a passive declare that is not NOT_FOUND).
+func expectNoQueues(t *testing.T, amqpURL string, queues ...string) {
+	t.Helper()
+	conn, err := amqp.Dial(amqpURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range queues {
+		ch, err := conn.Channel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ch.QueueDeclarePassive(q, true, false, false, false, nil)
+		var ae *amqp.Error
+		if !errors.As(err, &ae) || ae.Code != amqp.NotFound {
+			t.Errorf("queue %q still exists (passive declare: %v)", q, err)
+			_ = ch.Close()
+		}
+	}
+}
+
 func TestRunMeasuresBothChainsAndCleansUp(t *testing.T) {
 	o := realOptions(t)
 	var progress bytes.Buffer
@@ -51,23 +74,7 @@ func TestRunMeasuresBothChainsAndCleansUp(t *testing.T) {
 	}
 
 	// Nothing is left: no queue of the run, no key under the prefix.
-	conn, err := amqp.Dial(o.AMQPURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for _, q := range append(rawQueues(rep.RunID), "agent.task.BenchEcho"+rep.RunID, "agent.response.BenchCaller"+rep.RunID) {
-		ch, err := conn.Channel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = ch.QueueDeclarePassive(q, true, false, false, false, nil)
-		var ae *amqp.Error
-		if !errors.As(err, &ae) || ae.Code != amqp.NotFound {
-			t.Errorf("queue %q still exists (passive declare: %v)", q, err)
-			_ = ch.Close()
-		}
-	}
+	expectNoQueues(t, o.AMQPURL, append(rawQueues(rep.RunID), "agent.task.BenchEcho"+rep.RunID, "agent.response.BenchCaller"+rep.RunID)...)
 	opt, err := goredis.ParseURL(o.RedisURL)
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,9 @@ package bench
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // TestRunObserved measures the a2abus chain with metrics and tracing on
@@ -37,21 +34,5 @@ func TestRunObserved(t *testing.T) {
 	if err := rep.WriteTable(&table); err != nil || !strings.Contains(table.String(), "+ops/a2abus") {
 		t.Errorf("table: %v\n%s", err, table.String())
 	}
-	conn, err := amqp.Dial(o.AMQPURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for _, q := range []string{"agent.task.BenchEcho" + rep.RunID + "o", "agent.response.BenchCaller" + rep.RunID + "o"} {
-		ch, err := conn.Channel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = ch.QueueDeclarePassive(q, true, false, false, false, nil)
-		var ae *amqp.Error
-		if !errors.As(err, &ae) || ae.Code != amqp.NotFound {
-			t.Errorf("queue %q still exists (passive declare: %v)", q, err)
-			_ = ch.Close()
-		}
-	}
+	expectNoQueues(t, o.AMQPURL, "agent.task.BenchEcho"+rep.RunID+"o", "agent.response.BenchCaller"+rep.RunID+"o")
 }

@@ -72,20 +72,28 @@ func StartRedisTLS(ctx context.Context, dir string, files ServerTLS) (*Redis, er
 	if err := files.check(); err != nil {
 		return nil, err
 	}
-	// The readiness ping presents the server's own certificate as its client one.
-	ping, err := clientTLS(files.CA, files.Cert, files.Key)
+	ping, port, addr, err := tlsEndpoint(files)
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	ping.ServerName = "127.0.0.1"
 	return startRedis(ctx, dir, "rediss://"+addr+"/0", &redis.Options{Addr: addr, TLSConfig: ping},
 		"--port", "0", "--tls-port", strconv.Itoa(port), "--tls-cert-file", files.Cert, "--tls-key-file", files.Key,
 		"--tls-ca-cert-file", files.CA, "--tls-auth-clients", "yes")
+}
+
+// tlsEndpoint picks a free loopback port for a TLS server of files and
+// returns the client configuration of its readiness ping, which presents
+// the server's own certificate as its client one.
+func tlsEndpoint(files ServerTLS) (ping *tls.Config, port int, addr string, err error) {
+	ping, err = clientTLS(files.CA, files.Cert, files.Key)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	if port, err = freePort(); err != nil {
+		return nil, 0, "", err
+	}
+	ping.ServerName = "127.0.0.1"
+	return ping, port, "127.0.0.1:" + strconv.Itoa(port), nil
 }
 
 // clientTLS is a TLS client configuration trusting ca and presenting cert.
@@ -117,16 +125,10 @@ func StartSentinelTLS(ctx context.Context, dir string, files ServerTLS, master *
 	if err != nil || u.Port() == "" {
 		return nil, fmt.Errorf("soak: master URL %q has no port", master.URL)
 	}
-	ping, err := clientTLS(files.CA, files.Cert, files.Key)
+	ping, port, addr, err := tlsEndpoint(files)
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	ping.ServerName = "127.0.0.1"
 	// A Sentinel rewrites its configuration file, so it needs one.
 	conf := filepath.Join(dir, "sentinel.conf")
 	body := fmt.Sprintf("port 0\ntls-port %d\ntls-cert-file %s\ntls-key-file %s\ntls-ca-cert-file %s\n"+

@@ -46,11 +46,12 @@ type consumer struct {
 // Consume delivers queue's messages to h on opts.Concurrency goroutines
 // (prefetch = Concurrency) until ctx is done (nil) or the bus is closed
 // (bus.ErrClosed). It survives reconnections. A missing queue is
-// bus.ErrNoQueue, unless the bus declared it: then it is declared again
-// and the subscription retried (an exclusive queue dies with the
-// connection that declared it, and the broker may delete it only after the
-// new connection's re-declare was refused as locked). A delivery h leaves unsettled is acked when h returns nil
-// and nacked (requeued as its next attempt) when h returns an error or panics.
+// bus.ErrNoQueue, unless the bus declared it: then it is declared again and
+// the subscription retried (an exclusive queue dies with the connection that
+// declared it, and the broker may delete it only after the new connection's
+// re-declare was refused as locked). A delivery h leaves unsettled is acked
+// when h returns nil and nacked (requeued as its next attempt) when h
+// returns an error or panics.
 // Acks are coalesced (see acks): one may reach the broker up to ackHold later.
 // On stop, in-flight handlers are waited for and prefetched deliveries not
 // yet handled are handed back without counting an attempt.

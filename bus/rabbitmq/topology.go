@@ -270,7 +270,9 @@ func (r *registry) get(name string) (bus.QueueSpec, bool) {
 
 // has reports whether queue name is recorded.
 func (r *registry) has(name string) bool {
-	_, ok := r.get(name)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.specs[name]
 	return ok
 }
 

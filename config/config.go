@@ -119,6 +119,9 @@ type DirectoryConfig struct {
 	Trust string `mapstructure:"trust" yaml:"trust"`
 	// PinsFile keeps the keys pinned on first use (trust: tofu; required then).
 	PinsFile string `mapstructure:"pins_file" yaml:"pins_file"`
+	// VetWait is how long a call to an agent the directory does not know yet
+	// waits for it to announce itself before it is refused AGENT_NOT_FOUND.
+	VetWait time.Duration `mapstructure:"vet_wait" yaml:"vet_wait"`
 }
 
 // AgentConfig configures the agent runtime (a2abus serve, the agent mains).
@@ -276,6 +279,7 @@ const (
 	DefaultDocsDir          = "docs"
 	DefaultAnnounceInterval = 2 * time.Minute
 	DefaultForgetAfter      = 24 * time.Hour
+	DefaultVetWait          = 2 * time.Second
 	DefaultMaxAgents        = 1000
 	DefaultPolicy           = "allow"
 	DefaultMaxInFlight      = 10
@@ -316,6 +320,7 @@ func Default() *Config {
 			WellKnownFile:   DefaultWellKnownFile,
 			KnownAgentsFile: DefaultKnownAgentsFile,
 			ForgetAfter:     DefaultForgetAfter,
+			VetWait:         DefaultVetWait,
 			MaxAgents:       DefaultMaxAgents,
 			Trust:           TrustPinned,
 		},

@@ -265,7 +265,7 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"redis.tls.enabled", "redis.tls.ca_file", "redis.tls.cert_file", "redis.tls.key_file", "redis.tls.server_name", "redis.tls.insecure_skip_verify",
 		"memory.result_ttl", "memory.conversation_ttl",
 		"directory.well_known_file", "directory.known_agents_file", "directory.stale_after", "directory.forget_after", "directory.max_agents", "directory.announce_secret",
-		"directory.trust", "directory.pins_file",
+		"directory.trust", "directory.pins_file", "directory.vet_wait",
 		"agent.concurrency", "agent.stop_timeout", "agent.max_task_duration", "agent.ephemeral", "agent.max_tasks", "agent.idle_timeout", "agent.announce_interval", "agent.signing_key_file",
 		"caller.name", "caller.default_timeout", "caller.max_timeout", "caller.sweep_interval", "caller.max_depth", "caller.memory_retry_bound",
 		"policy.default", "policy.rules",

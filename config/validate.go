@@ -68,6 +68,7 @@ func (c *Config) validate() []error {
 		errs = append(errs, invalid("directory.stale_after", "must be 0 (3 × agent.announce_interval) or a positive duration, got %s", c.Directory.StaleAfter))
 	}
 	errs = append(errs, positive("directory.forget_after", c.Directory.ForgetAfter))
+	errs = append(errs, positive("directory.vet_wait", c.Directory.VetWait))
 	if n := c.Directory.MaxAgents; n < 1 || n > maxMaxAgents {
 		errs = append(errs, invalid("directory.max_agents", "must be within 1..%d, got %d", maxMaxAgents, n))
 	}

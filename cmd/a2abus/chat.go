@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/memory"
@@ -29,10 +28,6 @@ type chatFlags struct {
 	session, message string
 	timeout          time.Duration
 }
-
-// chatDirectoryWait is how long invoke_agent waits for an agent the
-// directory has not heard of yet.
-const chatDirectoryWait = 2 * time.Second
 
 // newChatCmd builds `a2abus chat`.
 func newChatCmd(c *cli) *cobra.Command {
@@ -98,63 +93,56 @@ func runChat(ctx context.Context, e *env, f chatFlags, stdin io.Reader, hasMessa
 	return chatOnce(ctx, s, text, f.timeout, out)
 }
 
-// openChat assembles the chat session through the node: the model, a
-// directory (list_known_agents, and vetting of invoke_agent's targets), the
-// configuration's caller and the session's loop; closeAll stops them in
-// reverse order.
+// openChat assembles the chat session on a host of its node: the model,
+// the host's directory (list_known_agents, and vetting of invoke_agent's
+// targets), the configuration's caller and the session's loop; closeAll
+// stops them in the host's order and reports what went wrong.
 func openChat(ctx context.Context, e *env, session string, onEvent func(chat.Event)) (*chat.Session, func(), error) {
 	n, err := e.OpenNode(ctx, "a2abus-chat")
 	if err != nil {
 		return nil, nil, err
 	}
-	model, err := agents.ModelFor(n)
+	h := node.NewHost(n)
+	s, err := buildChat(ctx, h, e, session, onEvent)
 	if err != nil {
-		return nil, nil, errors.Join(err, n.Close())
+		return nil, nil, errors.Join(err, h.Close())
 	}
-	d, stopDir, err := n.StartDirectory(ctx, node.Lister)
+	h.Start(ctx)
+	return s, func() {
+		if err := h.Close(); err != nil {
+			fmt.Fprintf(e.Err, "a2abus: %v\n", err)
+		}
+	}, nil
+}
+
+// buildChat adds the chat session's parts to h.
+func buildChat(ctx context.Context, h *node.Host, e *env, session string, onEvent func(chat.Event)) (*chat.Session, error) {
+	model, err := agents.ModelFor(h.Node)
 	if err != nil {
-		return nil, nil, errors.Join(err, n.Close())
+		return nil, err
 	}
-	resolver := directory.PatientResolver{Directory: d, Wait: chatDirectoryWait}
-	cl, err := n.Caller(e.Config.Caller.Name, resolver)
+	d, err := h.Directory(node.Lister)
 	if err != nil {
-		stopDir()
-		return nil, nil, errors.Join(err, n.Close())
+		return nil, err
+	}
+	resolver, err := h.Resolver()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := h.Caller(e.Config.Caller.Name)
+	if err != nil {
+		return nil, err
 	}
 	// The user's turns go into the session: it must be this caller's (or new).
 	if err := cl.ClaimSession(ctx, session); err != nil {
-		stopDir()
-		return nil, nil, errors.Join(cliutil.Refused(fmt.Errorf("chat: session %q: %w", session, err)), cl.Close(), n.Close())
+		return nil, cliutil.Refused(fmt.Errorf("chat: session %q: %w", session, err))
 	}
-	var wg sync.WaitGroup
-	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
-	wg.Go(func() {
-		if err := cl.Run(runCtx); err != nil && !errors.Is(err, caller.ErrClosed) {
-			fmt.Fprintf(e.Err, "a2abus: caller stopped: %v\n", err)
-		}
-	})
 	s, err := chat.New(chat.Options{SessionID: session, Model: model, Caller: cl, Agents: tools.DirectoryLister{Directory: d},
-		Resolver: resolver, Memory: n.Memory, Chat: e.Config.Chat, OnEvent: onEvent, Logger: e.Log})
+		Resolver: resolver, Memory: h.Node.Memory, Chat: e.Config.Chat, OnEvent: onEvent, Logger: e.Log})
 	if err != nil {
-		stopRun()
-		_ = cl.Close()
-		wg.Wait()
-		stopDir()
-		return nil, nil, errors.Join(err, n.Close())
+		return nil, err
 	}
-	wg.Go(func() {
-		if err := s.Run(runCtx); err != nil {
-			fmt.Fprintf(e.Err, "a2abus: chat loop stopped: %v\n", err)
-		}
-	})
-	return s, func() {
-		_ = s.Close()
-		_ = cl.Close()
-		stopRun()
-		wg.Wait()
-		stopDir()
-		_ = n.Close()
-	}, nil
+	return s, h.Add(node.TierWork, "chat session", s)
 }
 
 // chatOnce sends text and waits, within timeout, until the conversation

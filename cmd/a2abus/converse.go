@@ -47,7 +47,7 @@ func newConverseCmd(c *cli) *cobra.Command {
 	pf.StringVar(&f.as, "as", "Converse", "the orchestrator's caller name (the caller the agents see)")
 	pf.BoolVar(&f.asJSON, "json", false, "print JSON (events as NDJSON while driving)")
 	pf.DurationVar(&f.leaseTTL, "lease-ttl", converse.DefaultLeaseTTL, "how long a killed orchestrator keeps the conversation before another may drive it")
-	pf.DurationVar(&f.directoryWait, "directory-wait", 2*time.Second, "how long an agent the directory does not know yet may take to announce itself")
+	pf.DurationVar(&f.directoryWait, "directory-wait", 0, "how long an agent the directory does not know yet may take to announce itself (default directory.vet_wait)")
 	pf.DurationVar(&f.leaseWait, "lease-wait", 0, "resume: how long to wait for a dead orchestrator's lease to expire (default twice --lease-ttl)")
 	cmd.AddCommand(newConverseStartCmd(c, &f), newConverseResumeCmd(c, &f), newConverseStatusCmd(c, &f))
 	for _, k := range []struct{ kind, short string }{
@@ -227,25 +227,27 @@ func newConverseStatusCmd(c *cli, f *converseFlags) *cobra.Command {
 // running caller and orchestrator.
 type orchestrator struct {
 	*converse.Orchestrator
-	n    *node.Node
-	dir  *directory.Directory
-	wait time.Duration
-	f    *converseFlags
+	n   *node.Node
+	vet directory.PatientResolver
+	f   *converseFlags
 }
 
 // runConverse assembles an orchestrator through pkg/node and runs body on it.
 func runConverse(ctx context.Context, e *env, f *converseFlags, body func(context.Context, *orchestrator) error) error {
-	e.Config.Caller.Name = f.as                                           // the orchestrator's caller, as the agents see it
-	oc, err := openCaller(ctx, e, max(f.directoryWait, time.Millisecond)) // a directory always runs: the skills are found in it
+	e.Config.Caller.Name = f.as                            // the orchestrator's caller, as the agents see it
+	oc, err := openCaller(ctx, e, max(f.directoryWait, 0)) // a directory always runs: the skills are found in it
 	if err != nil {
 		return err
 	}
 	defer oc.closeAll()
-	cl, n, d := oc.cl, oc.node, oc.dir
-	rctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = cl.Run(rctx) }()
-	defer func() { stop(); <-done }()
+	if err := oc.run(); err != nil {
+		return err
+	}
+	vet, err := oc.host.Resolver()
+	if err != nil {
+		return err
+	}
+	cl, n := oc.cl, oc.node
 	out := eventPrinter(e.Out, f.asJSON)
 	o, err := converse.New(converse.Options{
 		Caller: cl, Bus: n.Bus, Memory: n.Memory, LeaseTTL: f.leaseTTL, Logger: e.Log,
@@ -255,8 +257,10 @@ func runConverse(ctx context.Context, e *env, f *converseFlags, body func(contex
 	if err != nil {
 		return err
 	}
-	defer func() { _ = o.Close() }()
-	return body(ctx, &orchestrator{Orchestrator: o, n: n, dir: d, wait: f.directoryWait, f: f})
+	if err := oc.host.OnStop(node.TierWork, "converse orchestrator", o.Close); err != nil {
+		return err
+	}
+	return body(ctx, &orchestrator{Orchestrator: o, n: n, vet: vet, f: f})
 }
 
 // drive drives conversation id to its end and prints the outcome; an
@@ -288,8 +292,8 @@ func (o *orchestrator) skillOf(ctx context.Context, agent, skill, flag string) (
 	}
 	// A patient look-up makes the directory learn the agent (it asks the
 	// running agents to announce); the skill named is only a probe.
-	_, _ = directory.PatientResolver{Directory: o.dir, Wait: o.wait}.Resolve(ctx, agent, "converse-probe")
-	en, ok := o.dir.Lookup(agent)
+	_, _ = o.vet.Resolve(ctx, agent, "converse-probe")
+	en, ok := o.vet.Directory.Lookup(agent)
 	if !ok {
 		return "", fmt.Errorf("%s: agent %s is not known (not running, not well known): name its skill or start it", flag, agent)
 	}

@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/agents/research"
@@ -45,9 +43,8 @@ func newDemoCmd(c *cli) *cobra.Command {
 	}, cliutil.Demo)
 }
 
-func runDemo(ctx context.Context, e *env, _ []string) error {
+func runDemo(ctx context.Context, e *env, _ []string) (err error) {
 	cfg := e.Config
-	log := e.Log
 	n, err := e.OpenNode(ctx, "a2abus-demo")
 	if err != nil {
 		return err
@@ -60,43 +57,31 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 	d.printf("a2abus demo on the %s\n\n", where)
 
 	// Everything is assembled as `a2abus serve` and `a2abus invoke` assemble
-	// it: the configured guard, limits, timeouts and announce secret apply.
-	runCtx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() {
-		stop()
-		wg.Wait()
-		_ = n.Close()
-	}()
+	// it, on one host: the configured guard, limits, timeouts and announce
+	// secret apply, and the parts stop in the host's order.
+	h := node.NewHost(n)
+	defer func() { err = errors.Join(err, h.Close()) }()
+	// The demo's caller publishes targets as given, so that the agents'
+	// own checks (the input schema) show in the demo.
 	demoCaller, err := n.Caller("DemoCaller", nil)
 	if err != nil {
 		return err
 	}
-	start := func(name string, f func(context.Context) error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(runCtx); err != nil && runCtx.Err() == nil {
-				log.Error("demo component stopped", zap.String("component", name), zap.Error(err))
-			}
-		}()
+	if err := h.Add(node.TierCallers, "caller DemoCaller", demoCaller); err != nil {
+		return err
 	}
-	start("caller", demoCaller.Run)
-	sampleAgent, err := newDemoAgent(n, sample.Card("SampleAgent"), func(a *agent.Agent) error { return sample.Register(a, demoCaller) })
+	if err := newDemoAgent(h, sample.Card("SampleAgent"), func(a *agent.Agent) error { return sample.Register(a, demoCaller) }); err != nil {
+		return err
+	}
+	if err := newDemoAgent(h, research.Card(), func(a *agent.Agent) error { return research.Register(a, cfg.Research.DocsDir) }); err != nil {
+		return err
+	}
+	dir, err := h.Directory(node.Lister)
 	if err != nil {
 		return err
 	}
-	researchAgent, err := newDemoAgent(n, research.Card(), func(a *agent.Agent) error { return research.Register(a, cfg.Research.DocsDir) })
-	if err != nil {
-		return err
-	}
-	dir, err := n.Directory(node.Lister)
-	if err != nil {
-		return err
-	}
-	start("directory", dir.Run)
-	start("SampleAgent", sampleAgent.Run)
-	start("ResearchAgent", researchAgent.Run)
+	h.Start(ctx)
+	runCtx := ctx
 
 	session := "demo-" + uuid.NewString()[:8]
 	toolSet, err := tools.New(tools.Deps{Caller: demoCaller, Agents: tools.DirectoryLister{Directory: dir}, Resolver: dir, Memory: n.Memory, SessionID: session})
@@ -142,7 +127,7 @@ func runDemo(ctx context.Context, e *env, _ []string) error {
 		d.err = printHistory(d.out, history)
 	}
 	if d.err == nil { // the seed 001 business case through the Orchestrator (docs/workflows.md)
-		d.err = demoWorkflow(runCtx, n, demoCaller, d.out, start)
+		d.err = demoWorkflow(runCtx, h, demoCaller, d.out)
 	}
 	return d.err
 }
@@ -154,16 +139,16 @@ func describe(embedded bool, real string) string {
 	return real
 }
 
-// newDemoAgent assembles the agent of card and registers its skills.
-func newDemoAgent(n *node.Node, card a2a.AgentCard, register func(*agent.Agent) error) (*agent.Agent, error) {
-	a, err := n.Agent(card)
+// newDemoAgent assembles the agent of card on h and registers its skills.
+func newDemoAgent(h *node.Host, card a2a.AgentCard, register func(*agent.Agent) error) error {
+	a, err := h.Agent(card)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := register(a); err != nil {
-		return nil, fmt.Errorf("register %s: %w", card.Name, err)
+		return fmt.Errorf("register %s: %w", card.Name, err)
 	}
-	return a, nil
+	return nil
 }
 
 // demo prints the steps; the first write error is kept and returned.

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -42,10 +43,11 @@ func newInvokeCmd(c *cli) *cobra.Command {
 			"  a2abus invoke ResearchAgent research 'how does KEDA scale jobs' --session s1   # then: a2abus wait TASK",
 		Args:              cobra.ExactArgs(3),
 		ValidArgsFunction: c.completeAgentSkill,
-		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
-			return runInvoke(ctx, e, f, args[0], args[1], args[2])
-		}),
 	}
+	cmd.RunE = c.withConfig(func(ctx context.Context, e *env, args []string) error {
+		f.directoryWait = directoryWaitFlag(cmd, f.directoryWait)
+		return runInvoke(ctx, e, f, args[0], args[1], args[2])
+	})
 	fl := cmd.Flags()
 	fl.StringVar(&f.input, "input", "", "structured input as JSON")
 	fl.StringVar(&f.session, "session", "", "session id the result is notified into (default: a new one)")
@@ -56,8 +58,8 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fl.BoolVar(&f.noNestedCalls, "no-nested-calls", false, "forbid the agent to call other agents for this task (they are refused with FORBIDDEN)")
 	fl.BoolVar(&f.stream, "stream", false, "ask the agent to send status updates (--wait always does): a later \"a2abus wait TASK\" shows those that arrive while it waits")
-	fl.DurationVar(&f.directoryWait, "directory-wait", time.Second,
-		"how long an agent the directory does not know yet may take to announce itself before the call is refused (0: do not check the directory)")
+	fl.DurationVar(&f.directoryWait, "directory-wait", config.DefaultVetWait,
+		"how long an agent the directory does not know yet may take to announce itself before the call is refused (directory.vet_wait; 0: do not check the directory)")
 	_ = cmd.RegisterFlagCompletionFunc("priority", cobra.FixedCompletions([]string{"high", "normal", "low"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -97,7 +99,9 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 		}
 		return printInvocation(e.Out, inv, f.asJSON)
 	}
-	go func() { _ = oc.cl.Run(ctx) }()
+	if err := oc.run(); err != nil {
+		return err
+	}
 	return awaitOutcome(e, f.asJSON, target+"."+skill, func(p *progress) (*caller.Outcome, error) {
 		if qi, ok := oc.node.Bus.(queueInspector); ok {
 			watchCtx, stop := context.WithCancel(ctx)
@@ -134,20 +138,41 @@ func openCallerNamed(ctx context.Context, e *env, name string) (*caller.Caller, 
 	if name != "" {
 		e.Config.Caller.Name = name
 	}
-	oc, err := openCaller(ctx, e, 0)
+	oc, err := openCaller(ctx, e, noVetting)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := oc.run(); err != nil {
+		oc.closeAll()
 		return nil, nil, err
 	}
 	return oc.cl, oc.closeAll, nil
 }
 
-// openedCaller is a caller, the node it runs on and the directory that vets
+// noVetting, as openCaller's directoryWait, builds a caller that publishes
+// targets as given, with no directory.
+const noVetting = -1
+
+// directoryWaitFlag is the openCaller wait of a --directory-wait flag: the
+// configuration's directory.vet_wait when not given, noVetting for 0.
+func directoryWaitFlag(cmd *cobra.Command, value time.Duration) time.Duration {
+	switch {
+	case !cmd.Flags().Changed("directory-wait"):
+		return 0
+	case value <= 0:
+		return noVetting
+	}
+	return value
+}
+
+// openedCaller is a caller, the host it runs on and the directory that vets
 // its targets (nil when none does).
 type openedCaller struct {
-	cl       *caller.Caller
-	node     *node.Node
-	dir      *directory.Directory
-	closeAll func()
+	cl    *caller.Caller
+	host  *node.Host
+	node  *node.Node
+	dir   *directory.Directory
+	added bool
 }
 
 // canonical is target as the directory spells it (the name of its task
@@ -161,33 +186,50 @@ func (oc *openedCaller) canonical(target, skill string) string {
 	return target
 }
 
-// openCaller assembles the configuration's caller (caller.name) on its
-// node; closeAll closes the caller, the directory and the node, in that
-// order. With directoryWait > 0 a directory runs beside the caller and vets
-// every target, giving agents not known yet that long to answer its
-// discovery query.
+// run runs the caller on the host (its responses are handled from now on):
+// for a command that waits for an outcome. A command that only publishes
+// does not run it, so it finalizes none of the caller's other tasks.
+func (oc *openedCaller) run() error {
+	if oc.added {
+		return nil
+	}
+	oc.added = true
+	return oc.host.Add(node.TierCallers, "caller "+oc.cl.Name(), oc.cl)
+}
+
+// closeAll stops the caller, then the directory, then closes the node.
+func (oc *openedCaller) closeAll() {
+	if !oc.added {
+		_ = oc.cl.Close()
+	}
+	_ = oc.host.Close()
+}
+
+// openCaller assembles the configuration's caller (caller.name) on a host
+// of its node, started at once. Unless directoryWait is noVetting, the
+// host's directory vets every target, giving an agent not known yet
+// directoryWait (0: directory.vet_wait) to answer its discovery query.
 func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*openedCaller, error) {
 	n, err := e.OpenNode(ctx, "a2abus-"+e.Config.Caller.Name)
 	if err != nil {
 		return nil, err
 	}
+	h := node.NewHost(n)
+	h.SetVetWait(directoryWait)
+	oc := &openedCaller{host: h, node: n}
 	var resolver caller.Resolver
-	var dir *directory.Directory
-	stopDirectory := func() {}
-	if directoryWait > 0 {
-		d, stop, err := n.StartDirectory(ctx, node.Vetter)
+	if directoryWait != noVetting {
+		r, err := h.Resolver()
 		if err != nil {
-			return nil, errors.Join(err, n.Close())
+			return nil, errors.Join(err, h.Close())
 		}
-		stopDirectory, dir = stop, d
-		resolver = directory.PatientResolver{Directory: d, Wait: directoryWait}
+		resolver, oc.dir = r, r.Directory
 	}
-	cl, err := n.Caller(e.Config.Caller.Name, resolver)
-	if err != nil {
-		stopDirectory()
-		return nil, errors.Join(err, n.Close())
+	if oc.cl, err = n.Caller(e.Config.Caller.Name, resolver); err != nil {
+		return nil, errors.Join(err, h.Close())
 	}
-	return &openedCaller{cl: cl, node: n, dir: dir, closeAll: func() { _ = node.CloseAll(cl); stopDirectory(); _ = n.Close() }}, nil
+	h.Start(ctx)
+	return oc, nil
 }
 
 func printInvocation(w io.Writer, inv caller.Invocation, asJSON bool) error {

@@ -13,9 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/pkg/a2a"
-	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/mcpserver"
 	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/tools"
@@ -48,6 +47,9 @@ func newMCPCmd(c *cli) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := cmd.InOrStdin()
 			return c.withConfig(func(ctx context.Context, e *env, _ []string) error {
+				if !cmd.Flags().Changed("directory-wait") {
+					f.directoryWait = e.Config.Directory.VetWait
+				}
 				return runMCP(ctx, e, f, in)
 			})(cmd, args)
 		},
@@ -56,8 +58,8 @@ func newMCPCmd(c *cli) *cobra.Command {
 	fl.StringVar(&f.httpAddr, "http", "", "serve streamable HTTP on this address (host:port; port 0 picks one) at /mcp instead of stdio")
 	fl.StringVar(&f.session, "session", "", "the a2a session every MCP session works in (default: a fresh mcp-<random> per MCP session)")
 	fl.StringVar(&f.callerName, "caller", "", "caller name; results come back on agent.response.<caller> (default caller.name)")
-	fl.DurationVar(&f.directoryWait, "directory-wait", time.Second,
-		"how long an agent the directory does not know yet may take to announce itself before invoke_agent refuses it")
+	fl.DurationVar(&f.directoryWait, "directory-wait", config.DefaultVetWait,
+		"how long an agent the directory does not know yet may take to announce itself before invoke_agent refuses it (directory.vet_wait)")
 	fl.DurationVar(&f.callTimeout, "call-timeout", mcpserver.DefaultCallTimeout, "bound of one tool call (a call with wait: true gets caller.max_timeout more)")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "close an HTTP session idle this long")
 	return cmd
@@ -80,29 +82,36 @@ func runMCP(ctx context.Context, e *env, f mcpFlags, in io.Reader) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = n.Close() }()
+	h := node.NewHost(n)
+	if err := buildMCP(ctx, h, e, f, in); err != nil {
+		return errors.Join(err, h.Close())
+	}
+	return h.Run(ctx)
+}
+
+// buildMCP adds the MCP server's parts to h: the host's directory (a
+// Lister, for list_known_agents), the configuration's caller, and the
+// server over stdio or HTTP, which stops first.
+func buildMCP(ctx context.Context, h *node.Host, e *env, f mcpFlags, in io.Reader) error {
+	cfg, n := e.Config, h.Node
 	if f.httpAddr != "" {
 		if _, err := n.StartOps(ctx); err != nil { // ops.listen: metrics, health, readiness (closed with the node)
 			return err
 		}
 	}
-	d, stopDirectory, err := n.StartDirectory(ctx, node.Lister)
+	h.SetVetWait(f.directoryWait)
+	d, err := h.Directory(node.Lister)
 	if err != nil {
 		return err
 	}
-	defer stopDirectory()
-	resolver := directory.PatientResolver{Directory: d, Wait: f.directoryWait}
-	cl, err := n.Caller(cfg.Caller.Name, resolver)
+	resolver, err := h.Resolver()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = node.CloseAll(cl) }()
-	go func() {
-		if err := cl.Run(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, caller.ErrClosed) {
-			e.Log.Error("mcp: the caller stopped: results are no longer received", zap.Error(err))
-		}
-	}()
-
+	cl, err := h.Caller(cfg.Caller.Name)
+	if err != nil {
+		return err
+	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		NewTools: mcpserver.SetTools(tools.Deps{
 			Caller: cl, Agents: tools.DirectoryLister{Directory: d}, Resolver: resolver, Memory: n.Memory, Logger: e.Log,
@@ -113,10 +122,12 @@ func runMCP(ctx context.Context, e *env, f mcpFlags, in io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if f.httpAddr == "" {
-		return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{e.Out}})
-	}
-	return serveMCPHTTP(ctx, e, srv, f.httpAddr)
+	return h.Add(node.TierEntry, "mcp server", node.RunFunc(func(ctx context.Context) error {
+		if f.httpAddr == "" {
+			return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{e.Out}})
+		}
+		return serveMCPHTTP(ctx, e, srv, f.httpAddr)
+	}))
 }
 
 // serveMCPHTTP serves srv at http://ADDR/mcp until ctx ends; the URL is

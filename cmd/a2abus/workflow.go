@@ -111,15 +111,15 @@ func runWorkflowFile(ctx context.Context, e *env, f workflowRunFlags, wf *workfl
 	if e.Config.Bus.Embedded() {
 		fmt.Fprintln(e.Err, "a2abus: note: on the embedded bus only agents in this process are reachable; set bus.url (--amqp-url) to reach running agents")
 	}
-	oc, err := openCaller(ctx, e, time.Second)
+	oc, err := openCaller(ctx, e, 0)
 	if err != nil {
 		return err
 	}
 	defer oc.closeAll()
+	if err := oc.run(); err != nil {
+		return err
+	}
 	cl, n := oc.cl, oc.node
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() { _ = cl.Run(runCtx) }()
 	eng, err := workflow.New(workflow.Options{Caller: cl, Memory: n.Memory, Logger: e.Log})
 	if err != nil {
 		return err
@@ -143,7 +143,7 @@ func runWorkflowFile(ctx context.Context, e *env, f workflowRunFlags, wf *workfl
 
 // runWorkflowByName asks the Orchestrator agent to run workflow name.
 func runWorkflowByName(ctx context.Context, e *env, f workflowRunFlags, name string, input json.RawMessage) error {
-	oc, err := openCaller(ctx, e, time.Second)
+	oc, err := openCaller(ctx, e, 0)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,9 @@ func runWorkflowByName(ctx context.Context, e *env, f workflowRunFlags, name str
 		_, err = fmt.Fprintf(e.Out, "task_id:    %s\nrun_id:     %s\nmemory_key: %s\n(a2abus wait %s; a2abus workflow show %s)\n", inv.TaskID, inv.TaskID, inv.MemoryKey, inv.TaskID, inv.TaskID)
 		return err
 	}
-	go func() { _ = cl.Run(ctx) }()
+	if err := oc.run(); err != nil {
+		return err
+	}
 	progress := newProgress(e.Err, "workflow "+name)
 	out, err := cl.Call(ctx, req, progress.print)
 	progress.close()
@@ -240,18 +242,15 @@ func newWorkflowShowCmd(c *cli) *cobra.Command {
 }
 
 // demoWorkflow runs the shipped business-case workflow in the demo: an
-// Orchestrator agent on the demo's node, invoked by the demo's caller.
-func demoWorkflow(ctx context.Context, n *node.Node, c *caller.Caller, out io.Writer, start func(string, func(context.Context) error)) error {
+// Orchestrator agent on the demo's host, invoked by the demo's caller.
+func demoWorkflow(ctx context.Context, h *node.Host, c *caller.Caller, out io.Writer) error {
 	wfs, err := agents.LoadWorkflows("")
 	if err != nil {
 		return err
 	}
-	o, err := agents.NewOrchestrator(n, agents.KindOrchestrator, wfs, nil)
-	if err != nil {
+	if _, err := agents.NewOrchestrator(h, agents.KindOrchestrator, wfs); err != nil {
 		return err
 	}
-	start("Orchestrator caller", o.Caller.Run)
-	start("Orchestrator", o.Agent.Run)
 	if _, err := fmt.Fprintf(out, "\nWorkflow business-case (a2abus workflow run business-case --wait), run by the Orchestrator agent:\n"); err != nil {
 		return err
 	}

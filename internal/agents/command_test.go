@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/a2abus/a2abus/internal/testenv"
 	"strings"
 	"testing"
+
+	"github.com/a2abus/a2abus/internal/testenv"
 
 	"github.com/spf13/cobra"
 

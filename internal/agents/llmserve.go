@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -57,20 +56,16 @@ func ServeModel(ctx context.Context, cfg *config.Config, path string, model llm.
 			return err
 		}
 	}
-	n, err := node.Open(ctx, cfg, specs[0].Name, log)
-	if err != nil {
-		return err
-	}
-	if _, err := n.StartOps(ctx); err != nil { // ops.listen: metrics, health, readiness (closed with the node)
-		return errors.Join(err, n.Close())
-	}
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name
 	}
-	log.Info("serving LLM agents", zap.Strings("agents", names), zap.String("file", path),
-		zap.String("llm", redact.URL(cfg.LLM.BaseURL)), zap.String("model", cfg.LLM.Model), zap.Bool("ephemeral", cfg.Agent.Ephemeral))
-	return serveLLM(ctx, n, specs, model)
+	build := llmAgents(specs, model)
+	return node.Serve(ctx, cfg, specs[0].Name, log, func(ctx context.Context, h *node.Host) error {
+		log.Info("serving LLM agents", zap.Strings("agents", names), zap.String("file", path),
+			zap.String("llm", redact.URL(cfg.LLM.BaseURL)), zap.String("model", cfg.LLM.Model), zap.Bool("ephemeral", cfg.Agent.Ephemeral))
+		return build(ctx, h)
+	})
 }
 
 // loadSpecs loads the agent file at path, or every agent file of the folder.
@@ -92,74 +87,49 @@ func loadSpecs(path string) ([]*llmagent.Spec, error) {
 	return []*llmagent.Spec{s}, nil
 }
 
-// serveLLM builds the agents of specs on n and runs them; it closes n when
-// it returns, whatever happened. All of them share one vetting directory.
-func serveLLM(ctx context.Context, n *node.Node, specs []*llmagent.Spec, model llm.Client) (err error) {
-	defer func() { err = errors.Join(err, n.Close()) }()
-	d, stopDir, err := n.StartDirectory(context.WithoutCancel(ctx), node.Vetter)
-	if err != nil {
-		return err
-	}
-	defer stopDir()
-	type pair struct {
-		a *agent.Agent
-		c *caller.Caller
-	}
-	var pairs []pair
-	for _, s := range specs {
-		a, c, err := buildLLMAgent(n, d, s, model)
-		if err != nil {
-			return err
-		}
-		pairs = append(pairs, pair{a, c})
-	}
-	errs := make(chan error, len(pairs))
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	for _, p := range pairs {
-		go func() {
-			err := run(runCtx, p.a, p.c)
-			if err != nil {
-				stop() // one agent failed: stop the others
+// llmAgents builds the agents of specs on the host, each with a caller of
+// its name when a skill may call other agents; all of them vet their
+// targets through the host's one directory. One that stops stops them all.
+func llmAgents(specs []*llmagent.Spec, model llm.Client) node.Build {
+	return func(ctx context.Context, h *node.Host) error {
+		for _, s := range specs {
+			if err := buildLLMAgent(h, s, model); err != nil {
+				return err
 			}
-			errs <- err
-		}()
+		}
+		return nil
 	}
-	var all []error
-	for range pairs {
-		all = append(all, <-errs)
-	}
-	return errors.Join(all...)
 }
 
 // buildLLMAgent builds the agent of s with a caller of its name for its
 // sub-agent calls (only when a skill allows tools).
-func buildLLMAgent(n *node.Node, d *directory.Directory, s *llmagent.Spec, model llm.Client) (*agent.Agent, *caller.Caller, error) {
+func buildLLMAgent(h *node.Host, s *llmagent.Spec, model llm.Client) error {
+	n := h.Node
 	cfg := n.Config
 	opts := llmagent.Options{
 		Spec: s, Model: model, Endpoint: redact.URL(cfg.LLM.BaseURL), Conversations: n.Memory,
 		LLMTimeout: cfg.LLM.Timeout, MaxTaskDuration: cfg.Agent.MaxTaskDuration, MaxDepth: cfg.Caller.MaxDepth, Logger: n.Log,
 	}
-	var c *caller.Caller
 	if needsTools(s) {
-		var err error
-		if c, err = n.Caller(s.Name, directory.PatientResolver{Directory: d, Wait: delegateDirectoryWait}); err != nil {
-			return nil, nil, err
+		d, err := h.Directory(node.Vetter)
+		if err != nil {
+			return err
+		}
+		c, err := h.Caller(s.Name)
+		if err != nil {
+			return err
 		}
 		opts.Tools = toolboxFactory(c, d, n)
 	}
 	la, err := llmagent.New(opts)
 	if err != nil {
-		return nil, nil, errors.Join(err, closeCaller(c))
+		return err
 	}
-	a, err := n.Agent(s.Card())
+	a, err := h.Agent(s.Card())
 	if err != nil {
-		return nil, nil, errors.Join(err, closeCaller(c))
+		return err
 	}
-	if err := la.Register(a); err != nil {
-		return nil, nil, errors.Join(err, closeCaller(c))
-	}
-	return a, c, nil
+	return la.Register(a)
 }
 
 func needsTools(s *llmagent.Spec) bool {
@@ -169,13 +139,6 @@ func needsTools(s *llmagent.Spec) bool {
 		}
 	}
 	return false
-}
-
-func closeCaller(c *caller.Caller) error {
-	if c == nil {
-		return nil
-	}
-	return c.Close()
 }
 
 // toolboxFactory binds pkg/tools to each task's session: the skill's

@@ -60,7 +60,7 @@ func (l *llmWorld) serve(spec string, model llm.Client) string {
 		l.t.Fatal(err)
 	}
 	n := l.node() // its connection closes after the agent stops (cleanups run last first)
-	l.run(func(ctx context.Context) error { return serveLLM(ctx, n, []*llmagent.Spec{s}, model) })
+	l.run(func(ctx context.Context) error { return node.ServeOn(ctx, n, llmAgents([]*llmagent.Spec{s}, model)) })
 	return name
 }
 
@@ -68,7 +68,7 @@ func (l *llmWorld) serve(spec string, model llm.Client) string {
 func (l *llmWorld) helper() string {
 	name := l.w.N("Helper")
 	n := l.node()
-	l.run(func(ctx context.Context) error { return serve(ctx, n, KindSample, name) })
+	l.run(func(ctx context.Context) error { return node.ServeOn(ctx, n, reference(KindSample, name)) })
 	return name
 }
 

@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
-	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -52,7 +51,7 @@ func OrchestratorCard(name string, wfs []*workflow.Workflow) a2a.AgentCard {
 	return card
 }
 
-// Orchestrator is an Orchestrator agent assembled on a node: the agent, the
+// Orchestrator is an Orchestrator agent assembled on a host: the agent, the
 // caller its workflows' steps go through (named as the agent), and the engine.
 type Orchestrator struct {
 	Agent  *agent.Agent
@@ -60,22 +59,22 @@ type Orchestrator struct {
 	Engine *workflow.Engine
 }
 
-// NewOrchestrator assembles the Orchestrator called name on n for wfs; a
-// resolver (the directory) vets every step's target. Run its Caller beside
-// its Agent, and keep the caller running until the agent stopped.
-func NewOrchestrator(n *node.Node, name string, wfs []*workflow.Workflow, resolver caller.Resolver) (*Orchestrator, error) {
+// NewOrchestrator assembles the Orchestrator called name on h for wfs: its
+// agent and its caller are parts of h, and every step's target is vetted
+// through h's directory.
+func NewOrchestrator(h *node.Host, name string, wfs []*workflow.Workflow) (*Orchestrator, error) {
 	if len(wfs) == 0 {
 		return nil, fmt.Errorf("agents: orchestrator %q: %w", name, workflow.ErrNoWorkflows)
 	}
-	a, err := n.Agent(OrchestratorCard(name, wfs))
+	a, err := h.Agent(OrchestratorCard(name, wfs))
 	if err != nil {
 		return nil, err
 	}
-	c, err := n.Caller(name, resolver)
+	c, err := h.Caller(name)
 	if err != nil {
 		return nil, err
 	}
-	e, err := workflow.New(workflow.Options{Caller: c, Memory: n.Memory, Logger: n.Log})
+	e, err := workflow.New(workflow.Options{Caller: c, Memory: h.Node.Memory, Logger: h.Node.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +89,7 @@ func NewOrchestrator(n *node.Node, name string, wfs []*workflow.Workflow, resolv
 // ServeOrchestrator runs the Orchestrator called name (default
 // "Orchestrator") for the workflows of dir ("" the shipped ones) on the
 // configured bus until ctx is done; see Serve.
-func ServeOrchestrator(ctx context.Context, cfg *config.Config, name, dir string, log *zap.Logger) (err error) {
+func ServeOrchestrator(ctx context.Context, cfg *config.Config, name, dir string, log *zap.Logger) error {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -107,29 +106,15 @@ func ServeOrchestrator(ctx context.Context, cfg *config.Config, name, dir string
 	if err != nil {
 		return err
 	}
-	n, err := node.Open(ctx, cfg, name, log)
-	if err != nil {
+	names := make([]string, len(wfs))
+	for i, w := range wfs {
+		names[i] = w.Name
+	}
+	return node.Serve(ctx, cfg, name, log, func(_ context.Context, h *node.Host) error {
+		log.Info("serving agent", zap.String("kind", KindOrchestrator), zap.String("agent", name), zap.Strings("workflows", names))
+		_, err := NewOrchestrator(h, name, wfs)
 		return err
-	}
-	defer func() { err = errors.Join(err, n.Close()) }()
-	if _, err := n.StartOps(ctx); err != nil { // ops.listen: metrics, health, readiness (closed with the node)
-		return err
-	}
-	d, stopDir, err := n.StartDirectory(context.WithoutCancel(ctx), node.Vetter)
-	if err != nil {
-		return err
-	}
-	defer stopDir()
-	o, err := NewOrchestrator(n, name, wfs, directory.PatientResolver{Directory: d, Wait: delegateDirectoryWait})
-	if err != nil {
-		return err
-	}
-	var names []string
-	for _, w := range wfs {
-		names = append(names, w.Name)
-	}
-	log.Info("serving agent", zap.String("kind", KindOrchestrator), zap.String("agent", name), zap.Strings("workflows", names))
-	return run(ctx, o.Agent, o.Caller)
+	})
 }
 
 // runWorkflow is the handler of workflow w's skill. The run id is the

@@ -26,15 +26,19 @@ func TestOrchestratorOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = n.Close() })
-	sa, err := n.Agent(sample.Card("SampleAgent"))
+	h := node.NewHost(n) // closes n
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("host close: %v", err)
+		}
+	})
+	sa, err := h.Agent(sample.Card("SampleAgent"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := sample.Register(sa, nil); err != nil {
 		t.Fatal(err)
 	}
-	testworld.Start(t, sa)
 	good, err := workflow.Parse("good.yaml", []byte("name: good\nsteps:\n  - {id: npv, agent: SampleAgent, skill: npv, input: {cash_flows: '${input.flows}', discount_rate: 0.12}}\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -43,12 +47,10 @@ func TestOrchestratorOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := agents.NewOrchestrator(n, "Orchestrator", []*workflow.Workflow{good, bad}, nil)
-	if err != nil {
+	if _, err := agents.NewOrchestrator(h, "Orchestrator", []*workflow.Workflow{good, bad}); err != nil {
 		t.Fatal(err)
 	}
-	testworld.Start(t, o.Caller, caller.ErrClosed)
-	testworld.Start(t, o.Agent)
+	h.Start(context.Background())
 	c, err := n.Caller("Client", nil)
 	if err != nil {
 		t.Fatal(err)

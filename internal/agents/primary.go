@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
-	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -233,10 +232,12 @@ func (p *Primary) Close() error {
 	return errors.Join(errs...)
 }
 
-// servePrimary runs the Primary on n: a directory lists and vets the
-// agents, a caller of its own name starts the sub-tasks. It stops the
-// agent first, then the sessions' loops, then the caller and the directory.
-func servePrimary(ctx context.Context, n *node.Node, name string) error {
+// buildPrimary builds the Primary on h: the host's directory (a Lister)
+// lists and vets the agents, a caller of its own name starts the sub-tasks.
+// The host stops the agent first, then the sessions' loops, then the caller
+// and the directory.
+func buildPrimary(h *node.Host, name string) error {
+	n := h.Node
 	if bound, most := n.Config.LLMTurnBound(), n.Config.Agent.MaxTaskDuration; bound > most { // fault 9
 		return fmt.Errorf("agents: serve %s: %w: llm.timeout %s × (chat.max_tool_rounds %d + 1) = %s exceeds agent.max_task_duration %s, "+
 			"which must stay below bus.consumer_timeout: lower llm.timeout or chat.max_tool_rounds, or raise agent.max_task_duration "+
@@ -247,48 +248,29 @@ func servePrimary(ctx context.Context, n *node.Node, name string) error {
 	if err != nil {
 		return fmt.Errorf("agents: serve %s: %w", KindPrimary, err)
 	}
-	d, stopDir, err := n.StartDirectory(context.WithoutCancel(ctx), node.Lister)
+	d, err := h.Directory(node.Lister)
 	if err != nil {
 		return err
 	}
-	defer stopDir()
-	resolver := directory.PatientResolver{Directory: d, Wait: delegateDirectoryWait}
-	c, err := n.Caller(name, resolver)
+	resolver, err := h.Resolver()
+	if err != nil {
+		return err
+	}
+	c, err := h.Caller(name)
 	if err != nil {
 		return err
 	}
 	p, err := NewPrimary(PrimaryOptions{Model: model, Caller: c, Agents: tools.DirectoryLister{Directory: d}, Resolver: resolver,
 		Memory: n.Memory, Chat: n.Config.Chat, Logger: n.Log})
 	if err != nil {
-		return errors.Join(err, c.Close())
+		return err
 	}
-	a, err := n.Agent(PrimaryCard(name))
-	if err == nil {
-		err = p.Register(a)
+	if err := h.OnStop(node.TierWork, "primary sessions", p.Close); err != nil {
+		return err
 	}
+	a, err := h.Agent(PrimaryCard(name))
 	if err != nil {
-		return errors.Join(err, p.Close(), c.Close())
+		return err
 	}
-	callerCtx, stopCaller := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopCaller()
-	callerErr := make(chan error, 1)
-	agentCtx, stopAgent := context.WithCancel(ctx)
-	defer stopAgent()
-	go func() {
-		err := c.Run(callerCtx)
-		if err != nil {
-			stopAgent()
-		}
-		callerErr <- err
-	}()
-	errs := []error{a.Run(agentCtx), a.Close(), p.Close()}
-	if agentCtx.Err() != nil && errors.Is(errs[0], context.Canceled) {
-		errs[0] = nil
-	}
-	if err := c.Close(); err != nil {
-		errs = append(errs, err)
-	} else if err := <-callerErr; !errors.Is(err, caller.ErrClosed) && err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return p.Register(a)
 }

@@ -77,7 +77,7 @@ func TestPrimaryServesChat(t *testing.T) {
 		}
 		served := make(chan error, 1)
 		serveCtx, stopServe := context.WithCancel(context.Background())
-		go func() { served <- serve(serveCtx, n, KindPrimary, primary) }()
+		go func() { served <- node.ServeOn(serveCtx, n, reference(KindPrimary, primary)) }()
 		defer func() {
 			stopServe()
 			if err := <-served; err != nil {

@@ -10,18 +10,15 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
-	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/agents/research"
 	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
-	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/node"
 )
 
@@ -52,10 +49,9 @@ func ParseKind(kind string) (string, error) {
 
 // Serve runs the agent of kind (SampleAgent or ResearchAgent, any case) under
 // name (default: the kind) on the configured bus until ctx is done or, when
-// cfg.Agent.Ephemeral, its task budget or idle time runs out. The agent is
-// assembled from cfg (internal/assemble); SampleAgent also gets a caller of
-// its own name for its delegate skill. Everything is closed in order —
-// agent, caller, directory, bus and memory — and a clean stop returns nil.
+// cfg.Agent.Ephemeral, its task budget or idle time runs out. It runs on a
+// node.Host, which stops the parts in its order; SampleAgent also gets a
+// caller of its own name for its delegate skill. A clean stop returns nil.
 func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.Logger) error {
 	if log == nil {
 		log = zap.NewNop()
@@ -73,101 +69,49 @@ func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.
 	if err := a2a.ValidateAgentName(name); err != nil {
 		return fmt.Errorf("agents: serve %s: %w", kind, err)
 	}
-	n, err := node.Open(ctx, cfg, name, log)
-	if err != nil {
-		return err
-	}
-	if _, err := n.StartOps(ctx); err != nil { // ops.listen: metrics, health, readiness (closed with the node)
-		return errors.Join(err, n.Close())
-	}
-	where := "rabbitmq"
-	if cfg.Bus.Embedded() {
-		where = "embedded (reachable from this process only)"
-	}
-	log.Info("serving agent", zap.String("kind", kind), zap.String("agent", name), zap.String("bus", where),
-		zap.Bool("ephemeral", cfg.Agent.Ephemeral))
-	if kind == KindResearch {
-		if st, err := os.Stat(cfg.Research.DocsDir); err != nil || !st.IsDir() {
-			log.Warn("docs folder not found: every research task will fail until it exists", zap.String("docs_dir", cfg.Research.DocsDir))
-		}
-	}
-	return serve(ctx, n, kind, name)
+	return node.Serve(ctx, cfg, name, log, reference(kind, name))
 }
 
-// delegateDirectoryWait is how long a delegation to an agent the directory
-// does not know yet waits for it to announce itself.
-const delegateDirectoryWait = 2 * time.Second
-
-// serve builds the agent of kind on s and runs it; it closes s when it
-// returns, whatever happened.
-func serve(ctx context.Context, n *node.Node, kind, name string) (err error) {
-	defer func() { err = errors.Join(err, n.Close()) }()
-	if kind == KindPrimary {
-		return servePrimary(ctx, n, name)
-	}
-	card := research.Card()
-	if kind == KindSample {
-		card = sample.Card(name)
-	}
-	card.Name = name
-	a, err := n.Agent(card)
-	if err != nil {
-		return err
-	}
-	var c *caller.Caller
-	switch kind {
-	case KindSample:
-		// Delegation vets its targets through a directory running beside the
-		// agent; it stops after the caller, before the bus closes.
-		d, stopDir, derr := n.StartDirectory(context.WithoutCancel(ctx), node.Vetter)
-		if derr != nil {
-			return derr
+// reference builds the reference agent of kind under name: SampleAgent with
+// a caller of its name (its delegate skill vets targets through the host's
+// directory), ResearchAgent alone, or the Primary.
+func reference(kind, name string) node.Build {
+	return func(ctx context.Context, h *node.Host) error {
+		cfg, log := h.Node.Config, h.Node.Log
+		where := "rabbitmq"
+		if cfg.Bus.Embedded() {
+			where = "embedded (reachable from this process only)"
 		}
-		defer stopDir()
-		if c, err = n.Caller(name, directory.PatientResolver{Directory: d, Wait: delegateDirectoryWait}); err != nil {
-			return err
-		}
-		err = sample.Register(a, c)
-	case KindResearch:
-		err = registerResearch(a, n)
-	}
-	if err != nil {
-		return err
-	}
-	return run(ctx, a, c)
-}
-
-// run runs a, and c beside it when c is not nil, until ctx is done or a
-// stops on its own (ephemeral). c outlives a, so the delegations of tasks
-// that finish during a's shutdown still get their answers; a c that fails
-// stops a. Then a and c are closed, in that order.
-func run(ctx context.Context, a *agent.Agent, c *caller.Caller) error {
-	agentCtx, stopAgent := context.WithCancel(ctx)
-	defer stopAgent()
-	callerErr := make(chan error, 1)
-	if c != nil {
-		callerCtx, stopCaller := context.WithCancel(context.WithoutCancel(ctx))
-		defer stopCaller()
-		go func() {
-			err := c.Run(callerCtx)
-			if err != nil {
-				stopAgent() // without its caller the agent could no longer delegate
+		log.Info("serving agent", zap.String("kind", kind), zap.String("agent", name), zap.String("bus", where),
+			zap.Bool("ephemeral", cfg.Agent.Ephemeral))
+		if kind == KindResearch {
+			if st, err := os.Stat(cfg.Research.DocsDir); err != nil || !st.IsDir() {
+				log.Warn("docs folder not found: every research task will fail until it exists", zap.String("docs_dir", cfg.Research.DocsDir))
 			}
-			callerErr <- err
-		}()
-	}
-	errs := []error{a.Run(agentCtx), a.Close()}
-	if agentCtx.Err() != nil && errors.Is(errs[0], context.Canceled) {
-		errs[0] = nil // stopped while starting: a clean stop
-	}
-	if c != nil {
-		if err := c.Close(); err != nil {
-			errs = append(errs, err)
-		} else if err := <-callerErr; !errors.Is(err, caller.ErrClosed) {
-			errs = append(errs, err)
+		}
+		switch kind {
+		case KindPrimary:
+			return buildPrimary(h, name)
+		case KindSample:
+			a, err := h.Agent(sample.Card(name))
+			if err != nil {
+				return err
+			}
+			c, err := h.Caller(name)
+			if err != nil {
+				return err
+			}
+			return sample.Register(a, c)
+		default:
+			card := research.Card()
+			card.Name = name
+			a, err := h.Agent(card)
+			if err != nil {
+				return err
+			}
+			return registerResearch(a, h.Node)
 		}
 	}
-	return errors.Join(errs...)
 }
 
 // registerResearch registers ResearchAgent's skill on a: with the model of

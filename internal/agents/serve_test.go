@@ -164,7 +164,7 @@ func serveOn(ctx context.Context, cfg *config.Config, kind, name string, b bus.B
 	if err != nil {
 		return err
 	}
-	return serve(ctx, n, kind, name)
+	return node.ServeOn(ctx, n, reference(kind, name))
 }
 
 // keepOpen shares one memory between several serve calls: Close is a no-op.

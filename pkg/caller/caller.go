@@ -201,7 +201,7 @@ func (c *Caller) Name() string { return c.opts.Name }
 // Run consumes the caller's responses, runs the deadline sweeper and listens
 // for the events of the other replicas until ctx is done or Close is called.
 func (c *Caller) Run(ctx context.Context) error {
-	ctx, stop, finish, err := c.life.Start(ctx, nil)
+	ctx, _, finish, err := c.life.Start(ctx, nil)
 	switch {
 	case errors.Is(err, lifecycle.ErrClosed):
 		return ErrClosed
@@ -234,58 +234,25 @@ func (c *Caller) Run(ctx context.Context) error {
 	// handled before free their guard slots now.
 	c.releaseFinishedTickets(ctx)
 
-	// The parts, in the order they stop (see the package doc).
-	parts := []part{
-		{"responses", func(ctx context.Context) error {
-			return c.opts.Bus.Consume(ctx, respSpec.Name, bus.ConsumeOptions{Concurrency: c.opts.Concurrency, Ordered: true}, c.handleResponse)
-		}},
-		{"sweeper", c.sweepLoop},
-		{"events", func(ctx context.Context) error {
-			return c.opts.Bus.Consume(ctx, eventSpec.Name, bus.ConsumeOptions{Concurrency: 1}, c.handleEvent)
-		}},
-	}
+	// The parts, in the order they stop (see the package doc): each its own
+	// stage, so each stops only once the one before has returned.
+	g := lifecycle.NewGroup()
+	_ = g.Add(0, "responses", func(ctx context.Context) error {
+		return c.opts.Bus.Consume(ctx, respSpec.Name, bus.ConsumeOptions{Concurrency: c.opts.Concurrency, Ordered: true}, c.handleResponse)
+	}, nil)
+	_ = g.Add(1, "sweeper", c.sweepLoop, nil)
+	_ = g.Add(2, "events", func(ctx context.Context) error {
+		return c.opts.Bus.Consume(ctx, eventSpec.Name, bus.ConsumeOptions{Concurrency: 1}, c.handleEvent)
+	}, nil)
 	c.log.Info("caller started")
 	c.observeRunning(true)
-	err = runInOrder(ctx, stop, parts, func(p part, err error) error {
-		return fmt.Errorf("caller %q: %s: %w", c.opts.Name, p.name, err)
-	})
+	err = g.Run(ctx, 0)
 	c.observeRunning(false)
 	c.log.Info("caller stopped")
-	return err
-}
-
-// part is one concurrent part of Run.
-type part struct {
-	name string
-	run  func(ctx context.Context) error
-}
-
-// runInOrder runs every part until ctx is done, then stops them one after
-// the other in the order given, each only once the one before has
-// returned. A part that fails while ctx lives calls stop (so the others stop
-// too, in order); its error, wrapped by wrap, is returned.
-func runInOrder(ctx context.Context, stop context.CancelFunc, parts []part, wrap func(part, error) error) error {
-	errs := make([]error, len(parts))
-	cancels := make([]context.CancelFunc, len(parts))
-	done := make([]chan struct{}, len(parts))
-	for i, p := range parts {
-		// Each part's context outlives ctx until its turn to stop comes.
-		pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		cancels[i], done[i] = cancel, make(chan struct{})
-		go func() {
-			defer close(done[i])
-			if err := p.run(pctx); err != nil && ctx.Err() == nil {
-				errs[i] = wrap(p, err)
-				stop()
-			}
-		}()
+	if err != nil {
+		return fmt.Errorf("caller %q: %w", c.opts.Name, err)
 	}
-	<-ctx.Done()
-	for i := range parts {
-		cancels[i]()
-		<-done[i]
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // Close stops Run, waits for it (bounded) and wakes every waiting Call with

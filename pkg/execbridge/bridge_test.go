@@ -79,7 +79,7 @@ func serveBridge(t *testing.T, w *testworld.World, opts execbridge.Options) (str
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- execbridge.ServeOn(ctx, n, b) }()
+	go func() { done <- node.ServeOn(ctx, n, b.Build) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -189,14 +189,11 @@ type Directory struct {
 	queue   bus.QueueSpec
 	changes chan struct{}
 
+	life     *lifecycle.Runner // Run once; Close stops it, bounded
+	bound    chan struct{}     // closed once Run's queue is bound: announcements reach it
 	mu       sync.Mutex
-	started  bool
-	closed   bool
-	stop     context.CancelFunc // stops Run; set while running
-	done     chan struct{}      // closed when Run returns
-	bound    chan struct{}      // closed once Run's queue is bound: announcements reach it
-	flushErr error              // the final flush's error, set before done closes
-	queried  time.Time          // when the last look-up-driven query was sent
+	flushErr error     // the final flush's error, set before Run returns
+	queried  time.Time // when the last look-up-driven query was sent
 }
 
 // New loads KnownAgentsFile (a missing file is a first boot; a bad one is a
@@ -222,7 +219,7 @@ func New(opts Options) (*Directory, error) {
 		reg:     newRegistry(opts.StaleAfter, opts.ForgetAfter, opts.MaxAgents),
 		queue:   queue,
 		changes: make(chan struct{}, 1),
-		done:    make(chan struct{}),
+		life:    lifecycle.New(),
 		bound:   make(chan struct{}),
 	}
 	d.drops = &dropWarner{log: d.log}
@@ -257,23 +254,15 @@ func New(opts Options) (*Directory, error) {
 // Close is called; it then flushes the file and returns. A bus failure or a
 // failed final flush is returned.
 func (d *Directory) Run(ctx context.Context) error {
-	d.mu.Lock()
+	runCtx, stop, finish, err := d.life.Start(ctx, nil)
 	switch {
-	case d.closed:
-		d.mu.Unlock()
+	case errors.Is(err, lifecycle.ErrClosed):
 		return ErrClosed
-	case d.started:
-		d.mu.Unlock()
+	case err != nil:
 		return ErrRunning
 	}
-	d.started = true
-	runCtx, stop := context.WithCancel(ctx)
-	d.stop = stop
-	d.mu.Unlock()
-	defer close(d.done)
-	defer stop()
-
-	err := d.run(runCtx, stop)
+	defer finish()
+	err = d.run(runCtx, stop)
 	flushErr := d.store.flush()
 	d.mu.Lock()
 	d.flushErr = flushErr
@@ -408,10 +397,7 @@ func (d *Directory) Changes() <-chan struct{} { return d.changes }
 // Query publishes discovery.query now: every running agent answers with an
 // announcement at once. No agent listening is not an error.
 func (d *Directory) Query(ctx context.Context) error {
-	d.mu.Lock()
-	closed := d.closed
-	d.mu.Unlock()
-	if closed {
+	if d.life.Closed() {
 		return ErrClosed
 	}
 	env, err := d.opts.Codec.Encode(&a2a.DiscoveryQuery{Time: d.opts.Now()}, a2a.Trace{})
@@ -432,7 +418,7 @@ func (d *Directory) Query(ctx context.Context) error {
 func (d *Directory) queryOnMiss(ctx context.Context) {
 	select {
 	case <-d.bound:
-	case <-d.done:
+	case <-d.life.Done():
 		return
 	case <-ctx.Done():
 		return
@@ -453,22 +439,11 @@ func (d *Directory) queryOnMiss(ctx context.Context) {
 // Close stops Run and waits for it (at most 10s), then flushes the file;
 // without Run it only flushes. It returns the flush's error. Idempotent.
 func (d *Directory) Close() error {
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil
+	if err := d.life.Close("directory", closeTimeout); err != nil {
+		return err
 	}
-	d.closed = true
-	stop, started := d.stop, d.started
-	d.mu.Unlock()
-	if !started {
+	if !d.life.Started() { // never ran: Run did not flush
 		return d.store.flush()
-	}
-	stop()
-	select {
-	case <-d.done:
-	case <-time.After(closeTimeout):
-		return fmt.Errorf("directory: close: run did not return within %s", closeTimeout)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -78,6 +78,9 @@ func (r *Runner) Started() bool {
 	return r.started
 }
 
+// Done is closed when Run has returned (never, if it did not start).
+func (r *Runner) Done() <-chan struct{} { return r.done }
+
 // Closed reports whether Close was called.
 func (r *Runner) Closed() bool {
 	r.mu.Lock()

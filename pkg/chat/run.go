@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/llm"
@@ -21,21 +22,15 @@ import (
 // model for every input not handled yet, until ctx is done or Close is
 // called. It fails only when the conversation cannot be read.
 func (s *Session) Run(ctx context.Context) error {
-	s.closeMu.Lock()
-	if !s.started.CompareAndSwap(false, true) {
-		s.closeMu.Unlock()
-		if s.ctx.Err() != nil {
-			return ErrClosed
-		}
+	ctx, stop, finish, err := s.life.Start(ctx, nil)
+	switch {
+	case errors.Is(err, lifecycle.ErrClosed):
+		return ErrClosed
+	case err != nil:
 		return ErrRunning
 	}
-	s.closeMu.Unlock()
-	defer close(s.done)
-	stop := context.AfterFunc(ctx, s.stop)
-	defer stop()
-	ctx = s.ctx
+	defer finish()
 	defer func() { _ = s.set.Close() }() // stops following the sub-tasks' status updates
-	defer s.stop()
 
 	n, err := readInt(ctx, s.opts.Memory, s.keys.handled)
 	if err != nil {
@@ -54,7 +49,7 @@ func (s *Session) Run(ctx context.Context) error {
 		notBefore time.Time
 	)
 	defer func() {
-		s.stop() // a run still going gives up: the next holder of the lease answers its inputs
+		stop() // a run still going gives up: the next holder of the lease answers its inputs
 		if running {
 			<-results
 		}
@@ -134,8 +129,8 @@ const storeAttempts = 4
 // lease (renewed meanwhile), and stores every finished step; a failure is
 // stored as a KindError turn. It returns an error only when that record
 // could not be stored either.
-func (s *Session) run(ctx context.Context, last int64) error {
-	ctx, cancel := context.WithCancelCause(ctx)
+func (s *Session) run(runCtx context.Context, last int64) error {
+	ctx, cancel := context.WithCancelCause(runCtx)
 	defer cancel(nil)
 	go s.renew(ctx, cancel)
 	s.emit(Event{Kind: EventRun, Seq: last})
@@ -175,7 +170,7 @@ func (s *Session) run(ctx context.Context, last int64) error {
 	case errors.Is(err, errSuperseded), errors.Is(context.Cause(ctx), errSuperseded):
 		s.log.Info("chat: another process answered these turns", zap.Int64("handled_to", last))
 		return nil
-	case s.ctx.Err() != nil:
+	case runCtx.Err() != nil:
 		return nil // closing: the next holder of the lease answers them
 	}
 	return s.fail(ctx, last, spent+m.total, err)

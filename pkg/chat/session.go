@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -159,11 +160,7 @@ type Session struct {
 	set   *tools.Set
 	state *state
 
-	started atomic.Bool
-	ctx     context.Context // Run's context, for the status watchers
-	stop    context.CancelFunc
-	done    chan struct{} // closed when Run returned
-	closeMu sync.Mutex
+	life *lifecycle.Runner // Run once; Close stops it, bounded
 
 	emitMu sync.Mutex
 
@@ -179,7 +176,7 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
-	s := &Session{opts: opts, log: opts.Logger.With(zap.String("session", opts.SessionID)), keys: k, state: newState(), done: make(chan struct{})}
+	s := &Session{opts: opts, log: opts.Logger.With(zap.String("session", opts.SessionID)), keys: k, state: newState(), life: lifecycle.New()}
 	s.lease = memory.Lease{Store: opts.Memory, Key: k.lease, Owner: opts.Owner, TTL: opts.LeaseTTL}
 	s.set, err = tools.New(tools.Deps{
 		Caller: opts.Caller, Agents: opts.Agents, Resolver: opts.Resolver, Memory: opts.Memory,
@@ -189,7 +186,6 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
-	s.ctx, s.stop = context.WithCancel(context.Background())
 	return s, nil
 }
 
@@ -276,7 +272,9 @@ func (s *Session) block(ctx context.Context, ch <-chan struct{}) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-s.done:
+	case <-s.life.Done():
+		return ErrClosed
+	case <-s.life.AfterClose(): // closed before Run ever started
 		return ErrClosed
 	}
 }
@@ -296,21 +294,7 @@ const closeTimeout = 10 * time.Second
 
 // Close stops Run and waits for it, within a bound. Idempotent.
 func (s *Session) Close() error {
-	s.stop()
-	if !s.started.Load() {
-		s.closeMu.Lock()
-		defer s.closeMu.Unlock()
-		if s.started.CompareAndSwap(false, true) { // never ran: nothing to wait for
-			close(s.done)
-			return nil
-		}
-	}
-	select {
-	case <-s.done:
-		return nil
-	case <-time.After(closeTimeout):
-		return fmt.Errorf("chat: close of %q did not finish within %s", s.opts.SessionID, closeTimeout)
-	}
+	return s.life.Close(fmt.Sprintf("chat: session %q", s.opts.SessionID), closeTimeout)
 }
 
 // emit hands ev to the front end.

@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -117,7 +116,7 @@ func openChat(ctx context.Context, e *env, session string, onEvent func(chat.Eve
 
 // buildChat adds the chat session's parts to h.
 func buildChat(ctx context.Context, h *node.Host, e *env, session string, onEvent func(chat.Event)) (*chat.Session, error) {
-	model, err := agents.ModelFor(h.Node)
+	model, err := h.Node.Model()
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/a2abus/a2abus/bus/rabbitmq"
-	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/agents/sample/sampletest"
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/internal/llmtest"
@@ -18,15 +17,13 @@ import (
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/chat"
 	"github.com/a2abus/a2abus/pkg/llm"
-	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/tools"
 )
 
-// chatModel makes the chat command's model the scripted server until the test ends.
+// chatModel makes the chat command's model (llm.*) the scripted server until the test ends.
 func chatModel(t *testing.T, srv *llmtest.Server) {
-	old := agents.ModelFor
-	agents.ModelFor = func(*node.Node) (llm.Client, error) { return llmtest.Client(t, srv.URL, "scripted"), nil }
-	t.Cleanup(func() { agents.ModelFor = old })
+	t.Setenv("A2ABUS_LLM_BASE_URL", srv.URL)
+	t.Setenv("A2ABUS_LLM_MODEL", "scripted")
 }
 
 func TestChatWithoutAModel(t *testing.T) {

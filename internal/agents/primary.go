@@ -32,10 +32,6 @@ const SkillChat = "chat"
 // which nothing happens and no sub-task is pending.
 const DefaultPrimaryIdle = 30 * time.Minute
 
-// ModelFor returns the model the configuration of n names (llm.*): n.Model.
-// It is a variable so that tests can give a scripted model.
-var ModelFor = func(n *node.Node) (llm.Client, error) { return n.Model() }
-
 // PrimaryCard is the Primary's card under name.
 func PrimaryCard(name string) a2a.AgentCard {
 	return a2a.AgentCard{
@@ -244,7 +240,7 @@ func buildPrimary(h *node.Host, name string) error {
 			"together with bus.consumer_timeout and the broker's consumer_timeout (docs/llm-agents.md)",
 			KindPrimary, llmagent.ErrDeadlineTooLong, n.Config.LLM.Timeout, n.Config.Chat.MaxToolRounds, bound, most)
 	}
-	model, err := ModelFor(n)
+	model, err := n.Model()
 	if err != nil {
 		return fmt.Errorf("agents: serve %s: %w", KindPrimary, err)
 	}

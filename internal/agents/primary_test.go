@@ -25,11 +25,11 @@ import (
 	"github.com/a2abus/a2abus/pkg/tools"
 )
 
-// scriptedModel makes ModelFor answer with the scripted server until the test ends.
-func scriptedModel(t *testing.T, srv *llmtest.Server) {
-	old := ModelFor
-	ModelFor = func(*node.Node) (llm.Client, error) { return llmtest.Client(t, srv.URL, "scripted"), nil }
-	t.Cleanup(func() { ModelFor = old })
+// scriptedConfig is the default configuration with the scripted server as its model.
+func scriptedConfig(srv *llmtest.Server) *config.Config {
+	cfg := config.Default()
+	cfg.LLM.BaseURL, cfg.LLM.Model = srv.URL, "scripted"
+	return cfg
 }
 
 var notifiedKey = regexp.MustCompile(`key '([^']+)'`)
@@ -67,11 +67,10 @@ func TestPrimaryServesChat(t *testing.T) {
 			t.Errorf("unexpected request, last %+v", last)
 			return llmtest.Reply{Content: "?"}
 		})
-		scriptedModel(t, srv)
 
 		sampletest.Start(t, w.Connect(t), sampleName)
 
-		n, err := node.With(config.Default(), w.Connect(t), w.Memory, nil)
+		n, err := node.With(scriptedConfig(srv), w.Connect(t), w.Memory, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,30 +67,6 @@ const (
 	MessageRoleAgent = spec.MessageRoleAgent
 )
 
-// The old names of the task states and message roles, kept for one release.
-const (
-	// Deprecated: use TaskStateSubmitted.
-	StateSubmitted = TaskStateSubmitted
-	// Deprecated: use TaskStateWorking.
-	StateWorking = TaskStateWorking
-	// Deprecated: use TaskStateInputRequired.
-	StateInputRequired = TaskStateInputRequired
-	// Deprecated: use TaskStateAuthRequired.
-	StateAuthRequired = TaskStateAuthRequired
-	// Deprecated: use TaskStateCompleted.
-	StateCompleted = TaskStateCompleted
-	// Deprecated: use TaskStateCanceled.
-	StateCanceled = TaskStateCanceled
-	// Deprecated: use TaskStateFailed.
-	StateFailed = TaskStateFailed
-	// Deprecated: use TaskStateRejected.
-	StateRejected = TaskStateRejected
-	// Deprecated: use MessageRoleUser.
-	RoleUser = MessageRoleUser
-	// Deprecated: use MessageRoleAgent.
-	RoleAgent = MessageRoleAgent
-)
-
 // ProtocolVersion is the A2A version carried in the a2a-version header.
 const ProtocolVersion = string(spec.Version)
 

@@ -35,8 +35,6 @@ const (
 	DefaultMaxTasks     = 1
 	DefaultIdleTimeout  = 30 * time.Second
 	DefaultReplyTimeout = 30 * time.Second
-	// Deprecated: use DefaultReplyTimeout.
-	DefaultPublishTimeout = DefaultReplyTimeout
 	// DefaultMaxTaskDuration is below RabbitMQ's default consumer_timeout
 	// (30 min), past which the broker closes the channel and redelivers.
 	DefaultMaxTaskDuration = 25 * time.Minute
@@ -65,9 +63,6 @@ type Options struct {
 	// by the bus's own bus.publish_timeout) before the task is requeued;
 	// default 30s.
 	ReplyTimeout time.Duration
-	// Deprecated: use ReplyTimeout (the name said bus.publish_timeout, which
-	// it is not); used when ReplyTimeout is zero.
-	PublishTimeout time.Duration
 	// Ephemeral makes Run return after MaxTasks tasks or IdleTimeout without one.
 	Ephemeral   bool
 	MaxTasks    int
@@ -122,7 +117,6 @@ func (o *Options) normalize() error {
 	lifecycle.Default(&o.Concurrency, DefaultConcurrency)
 	lifecycle.Default(&o.MaxAttempts, bus.DefaultMaxAttempts)
 	lifecycle.Default(&o.StopTimeout, DefaultStopTimeout)
-	lifecycle.Default(&o.ReplyTimeout, o.PublishTimeout)
 	lifecycle.Default(&o.ReplyTimeout, DefaultReplyTimeout)
 	lifecycle.Default(&o.MaxTaskDuration, DefaultMaxTaskDuration)
 	if o.StopTimeout >= o.MaxTaskDuration {

@@ -434,17 +434,3 @@ func TestHandlersSeeTheirTaskInTheContext(t *testing.T) {
 		t.Fatalf("task in context = %+v", r)
 	}
 }
-
-// The deprecated PublishTimeout still sets the reply timeout when
-// ReplyTimeout is not given; ReplyTimeout wins when both are.
-func TestReplyTimeoutTakesTheDeprecatedPublishTimeout(t *testing.T) {
-	h := newHarness(t)
-	for _, tc := range []struct {
-		reply, publish, want time.Duration
-	}{{0, 0, DefaultReplyTimeout}, {0, 5 * time.Second, 5 * time.Second}, {7 * time.Second, 5 * time.Second, 7 * time.Second}} {
-		a := h.agent(Options{ReplyTimeout: tc.reply, PublishTimeout: tc.publish}, nil)
-		if got := a.opts.ReplyTimeout; got != tc.want {
-			t.Errorf("ReplyTimeout %s, PublishTimeout %s: reply timeout %s, want %s", tc.reply, tc.publish, got, tc.want)
-		}
-	}
-}

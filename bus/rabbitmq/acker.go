@@ -86,8 +86,14 @@ func (a *acker) deadLetter(reason string) error {
 	return a.replace(a.c.b.dlx, originalKey(a.d), pub, "dead-letter ("+reason+")")
 }
 
-// replace publishes pub (confirmed) and then acks the original.
+// replace publishes pub (confirmed) and then acks the original. A delivery
+// whose channel closed is not replaced: the broker has the original back
+// and delivers it again (and that redelivery counts the attempt), so a copy
+// would make two.
 func (a *acker) replace(exchange, key string, pub amqp.Publishing, what string) error {
+	if a.acks.lost() {
+		return fmt.Errorf("%s: %w", what, errLost)
+	}
 	b := a.c.b
 	ctx, cancel := context.WithTimeout(context.Background(), b.publishTimeout)
 	defer cancel()

@@ -2,6 +2,7 @@ package rabbitmq
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -63,6 +64,9 @@ func (a *acker) Release() error { return a.requeue(a.attempt) }
 // attempts are spent and can report it — and a message that crashed even
 // that delivery is dead-lettered instead of looping.
 func (a *acker) countCrash() error {
+	if a.c.b.copied.take(a.c.queue, a.d) {
+		return a.acks.ack(a.d.DeliveryTag) // its copy was made before its channel was lost
+	}
 	if a.attempt > a.c.opts.MaxAttempts {
 		return a.deadLetter(ReasonMaxAttempts)
 	}
@@ -86,10 +90,12 @@ func (a *acker) deadLetter(reason string) error {
 	return a.replace(a.c.b.dlx, originalKey(a.d), pub, "dead-letter ("+reason+")")
 }
 
-// replace publishes pub (confirmed) and then acks the original. A delivery
-// whose channel closed is not replaced: the broker has the original back
-// and delivers it again (and that redelivery counts the attempt), so a copy
-// would make two.
+// replace publishes pub (confirmed) and then acks the original at once. A
+// delivery whose channel closed is not replaced: the broker has the
+// original back and delivers it again (and that redelivery counts the
+// attempt), so a copy would make two. When the channel is lost while the
+// copy is being confirmed, the original is remembered (b.copied) so that
+// its redelivery is dropped here instead of copied again.
 func (a *acker) replace(exchange, key string, pub amqp.Publishing, what string) error {
 	if a.acks.lost() {
 		return fmt.Errorf("%s: %w", what, errLost)
@@ -103,7 +109,14 @@ func (a *acker) replace(exchange, key string, pub amqp.Publishing, what string) 
 		}
 		return fmt.Errorf("%s: %w (the message went back to its queue)", what, err)
 	}
-	if err := a.acks.ack(a.d.DeliveryTag); err != nil {
+	if b.afterCopy != nil {
+		b.afterCopy()
+	}
+	if err := a.acks.ackNow(a.d.DeliveryTag); err != nil {
+		if errors.Is(err, bus.ErrDeliveryLost) {
+			b.copied.add(a.c.queue, a.d)
+			return nil // the copy stands; the original, back in the queue, is dropped when it comes
+		}
 		return fmt.Errorf("%s: ack original: %w", what, err)
 	}
 	return nil

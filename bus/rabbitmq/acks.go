@@ -71,16 +71,31 @@ func (a *acks) ack(tag uint64) error {
 
 // nack rejects tag at once, requeued or not.
 func (a *acks) nack(tag uint64, requeue bool) error {
+	return a.sendAlone("nack", tag, func() error { return a.ch.Nack(tag, false, requeue) })
+}
+
+// ackNow acknowledges tag at once, not coalesced: for an original whose
+// copy was just confirmed, so that the instant in which a lost channel
+// leaves both in the queue is as short as it can be.
+func (a *acks) ackNow(tag uint64) error {
+	return a.sendAlone("ack", tag, func() error { return a.ch.Ack(tag, false) })
+}
+
+// sendAlone settles tag at once with send (op names it in errors).
+func (a *acks) sendAlone(op string, tag uint64, send func() error) error {
 	if a.lost() {
-		return fmt.Errorf("nack: %w", errLost)
+		return fmt.Errorf("%s: %w", op, errLost)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.unsettled(tag); err != nil {
 		return err
 	}
-	if err := a.ch.Nack(tag, false, requeue); err != nil {
-		return fmt.Errorf("nack: %w", err)
+	if err := send(); err != nil {
+		if a.lost() {
+			return fmt.Errorf("%s: %w", op, errLost)
+		}
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	a.settled[tag] = false
 	return a.advance()

@@ -125,3 +125,64 @@ func TestLostDeliveriesComeBackOnce(t *testing.T) {
 		})
 	}
 }
+
+// A channel lost in the instant between a copy's confirm and its
+// original's ack leaves both in the queue; the original, when it comes
+// back to this bus, is dropped rather than copied again, so the message
+// runs once more, not twice. Both kinds of copy are covered: a handler's
+// requeue, and the crash count of a lost delivery's redelivery.
+func TestCopyMadeAsItsChannelIsLostIsNotMadeTwice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// first handles the first delivery; it returns its handler's error.
+		first func(ctx context.Context, b *Bus) error
+	}{
+		{"requeue", func(context.Context, *Bus) error { return errors.New("failed: requeue it") }},
+		{"crash count", func(ctx context.Context, b *Bus) error {
+			_ = b.consume.current().conn.Close() // lost: the redelivery is counted by a copy
+			<-ctx.Done()
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			b := e.open(t, Options{ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
+			var cut sync.Once
+			b.afterCopy = func() { cut.Do(func() { _ = b.consume.current().conn.Close() }) }
+			spec := e.taskQueue(t, b)
+			m := message(spec.Name)
+			if err := b.Publish(t.Context(), m); err != nil {
+				t.Fatal(err)
+			}
+			log := &deliveryLog{attempts: map[string][]int{}}
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			consumed := make(chan error, 1)
+			go func() {
+				consumed <- b.Consume(ctx, spec.Name, bus.ConsumeOptions{MaxAttempts: 5}, func(hctx context.Context, d *bus.Delivery) error {
+					if !log.add(d) {
+						return nil
+					}
+					return tc.first(hctx, b)
+				})
+			}()
+			testenv.Eventually(t, "the message back", func() bool { return len(log.of(m.MessageID)) >= 2 })
+			stop()
+			if err := <-consumed; err != nil {
+				t.Fatalf("consume: %v", err)
+			}
+			st, err := b.Inspect(t.Context(), spec.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Messages != 0 {
+				t.Errorf("%d messages left in the queue, want none", st.Messages)
+			}
+			if got := log.of(m.MessageID); fmt.Sprint(got) != "[1 2]" {
+				t.Errorf("attempts = %v, want [1 2]", got)
+			}
+		})
+	}
+}

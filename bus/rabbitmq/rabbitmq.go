@@ -43,6 +43,8 @@ type Bus struct {
 	publish, consume *link
 	pub              *publisher
 	declared         registry
+	copied           copiedSet // originals whose copy was made as their channel was lost (copied.go)
+	afterCopy        func()    // tests only: runs between a copy's confirm and its original's ack
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc

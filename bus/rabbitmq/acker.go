@@ -62,10 +62,16 @@ func (a *acker) Release() error { return a.requeue(a.attempt) }
 // without settling it: a copy numbered as the next attempt goes to the back
 // of the queue — past MaxAttempts once, so that the next consumer sees the
 // attempts are spent and can report it — and a message that crashed even
-// that delivery is dead-lettered instead of looping.
+// that delivery is dead-lettered instead of looping. The redelivery of an
+// original whose copy was confirmed as its channel was lost (copied) is
+// only acked: that copy is its next attempt.
 func (a *acker) countCrash() error {
-	if a.c.b.copied.take(a.c.queue, a.d) {
-		return a.acks.ack(a.d.DeliveryTag) // its copy was made before its channel was lost
+	if a.c.b.copied.take(a.c.queue, a.d) { // its copy was made before its channel was lost
+		err := a.acks.ack(a.d.DeliveryTag)
+		if errors.Is(err, bus.ErrDeliveryLost) {
+			a.c.b.copied.add(a.c.queue, a.d) // lost again: it comes back once more
+		}
+		return err
 	}
 	if a.attempt > a.c.opts.MaxAttempts {
 		return a.deadLetter(ReasonMaxAttempts)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +32,26 @@ func (l *deliveryLog) of(id string) []int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]int(nil), l.attempts[id]...)
+}
+
+// startConsume runs b.Consume in the background; stop cancels it and
+// returns what Consume returned.
+func startConsume(t *testing.T, b *Bus, queue string, opts bus.ConsumeOptions, h bus.Handler) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Consume(ctx, queue, opts, h) }()
+	stop = func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(waitBound):
+			return fmt.Errorf("consume %q did not return within %v of its cancel", queue, waitBound)
+		}
+	}
+	t.Cleanup(func() { cancel() })
+	return stop
 }
 
 // When the consume connection drops under handlers, a settle they try
@@ -64,33 +85,32 @@ func TestLostDeliveriesComeBackOnce(t *testing.T) {
 				}
 			}
 			log := &deliveryLog{attempts: map[string][]int{}}
-			var held sync.WaitGroup
-			held.Add(n)
+			var held atomic.Int32
 			settled := make(chan error, n)
-			ctx, stop := context.WithCancel(context.Background())
-			defer stop()
-			consumed := make(chan error, 1)
-			go func() {
-				consumed <- b.Consume(ctx, spec.Name, bus.ConsumeOptions{Concurrency: 2 * n, MaxAttempts: 5}, func(hctx context.Context, d *bus.Delivery) error {
-					if !log.add(d) {
-						return nil
-					}
-					held.Done()
-					<-hctx.Done() // until the delivery is lost
-					if !errors.Is(context.Cause(hctx), bus.ErrDeliveryLost) {
-						t.Errorf("handler context ended with %v, want bus.ErrDeliveryLost", context.Cause(hctx))
-					}
-					err := settle.do(d)
-					settled <- err
-					return err
-				})
-			}()
-			held.Wait()
+			stop := startConsume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: 2 * n, MaxAttempts: 5}, func(hctx context.Context, d *bus.Delivery) error {
+				if !log.add(d) {
+					return nil
+				}
+				held.Add(1)
+				<-hctx.Done() // until the delivery is lost
+				if !errors.Is(context.Cause(hctx), bus.ErrDeliveryLost) {
+					t.Errorf("handler context ended with %v, want bus.ErrDeliveryLost", context.Cause(hctx))
+				}
+				err := settle.do(d)
+				settled <- err
+				return err
+			})
+			testenv.Eventually(t, "every delivery held", func() bool { return held.Load() == n })
 			_ = b.consume.current().conn.Close() // only the consume connection: publishing goes on
 
 			for range n {
-				if err := <-settled; !errors.Is(err, bus.ErrDeliveryLost) && settle.name != "handler error" {
-					t.Errorf("settling a lost delivery = %v, want bus.ErrDeliveryLost", err)
+				select {
+				case err := <-settled:
+					if !errors.Is(err, bus.ErrDeliveryLost) && settle.name != "handler error" {
+						t.Errorf("settling a lost delivery = %v, want bus.ErrDeliveryLost", err)
+					}
+				case <-time.After(waitBound):
+					t.Fatalf("a handler of a lost delivery was not stopped within %v", waitBound)
 				}
 			}
 			testenv.Eventually(t, "every lost delivery back as attempt 2", func() bool {
@@ -101,8 +121,7 @@ func TestLostDeliveriesComeBackOnce(t *testing.T) {
 				}
 				return true
 			})
-			stop()
-			if err := <-consumed; err != nil {
+			if err := stop(); err != nil {
 				t.Fatalf("consume: %v", err)
 			}
 			// Stopped, the consumer handed back whatever it held: every copy
@@ -157,20 +176,14 @@ func TestCopyMadeAsItsChannelIsLostIsNotMadeTwice(t *testing.T) {
 				t.Fatal(err)
 			}
 			log := &deliveryLog{attempts: map[string][]int{}}
-			ctx, stop := context.WithCancel(context.Background())
-			defer stop()
-			consumed := make(chan error, 1)
-			go func() {
-				consumed <- b.Consume(ctx, spec.Name, bus.ConsumeOptions{MaxAttempts: 5}, func(hctx context.Context, d *bus.Delivery) error {
-					if !log.add(d) {
-						return nil
-					}
-					return tc.first(hctx, b)
-				})
-			}()
+			stop := startConsume(t, b, spec.Name, bus.ConsumeOptions{MaxAttempts: 5}, func(hctx context.Context, d *bus.Delivery) error {
+				if !log.add(d) {
+					return nil
+				}
+				return tc.first(hctx, b)
+			})
 			testenv.Eventually(t, "the message back", func() bool { return len(log.of(m.MessageID)) >= 2 })
-			stop()
-			if err := <-consumed; err != nil {
+			if err := stop(); err != nil {
 				t.Fatalf("consume: %v", err)
 			}
 			st, err := b.Inspect(t.Context(), spec.Name)

@@ -151,12 +151,11 @@ func TestLostConnectionRunsEachTaskOnceMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := newRunLedger()
-	var started sync.WaitGroup
-	started.Add(tasks)
+	var started atomic.Int32 // first runs
 	if err := a.Handle("sleep", func(ctx context.Context, task *Task) (*Result, error) {
 		defer runs.start(task.Request.TaskID)()
 		if task.Attempt == 1 {
-			started.Done()
+			started.Add(1)
 		}
 		select {
 		case <-time.After(2500 * time.Millisecond):
@@ -183,7 +182,7 @@ func TestLostConnectionRunsEachTaskOnceMore(t *testing.T) {
 		r.publish(req)
 		ids[i] = req.TaskID
 	}
-	started.Wait()
+	testenv.Eventually(t, "every task running", func() bool { return started.Load() == tasks })
 	proxy.Cut() // both of the agent's connections drop; nobody else's
 
 	for _, id := range ids {

@@ -41,7 +41,8 @@ type Subscriber interface {
 	// nil) or the bus is closed (returns ErrClosed). It survives reconnections:
 	// when the channel or connection a delivery came on is lost, the context
 	// of its handler ends with cause ErrDeliveryLost (the delivery comes
-	// again), and the consumer subscribes again once its handlers returned.
+	// again, once: settling it fails with ErrDeliveryLost and copies
+	// nothing), and the consumer subscribes again once its handlers returned.
 	// A delivery h leaves unsettled is acked when h returns nil and nacked
 	// with requeue when h returns an error or panics (see Recover); a panic
 	// never stops the consumer.

@@ -6,7 +6,9 @@ import (
 )
 
 // Delivery is one received message with its queue and attempt count.
-// Settle it once: later Ack/Nack calls return ErrAlreadySettled.
+// Settle it once: later Ack/Nack calls return ErrAlreadySettled. A delivery
+// whose connection was lost cannot be settled: the transport has it back,
+// and every settle returns an error wrapping ErrDeliveryLost.
 type Delivery struct {
 	Message
 	// Queue is the queue the message came from.

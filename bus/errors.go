@@ -12,7 +12,9 @@ var (
 	ErrNotConfirmed = errors.New("bus: publish not confirmed")
 	// ErrDeliveryLost: the channel a delivery came on closed before it was
 	// settled; the broker has it back and delivers it again. It is the cause
-	// of the handler's context then, so work that can no longer be acked stops.
+	// of the handler's context then, so work that can no longer be acked
+	// stops, and the error of any later Ack, Nack, Release or DeadLetter of
+	// it, which change nothing (a copy would run the message twice).
 	ErrDeliveryLost = errors.New("bus: delivery lost")
 	// ErrNotSent: the message surely never left this process (no channel
 	// could be had, or ctx ended before the send); it comes with

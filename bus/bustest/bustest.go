@@ -16,6 +16,10 @@ type Env interface {
 	Exchange() string
 	// Connect opens a new bus.Bus connection to the shared backend. The suite closes it.
 	Connect(t *testing.T) bus.Bus
+	// Cut does to b (made by Connect) what a network failure does to its
+	// link to the backend, leaving b open: the deliveries its consumers
+	// hold unsettled go back to their queues, counted as an attempt.
+	Cut(t *testing.T, b bus.Bus)
 }
 
 // Run runs every conformance test; newEnv is called once per sub-test. The
@@ -42,6 +46,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"CompetingConsumers", testCompetingConsumers},
 		{"CancelledConsumerLosesNothing", testCancelledConsumerLosesNothing},
 		{"ClosedConnectionLosesNothing", testClosedConnectionLosesNothing},
+		{"LostDeliveryComesBackOnce", testLostDeliveryComesBackOnce},
 		{"CloseUnblocksConsumers", testCloseUnblocks},
 		{"ConcurrencyBound", testConcurrency},
 		{"OrderedPerCorrelation", testOrderedPerCorrelation},

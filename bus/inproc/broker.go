@@ -232,7 +232,7 @@ func (b *Broker) settle(p *pending, then func()) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if p.done {
-		return fmt.Errorf("settle: delivery was requeued when its connection closed: %w", bus.ErrClosed)
+		return fmt.Errorf("settle: %w: it went back to its queue when its connection closed (%w)", bus.ErrDeliveryLost, bus.ErrClosed)
 	}
 	p.done = true
 	delete(p.c.unacked, p)

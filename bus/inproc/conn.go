@@ -286,6 +286,20 @@ func (c *conn) handle(ctx context.Context, p *pending, h bus.Handler) {
 	}
 }
 
+// takeBack requeues every delivery of c not settled yet, counting the
+// attempt, as a broker does with the deliveries of a connection gone: a
+// later settle of one fails with bus.ErrDeliveryLost. It returns how many
+// there were. Called with b.mu held.
+func (c *conn) takeBack() int {
+	n := len(c.unacked)
+	for p := range c.unacked {
+		p.done = true
+		c.b.requeue(p, true)
+	}
+	clear(c.unacked)
+	return n
+}
+
 // Close stops the connection's consumers, waits for their handlers (at most
 // the broker's CloseTimeout), requeues what they left unacked and deletes
 // the connection's instance queues. It is idempotent. On a connection made
@@ -309,12 +323,7 @@ func (c *conn) shutdown() error {
 
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		stuck := len(c.unacked)
-		for p := range c.unacked {
-			p.done = true
-			b.requeue(p, true)
-		}
-		clear(c.unacked)
+		stuck := c.takeBack()
 		for name, q := range b.queues {
 			if q.owner == c {
 				if n := q.drop(); n > 0 {

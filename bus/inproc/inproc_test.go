@@ -28,6 +28,18 @@ type env struct{ b *Broker }
 func (e env) Exchange() string           { return e.b.Exchange() }
 func (e env) Connect(*testing.T) bus.Bus { return e.b.Connect() }
 
+// Cut takes back b's unsettled deliveries as closing b would, leaving b
+// open: the embedded bus has no network link to lose.
+func (e env) Cut(t *testing.T, b bus.Bus) {
+	c, ok := b.(*conn)
+	if !ok {
+		t.Fatalf("cut: %T is not a connection of this broker", b)
+	}
+	e.b.mu.Lock()
+	defer e.b.mu.Unlock()
+	c.takeBack()
+}
+
 func newEnv(t *testing.T) bustest.Env {
 	b := NewBroker(Options{Exchange: "bt-" + rand.Text()[:8]})
 	t.Cleanup(func() { _ = b.Close() })

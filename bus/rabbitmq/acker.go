@@ -2,6 +2,7 @@ package rabbitmq
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -61,8 +62,17 @@ func (a *acker) Release() error { return a.requeue(a.attempt) }
 // without settling it: a copy numbered as the next attempt goes to the back
 // of the queue — past MaxAttempts once, so that the next consumer sees the
 // attempts are spent and can report it — and a message that crashed even
-// that delivery is dead-lettered instead of looping.
+// that delivery is dead-lettered instead of looping. The redelivery of an
+// original whose copy was confirmed as its channel was lost (copied) is
+// only acked: that copy is its next attempt.
 func (a *acker) countCrash() error {
+	if a.c.b.copied.take(a.c.queue, a.d) { // its copy was made before its channel was lost
+		err := a.acks.ack(a.d.DeliveryTag)
+		if errors.Is(err, bus.ErrDeliveryLost) {
+			a.c.b.copied.add(a.c.queue, a.d) // lost again: it comes back once more
+		}
+		return err
+	}
 	if a.attempt > a.c.opts.MaxAttempts {
 		return a.deadLetter(ReasonMaxAttempts)
 	}
@@ -86,8 +96,16 @@ func (a *acker) deadLetter(reason string) error {
 	return a.replace(a.c.b.dlx, originalKey(a.d), pub, "dead-letter ("+reason+")")
 }
 
-// replace publishes pub (confirmed) and then acks the original.
+// replace publishes pub (confirmed) and then acks the original at once. A
+// delivery whose channel closed is not replaced: the broker has the
+// original back and delivers it again (and that redelivery counts the
+// attempt), so a copy would make two. When the channel is lost while the
+// copy is being confirmed, the original is remembered (b.copied) so that
+// its redelivery is dropped here instead of copied again.
 func (a *acker) replace(exchange, key string, pub amqp.Publishing, what string) error {
+	if a.acks.lost() {
+		return fmt.Errorf("%s: %w", what, errLost)
+	}
 	b := a.c.b
 	ctx, cancel := context.WithTimeout(context.Background(), b.publishTimeout)
 	defer cancel()
@@ -97,7 +115,14 @@ func (a *acker) replace(exchange, key string, pub amqp.Publishing, what string) 
 		}
 		return fmt.Errorf("%s: %w (the message went back to its queue)", what, err)
 	}
-	if err := a.acks.ack(a.d.DeliveryTag); err != nil {
+	if b.afterCopy != nil {
+		b.afterCopy()
+	}
+	if err := a.acks.ackNow(a.d.DeliveryTag); err != nil {
+		if errors.Is(err, bus.ErrDeliveryLost) {
+			b.copied.add(a.c.queue, a.d)
+			return nil // the copy stands; the original, back in the queue, is dropped when it comes
+		}
 		return fmt.Errorf("%s: ack original: %w", what, err)
 	}
 	return nil

@@ -8,10 +8,15 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/bus"
 )
 
 // errSettled: a delivery was acked or nacked twice.
 var errSettled = errors.New("rabbitmq: delivery already settled")
+
+// errLost is the error of settling a delivery whose channel closed.
+var errLost = fmt.Errorf("%w: its channel closed and the broker delivers it again", bus.ErrDeliveryLost)
 
 // ackHold bounds how long an ack may wait to be coalesced.
 const ackHold = 20 * time.Millisecond
@@ -45,6 +50,9 @@ func newAcks(ch *amqp.Channel, log *zap.Logger) *acks {
 
 // ack acknowledges tag, now or (coalesced) within ackHold.
 func (a *acks) ack(tag uint64) error {
+	if a.lost() {
+		return fmt.Errorf("ack: %w", errLost)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.unsettled(tag); err != nil {
@@ -63,17 +71,40 @@ func (a *acks) ack(tag uint64) error {
 
 // nack rejects tag at once, requeued or not.
 func (a *acks) nack(tag uint64, requeue bool) error {
+	return a.sendAlone("nack", tag, func() error { return a.ch.Nack(tag, false, requeue) })
+}
+
+// ackNow acknowledges tag at once, not coalesced: for an original whose
+// copy was just confirmed, so that the instant in which a lost channel
+// leaves both in the queue is as short as it can be.
+func (a *acks) ackNow(tag uint64) error {
+	return a.sendAlone("ack", tag, func() error { return a.ch.Ack(tag, false) })
+}
+
+// sendAlone settles tag at once with send (op names it in errors).
+func (a *acks) sendAlone(op string, tag uint64, send func() error) error {
+	if a.lost() {
+		return fmt.Errorf("%s: %w", op, errLost)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.unsettled(tag); err != nil {
 		return err
 	}
-	if err := a.ch.Nack(tag, false, requeue); err != nil {
-		return fmt.Errorf("nack: %w", err)
+	if err := send(); err != nil {
+		if a.lost() {
+			return fmt.Errorf("%s: %w", op, errLost)
+		}
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	a.settled[tag] = false
 	return a.advance()
 }
+
+// lost reports whether the channel closed under its deliveries: the broker
+// took back every one not acked before and delivers it again, so none of
+// them can be settled any more.
+func (a *acks) lost() bool { return a.ch.IsClosed() }
 
 // unsettled refuses a tag settled before (the broker would close the
 // channel for it). a.mu is held.

@@ -241,8 +241,7 @@ func (c *consumer) handle(ctx context.Context, d *amqp.Delivery, settle *acks) {
 		// settling: that was an attempt. Count it where it sticks — a copy
 		// carrying the next attempt number — rather than handling it now.
 		if err := a.countCrash(); err != nil {
-			c.b.log.Warn("rabbitmq: count redelivery", zap.String("queue", c.queue),
-				zap.String("message_id", d.MessageId), zap.Error(err))
+			c.settleFailed("count redelivery", d, err)
 		}
 		return
 	}
@@ -260,8 +259,19 @@ func (c *consumer) handle(ctx context.Context, d *amqp.Delivery, settle *acks) {
 		err = del.Nack()
 	}
 	if err != nil {
-		c.b.log.Warn("rabbitmq: settle delivery", zap.String("queue", c.queue), zap.Error(err))
+		c.settleFailed("settle delivery", d, err)
 	}
+}
+
+// settleFailed logs a settlement of d that failed: at debug level when d
+// was lost with its channel (the broker delivers it again; nothing is
+// wrong with it), else as a warning.
+func (c *consumer) settleFailed(what string, d *amqp.Delivery, err error) {
+	log := c.b.log.Warn
+	if errors.Is(err, bus.ErrDeliveryLost) {
+		log = c.b.log.Debug
+	}
+	log("rabbitmq: "+what, zap.String("queue", c.queue), zap.String("message_id", d.MessageId), zap.Error(err))
 }
 
 // call runs the handler under bus.Recover: a panic is logged with its stack
@@ -287,7 +297,7 @@ func (c *consumer) handBack(d *amqp.Delivery, settle *acks) {
 		err = a.requeue(a.attempt)
 	}
 	if err != nil {
-		c.b.log.Warn("rabbitmq: hand back delivery", zap.String("queue", c.queue), zap.Error(err))
+		c.settleFailed("hand back delivery", d, err)
 	}
 }
 

@@ -46,6 +46,18 @@ func (e *testEnv) Connect(t *testing.T) bus.Bus {
 	return &trackingBus{Bus: e.dial(t, Options{}), env: e}
 }
 
+// Cut closes b's consume connection under it; b connects again.
+func (e *testEnv) Cut(t *testing.T, b bus.Bus) {
+	t.Helper()
+	tb, ok := b.(*trackingBus)
+	if !ok {
+		t.Fatalf("cut: %T is not a bus of this env", b)
+	}
+	if err := tb.consume.current().conn.Close(); err != nil {
+		t.Fatalf("cut: close the consume connection: %v", err)
+	}
+}
+
 // dial opens a Bus on the env's exchange with opts (URL and Exchange set).
 func (e *testEnv) dial(t testing.TB, opts Options) *Bus {
 	t.Helper()

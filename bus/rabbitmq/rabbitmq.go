@@ -12,9 +12,10 @@
 // died or its connection dropped) is republished as its next attempt before
 // it is handled — once past MaxAttempts, so the consumer can report it. A
 // requeue at MaxAttempts, or a crash of that extra delivery, sends the
-// message to the dead-letter exchange with bus.HeaderDeathReason. Lost
-// connections are re-dialled with backoff, the topology re-declared and
-// consumers resumed.
+// message to the dead-letter exchange with bus.HeaderDeathReason. A
+// delivery lost with its channel is never settled or copied again: its
+// redelivery alone counts the attempt. Lost connections are re-dialled with
+// backoff, the topology re-declared and consumers resumed.
 package rabbitmq
 
 import (
@@ -43,6 +44,8 @@ type Bus struct {
 	publish, consume *link
 	pub              *publisher
 	declared         registry
+	copied           copiedSet // originals whose copy was made as their channel was lost (copied.go)
+	afterCopy        func()    // tests only: runs between a copy's confirm and its original's ack
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc

@@ -19,7 +19,8 @@ import (
 // or typed error, confirmed) and then acked, or requeued when the agent stops
 // before the task finished or a transient failure kept the reply from being
 // published. A reply that can never be published does not requeue the task
-// (deliverReply).
+// (deliverReply). A lost delivery is left to the broker, which has it back:
+// the bus refuses to requeue it a second time.
 func (a *Agent) taskHandler(workCtx context.Context, b *budget) bus.Handler {
 	return func(dctx context.Context, d *bus.Delivery) error {
 		if !b.reserve() {
@@ -30,10 +31,13 @@ func (a *Agent) taskHandler(workCtx context.Context, b *budget) bus.Handler {
 
 		reply, requeue := a.process(workCtx, dctx, d)
 		if requeue || (reply != nil && a.deliverReply(reply)) {
-			if d.LastAttempt() {
+			// A lost delivery refuses the nack (bus.ErrDeliveryLost): the
+			// broker has it back already, and its redelivery counts the attempt.
+			err := d.Nack()
+			if err == nil && d.LastAttempt() {
 				a.observeDeadLetter() // the bus dead-letters a requeue at the last attempt
 			}
-			return d.Nack()
+			return err
 		}
 		if b.lastSlot() {
 			b.stop() // stop fetching before the ack frees the prefetch slot

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -40,10 +40,46 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 	}
 	a.loadCanceled(ctx) // after the instance queue exists, so no cancel falls between
 
-	// Handlers run under workCtx, which outlives ctx by StopTimeout so that
-	// in-flight tasks can finish after stop.
+	// Handlers run under workCtx, which outlives the task consumer by
+	// StopTimeout so that in-flight tasks can finish after stop.
 	workCtx, cancelWork := context.WithCancelCause(context.Background())
 	defer cancelWork(errShutdown)
+	budget := newBudget(a.opts, stop)
+
+	// The parts, in the order they stop: the task consumer (with the
+	// announcer, the pruner and the idle watch beside it), then the cancel
+	// consumer, which outlives it: a cancel may still arrive for a task
+	// that is finishing. A part that fails stops the others.
+	g := lifecycle.NewGroup()
+	_ = g.Add(0, fmt.Sprintf("consume %q", taskSpec.Name), func(ctx context.Context) error {
+		return a.consumeTasks(ctx, taskSpec.Name, workCtx, cancelWork, budget)
+	}, nil)
+	_ = g.Add(0, "announcer", loop(a.announceLoop), nil)
+	_ = g.Add(0, "pruner", loop(a.pruneLoop), nil)
+	if a.opts.Ephemeral {
+		_ = g.Add(0, "idle watch", loop(func(ctx context.Context) { budget.watchIdle(ctx, a.opts.IdleTimeout) }), nil)
+	}
+	_ = g.Add(1, fmt.Sprintf("consume %q", instSpec.Name), func(ctx context.Context) error {
+		return a.opts.Bus.Consume(ctx, instSpec.Name, bus.ConsumeOptions{Concurrency: 1}, a.handleInstance)
+	}, nil)
+	a.log.Info("agent started", zap.Int("concurrency", a.opts.Concurrency), zap.Bool("ephemeral", a.opts.Ephemeral))
+	err = g.Run(ctx, 0)
+	a.log.Info("agent stopped", zap.Int("tasks", budget.completed()))
+	if err != nil {
+		return fmt.Errorf("agent %q: %w", name, err)
+	}
+	return nil
+}
+
+// loop is a part that runs f until its context ends.
+func loop(f func(context.Context)) func(context.Context) error {
+	return func(ctx context.Context) error { f(ctx); return nil }
+}
+
+// consumeTasks consumes the task queue until ctx ends; then the tasks in
+// flight get StopTimeout before workCtx is cancelled (and they are
+// requeued), and the instance announces that it is going.
+func (a *Agent) consumeTasks(ctx context.Context, queue string, workCtx context.Context, cancelWork context.CancelCauseFunc, b *budget) error {
 	tasksDone := make(chan struct{})
 	go func() {
 		select {
@@ -59,54 +95,13 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 		case <-tasksDone:
 		}
 	}()
-
-	// The cancel consumer outlives the task consumer: a cancel may still
-	// arrive for a task that is finishing.
-	cancelCtx, stopCancels := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var cancelErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		cancelErr = a.opts.Bus.Consume(cancelCtx, instSpec.Name, bus.ConsumeOptions{Concurrency: 1}, a.handleInstance)
-		if cancelErr != nil && cancelCtx.Err() == nil {
-			stop() // without cancels the agent cannot honour its contract
-		}
-	}()
-
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		a.announceLoop(ctx)
-	}()
-	go func() {
-		defer wg.Done()
-		a.pruneLoop(ctx)
-	}()
-
-	budget := newBudget(a.opts, stop)
-	if a.opts.Ephemeral {
-		go budget.watchIdle(ctx, a.opts.IdleTimeout)
-	}
-	a.log.Info("agent started", zap.Int("concurrency", a.opts.Concurrency), zap.Bool("ephemeral", a.opts.Ephemeral))
 	a.observeRunning(true)
-	taskErr := a.opts.Bus.Consume(ctx, taskSpec.Name,
-		bus.ConsumeOptions{Concurrency: a.opts.Concurrency, MaxAttempts: a.opts.MaxAttempts},
-		a.taskHandler(workCtx, budget))
+	err := a.opts.Bus.Consume(ctx, queue, bus.ConsumeOptions{Concurrency: a.opts.Concurrency, MaxAttempts: a.opts.MaxAttempts},
+		a.taskHandler(workCtx, b))
 	a.observeRunning(false)
 	close(tasksDone)
 	a.announce(context.Background(), true)
-	stopCancels()
-	wg.Wait()
-	a.log.Info("agent stopped", zap.Int("tasks", budget.completed()))
-
-	if taskErr != nil {
-		return fmt.Errorf("agent %q: consume %q: %w", name, taskSpec.Name, taskErr)
-	}
-	if cancelErr != nil && !errors.Is(cancelErr, context.Canceled) {
-		return fmt.Errorf("agent %q: consume %q: %w", name, instSpec.Name, cancelErr)
-	}
-	return nil
+	return err
 }
 
 // budget counts tasks for ephemeral mode and stops the agent when its task

@@ -49,11 +49,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // maxBytes+1 bytes of it: a longer file is an *Error wrapping ErrTooLarge,
 // and a path that names anything but a regular file (after symbolic links)
 // an *Error wrapping ErrNotRegular, returned without reading. A file that
-// cannot be opened gives os's *fs.PathError (errors.Is(err, fs.ErrNotExist)
-// for a missing one).
+// cannot be opened gives the *fs.PathError os.Open would (errors.Is(err,
+// fs.ErrNotExist) for a missing one).
 func Read(path string, maxBytes int64) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			pe.Op = "open" // what the reader tried to do, as os.ReadFile says it
+		}
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {

@@ -138,7 +138,8 @@ func buildLLMAgent(n *node.Node, d *directory.Directory, s *llmagent.Spec, model
 	cfg := n.Config
 	opts := llmagent.Options{
 		Spec: s, Model: model, Endpoint: redact.URL(cfg.LLM.BaseURL), Conversations: n.Memory,
-		LLMTimeout: cfg.LLM.Timeout, MaxTaskDuration: cfg.Agent.MaxTaskDuration, MaxDepth: cfg.Caller.MaxDepth, Logger: n.Log,
+		LLMTimeout: cfg.LLM.Timeout, MaxTaskDuration: cfg.Agent.MaxTaskDuration, MaxDepth: cfg.Caller.MaxDepth,
+		MaxToolArgumentBytes: cfg.LLM.MaxToolArgumentBytes, Logger: n.Log,
 	}
 	var c *caller.Caller
 	if needsTools(s) {

@@ -29,6 +29,7 @@ type Config struct {
 	Research  ResearchConfig  `mapstructure:"research" yaml:"research"`
 	LLM       LLMConfig       `mapstructure:"llm" yaml:"llm"`
 	Chat      ChatConfig      `mapstructure:"chat" yaml:"chat"`
+	Workflow  WorkflowConfig  `mapstructure:"workflow" yaml:"workflow"`
 	Ops       OpsConfig       `mapstructure:"ops" yaml:"ops"`
 }
 
@@ -228,6 +229,13 @@ type LLMConfig struct {
 	Timeout time.Duration `mapstructure:"timeout" yaml:"timeout"`
 	// MaxRetries is how often a 429, 5xx or connection failure is retried (backoff, honouring Retry-After).
 	MaxRetries int `mapstructure:"max_retries" yaml:"max_retries"`
+	// MaxResponseBytes bounds the body of one answer of the endpoint, applied
+	// while it is read: a longer answer is an error, and no more of it is read.
+	MaxResponseBytes int `mapstructure:"max_response_bytes" yaml:"max_response_bytes"`
+	// MaxToolArgumentBytes bounds the arguments of one tool call the model
+	// asks for (chat, LLM-backed agents): longer ones are refused unparsed,
+	// and the model is told the bound.
+	MaxToolArgumentBytes int `mapstructure:"max_tool_argument_bytes" yaml:"max_tool_argument_bytes"`
 }
 
 // Configured reports whether a model endpoint is set.
@@ -246,6 +254,24 @@ type ChatConfig struct {
 	// MaxHistoryChars bounds the characters of history sent to the model.
 	MaxHistoryChars int `mapstructure:"max_history_chars" yaml:"max_history_chars"`
 }
+
+// WorkflowConfig bounds workflow runs (the Orchestrator, a2abus workflow run).
+type WorkflowConfig struct {
+	// MaxRenderBytes bounds what one step's templates render to, its text
+	// and input together, applied while rendering: a step past it fails.
+	MaxRenderBytes int `mapstructure:"max_render_bytes" yaml:"max_render_bytes"`
+}
+
+// Default size bounds of what models send and templates render.
+const (
+	// DefaultLLMMaxResponseBytes is llm.max_response_bytes's default.
+	DefaultLLMMaxResponseBytes = 4 << 20
+	// DefaultLLMMaxToolArgumentBytes is llm.max_tool_argument_bytes's default.
+	DefaultLLMMaxToolArgumentBytes = 1 << 20
+	// DefaultMaxRenderBytes is workflow.max_render_bytes's default,
+	// bus.max_message_bytes's: a larger step request could not be sent.
+	DefaultMaxRenderBytes = DefaultMaxMessageBytes
+)
 
 // Default values; a2abus.example.yaml documents the same values.
 const (
@@ -348,8 +374,10 @@ func Default() *Config {
 			BreakerCooldown: DefaultBreakerCooldown,
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
-		LLM:      LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries},
+		LLM: LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries,
+			MaxResponseBytes: DefaultLLMMaxResponseBytes, MaxToolArgumentBytes: DefaultLLMMaxToolArgumentBytes},
 		Chat:     ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars},
+		Workflow: WorkflowConfig{MaxRenderBytes: DefaultMaxRenderBytes},
 	}
 }
 

@@ -151,6 +151,9 @@ func TestValidate(t *testing.T) {
 		{"chat token budget", func(c *Config) { c.Chat.TokenBudget = -1 }, `config: chat.token_budget: must be 0 (unbounded) or positive, got -1`},
 		{"chat history turns", func(c *Config) { c.Chat.MaxHistoryTurns = 0 }, `config: chat.max_history_turns: must be at least 1, got 0`},
 		{"chat history chars", func(c *Config) { c.Chat.MaxHistoryChars = 999 }, `config: chat.max_history_chars: must be at least 1000, got 999`},
+		{"llm response bound", func(c *Config) { c.LLM.MaxResponseBytes = 0 }, `config: llm.max_response_bytes: must be within 1024..134217728 bytes (1 KiB..128 MiB), got 0`},
+		{"llm tool argument bound", func(c *Config) { c.LLM.MaxToolArgumentBytes = 1 << 30 }, `config: llm.max_tool_argument_bytes: must be within 1024..134217728 bytes (1 KiB..128 MiB), got 1073741824`},
+		{"workflow render bound", func(c *Config) { c.Workflow.MaxRenderBytes = 1023 }, `config: workflow.max_render_bytes: must be within 1024..134217728 bytes (1 KiB..128 MiB), got 1023`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -272,7 +275,9 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"limits.max_in_flight", "limits.rate", "limits.burst", "limits.breaker_failures", "limits.breaker_cooldown",
 		"research.docs_dir",
 		"llm.base_url", "llm.api_key", "llm.model", "llm.max_tokens", "llm.temperature", "llm.timeout", "llm.max_retries",
+		"llm.max_response_bytes", "llm.max_tool_argument_bytes",
 		"chat.system_prompt", "chat.max_tool_rounds", "chat.token_budget", "chat.max_history_turns", "chat.max_history_chars",
+		"workflow.max_render_bytes",
 		"ops.listen", "ops.pprof",
 	}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {

@@ -63,7 +63,21 @@ func (c *LLMConfig) validate() []error {
 	if n := c.MaxRetries; n < 0 || n > MaxLLMRetries {
 		errs = append(errs, invalid("llm.max_retries", "must be within 0..%d, got %d", MaxLLMRetries, n))
 	}
+	errs = append(errs, byteBound("llm.max_response_bytes", c.MaxResponseBytes), byteBound("llm.max_tool_argument_bytes", c.MaxToolArgumentBytes))
 	return errs
+}
+
+// validate reports a bad workflow.* key.
+func (c *WorkflowConfig) validate() []error {
+	return []error{byteBound("workflow.max_render_bytes", c.MaxRenderBytes)}
+}
+
+// byteBound checks a size bound in bytes: within MinMessageBytes..MaxMessageBytes (1 KiB..128 MiB).
+func byteBound(key string, n int) error {
+	if n < MinMessageBytes || n > MaxMessageBytes {
+		return invalid(key, "must be within %d..%d bytes (1 KiB..128 MiB), got %d", MinMessageBytes, MaxMessageBytes, n)
+	}
+	return nil
 }
 
 func (c *ChatConfig) validate() []error {

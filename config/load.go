@@ -12,10 +12,16 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/a2abus/a2abus/internal/fileread"
 )
 
 // FileName is the configuration file searched for when none is named.
 const FileName = "a2abus.yaml"
+
+// MaxFileBytes bounds the configuration file; a longer one, or a path that
+// is not a regular file (a FIFO, /dev/zero), is refused before it is parsed.
+const MaxFileBytes = 1 << 20
 
 // defaultSearchDirs are searched, in order, for FileName.
 var defaultSearchDirs = []string{".", "/etc/a2abus"}
@@ -117,7 +123,7 @@ func Load(opts LoadOptions) (*Config, error) {
 // readFile merges the YAML (or JSON) file at path into v, rejecting keys that
 // are not configuration keys.
 func readFile(v *viper.Viper, path string) error {
-	data, err := os.ReadFile(path)
+	data, err := fileread.Read(path, MaxFileBytes)
 	if err != nil {
 		return fmt.Errorf("config: read file: %w", err)
 	}

@@ -149,6 +149,9 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"llm.temperature":             "0.7",
 		"llm.timeout":                 "90s",
 		"llm.max_retries":             "4",
+		"llm.max_response_bytes":      "8388608",
+		"llm.max_tool_argument_bytes": "65536",
+		"workflow.max_render_bytes":   "2097152",
 		"chat.system_prompt":          "You are the primary agent.",
 		"chat.max_tool_rounds":        "12",
 		"chat.token_budget":           "200000",
@@ -182,9 +185,10 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		Limits:   LimitsConfig{MaxInFlight: 3, Rate: 2.5, Burst: 4, BreakerFailures: 2, BreakerCooldown: 10 * time.Second},
 		Research: ResearchConfig{DocsDir: "/data/docs"},
 		LLM: LLMConfig{BaseURL: "http://127.0.0.1:11434/v1", APIKey: "sk-local", Model: "llama3.1:8b", MaxTokens: 1024,
-			Temperature: 0.7, Timeout: 90 * time.Second, MaxRetries: 4},
-		Chat: ChatConfig{SystemPrompt: "You are the primary agent.", MaxToolRounds: 12, TokenBudget: 200_000, MaxHistoryTurns: 20, MaxHistoryChars: 30_000},
-		Ops:  OpsConfig{Listen: ":9090", PProf: true},
+			Temperature: 0.7, Timeout: 90 * time.Second, MaxRetries: 4, MaxResponseBytes: 8 << 20, MaxToolArgumentBytes: 64 << 10},
+		Chat:     ChatConfig{SystemPrompt: "You are the primary agent.", MaxToolRounds: 12, TokenBudget: 200_000, MaxHistoryTurns: 20, MaxHistoryChars: 30_000},
+		Workflow: WorkflowConfig{MaxRenderBytes: 2 << 20},
+		Ops:      OpsConfig{Listen: ":9090", PProf: true},
 	}
 	ca := testca.New(t)
 	maps.Copy(env, map[string]string{ // TLS files must exist

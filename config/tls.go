@@ -3,12 +3,13 @@ package config
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strings"
 
+	"github.com/a2abus/a2abus/internal/fileread"
 	"github.com/a2abus/a2abus/internal/redact"
 )
 
@@ -90,14 +91,18 @@ func (c *RedisConfig) ClientTLS() (*tls.Config, error) {
 	return c.TLS.load("redis.tls")
 }
 
+// MaxPEMFileBytes bounds each CA, certificate and key file; a longer one, or
+// a path that is not a regular file, is refused before it is parsed.
+const MaxPEMFileBytes = 4 << 20
+
 // load reads the files of t into a TLS client configuration (at least TLS
 // 1.2); an error is a *FieldError naming the key under prefix and the file.
 func (t *TLSConfig) load(prefix string) (*tls.Config, error) {
 	c := &tls.Config{ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify, MinVersion: tls.VersionTLS12}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pem, err := readPEM(prefix+".ca_file", t.CAFile)
 		if err != nil {
-			return nil, invalid(prefix+".ca_file", "cannot read %q: %v", t.CAFile, unwrapPath(err))
+			return nil, err
 		}
 		c.RootCAs = x509.NewCertPool()
 		if !c.RootCAs.AppendCertsFromPEM(pem) {
@@ -105,18 +110,33 @@ func (t *TLSConfig) load(prefix string) (*tls.Config, error) {
 		}
 	}
 	if t.CertFile != "" && t.KeyFile != "" {
-		for key, f := range map[string]string{".cert_file": t.CertFile, ".key_file": t.KeyFile} {
-			if _, err := os.Stat(f); err != nil {
-				return nil, invalid(prefix+key, "cannot read %q: %v", f, unwrapPath(err))
-			}
+		cert, err := readPEM(prefix+".cert_file", t.CertFile)
+		if err != nil {
+			return nil, err
 		}
-		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		key, err := readPEM(prefix+".key_file", t.KeyFile)
+		if err != nil {
+			return nil, err
+		}
+		pair, err := tls.X509KeyPair(cert, key)
 		if err != nil {
 			return nil, invalid(prefix+".cert_file", "%q with %s %q: %v", t.CertFile, prefix+".key_file", t.KeyFile, err)
 		}
 		c.Certificates = []tls.Certificate{pair}
 	}
 	return c, nil
+}
+
+// readPEM reads the file of key (a regular file of at most MaxPEMFileBytes).
+func readPEM(key, path string) ([]byte, error) {
+	data, err := fileread.Read(path, MaxPEMFileBytes)
+	if fe := (*fileread.Error)(nil); errors.As(err, &fe) {
+		return nil, invalid(key, "%v", fe)
+	}
+	if err != nil {
+		return nil, invalid(key, "cannot read %q: %v", path, unwrapPath(err))
+	}
+	return data, nil
 }
 
 // unwrapPath drops the *fs.PathError's repetition of the file name.

@@ -57,6 +57,12 @@ func TestValidateTLS(t *testing.T) {
 			`config: redis.tls.cert_file: must be set with redis.tls.key_file ("` + ca.ClientKey + `")`},
 		{"missing ca file", func(c *Config) { c.Bus.URL = "amqps://rabbit/"; c.Bus.TLS.CAFile = missing },
 			`config: bus.tls.ca_file: cannot read "` + missing + `": no such file or directory`},
+		{"ca file a device", func(c *Config) { c.Bus.URL = "amqps://rabbit/"; c.Bus.TLS.CAFile = "/dev/zero" },
+			`config: bus.tls.ca_file: "/dev/zero" is a character device, not a regular file`},
+		{"key file a device", func(c *Config) {
+			c.Redis.URL = "rediss://cache/0"
+			c.Redis.TLS.CertFile, c.Redis.TLS.KeyFile = ca.ClientCert, "/dev/zero"
+		}, `config: redis.tls.key_file: "/dev/zero" is a character device, not a regular file`},
 		{"ca file not PEM", func(c *Config) { c.Redis.URL = "rediss://cache/0"; c.Redis.TLS.CAFile = notPEM },
 			`config: redis.tls.ca_file: "` + notPEM + `" holds no PEM certificate`},
 		{"missing key file", func(c *Config) {

@@ -205,7 +205,7 @@ func New(opts Options) (*Directory, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
-	stored, err := loadKnownAgents(opts.KnownAgentsFile)
+	stored, err := loadKnownAgents(opts.KnownAgentsFile, opts.knownAgentsFileBytes())
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,25 @@ const (
 	DefaultMaxClockSkew = time.Minute
 )
 
+// Bounds of the files the directory reads; a longer file, or a path that is
+// not a regular file (a FIFO, a device), is refused before it is parsed.
+const (
+	// MaxWellKnownFileBytes bounds the well-known file (directory.well_known_file).
+	MaxWellKnownFileBytes = 16 << 20
+	// MaxPinsFileBytes bounds the pins file (directory.pins_file).
+	MaxPinsFileBytes = 64 << 20
+)
+
+// knownAgentsFileBytes bounds the known-agents file (directory.known_agents_file):
+// room for what the directory itself writes there — every agent it may
+// know (MaxAgents learned ones and the well-known ones), each with a card
+// of up to MaxCardBytes, its input schemas and instances, indented — with
+// a margin: 4 × MaxCardBytes + 64 KiB per agent, plus 1 MiB.
+func (o *Options) knownAgentsFileBytes() int64 {
+	agents := int64(o.MaxAgents) + int64(len(o.WellKnown))
+	return agents*(4*int64(o.MaxCardBytes)+64<<10) + 1<<20
+}
+
 // Bounds of an announced card's content, whatever the options.
 const (
 	// MaxCardSkills is the most skills an announced card may list.

@@ -283,7 +283,7 @@ func TestRestoreClampsFutureTimes(t *testing.T) {
 	if err := d.Close(); err != nil { // never ran: Close writes the clamped times
 		t.Fatal(err)
 	}
-	stored, err := loadKnownAgents(file)
+	stored, err := loadKnownAgents(file, anyFileBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

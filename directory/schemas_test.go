@@ -128,7 +128,7 @@ func TestWellKnownInputSchemas(t *testing.T) {
 func TestKnownAgentsFileInputSchemas(t *testing.T) {
 	const cardA = `{"name": "A", "skills": [{"id": "s"}]}`
 	p := writeFile(t, `{"version": 1, "agents": [{"name": "A", "card": `+cardA+`, "inputSchemas": {"s": {"type": "object"}}}]}`)
-	stored, err := loadKnownAgents(p)
+	stored, err := loadKnownAgents(p, anyFileBytes)
 	if err != nil || string(stored[0].InputSchemas["s"]) != `{"type":"object"}` {
 		t.Fatalf("load = %+v, %v", stored, err)
 	}
@@ -138,7 +138,7 @@ func TestKnownAgentsFileInputSchemas(t *testing.T) {
 		{`{"s": "object"}`, `agents[0] "A": field "inputSchemas[\"s\"]": must be a JSON object`},
 	} {
 		p := writeFile(t, `{"version": 1, "agents": [{"name": "A", "card": `+cardA+`, "inputSchemas": `+tc.schemas+`}]}`)
-		_, err := loadKnownAgents(p)
+		_, err := loadKnownAgents(p, anyFileBytes)
 		if !errors.Is(err, ErrInvalidKnownAgents) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("schemas %s: load = %v, want %q", tc.schemas, err, tc.want)
 		}

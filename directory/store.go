@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/fileread"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -36,9 +37,11 @@ type storedAgent struct {
 
 // loadKnownAgents reads the known-agents file at path. A missing file is a
 // first boot (no agents, no error); every problem of a present one is a
-// *KnownAgentsError naming the file, the entry and the reason.
-func loadKnownAgents(path string) ([]storedAgent, error) {
-	data, err := os.ReadFile(path)
+// *KnownAgentsError naming the file, the entry and the reason. A file of
+// more than maxBytes, or one that is not a regular file, is refused unread
+// (fileread's errors).
+func loadKnownAgents(path string, maxBytes int64) ([]storedAgent, error) {
+	data, err := fileread.Read(path, maxBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

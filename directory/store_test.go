@@ -32,7 +32,7 @@ func TestSaveAndLoadKnownAgents(t *testing.T) {
 	if err := saveKnownAgents(p, agents); err != nil {
 		t.Fatal(err)
 	}
-	got, err := loadKnownAgents(p)
+	got, err := loadKnownAgents(p, anyFileBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,17 +53,17 @@ func TestSaveAndLoadKnownAgents(t *testing.T) {
 	if err := saveKnownAgents(p, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := loadKnownAgents(p); err != nil || len(got) != 0 {
+	if got, err := loadKnownAgents(p, anyFileBytes); err != nil || len(got) != 0 {
 		t.Errorf("empty directory loads as %v, %v", got, err)
 	}
 }
 
 func TestLoadKnownAgentsMissingFileIsFirstBoot(t *testing.T) {
-	got, err := loadKnownAgents(filepath.Join(t.TempDir(), "absent.json"))
+	got, err := loadKnownAgents(filepath.Join(t.TempDir(), "absent.json"), anyFileBytes)
 	if err != nil || got != nil {
 		t.Fatalf("missing file = %v, %v; want no agents and no error", got, err)
 	}
-	if _, err := loadKnownAgents(t.TempDir()); err == nil || errors.Is(err, ErrInvalidKnownAgents) {
+	if _, err := loadKnownAgents(t.TempDir(), anyFileBytes); err == nil || errors.Is(err, ErrInvalidKnownAgents) {
 		t.Errorf("a folder as file = %v, want a read error", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestLoadKnownAgentsInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := writeFile(t, tt.content)
-			agents, err := loadKnownAgents(p)
+			agents, err := loadKnownAgents(p, anyFileBytes)
 			if err == nil {
 				t.Fatalf("load = %+v, want an error", agents)
 			}

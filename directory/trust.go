@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/fileread"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -215,9 +215,11 @@ func (k *keyring) save() error {
 	return writeAtomic(k.file, append(data, '\n'), 0o644)
 }
 
-// loadPins reads a pins file; a missing file has no pins.
+// loadPins reads a pins file; a missing file has no pins. A file of more
+// than MaxPinsFileBytes, or one that is not a regular file, is refused
+// unread (fileread's errors).
 func loadPins(path string) ([]pin, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileread.Read(path, MaxPinsFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/a2abus/a2abus/internal/fileread"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -78,13 +78,19 @@ func (e *WellKnownError) Unwrap() error { return ErrInvalidWellKnown }
 // LoadWellKnown reads the JSON array of agents at path. Malformed JSON,
 // unknown fields, invalid or duplicate (case-insensitive) agent names, and
 // missing, invalid or duplicate skill ids are reported, all of them, as
-// *WellKnownError.
+// *WellKnownError. A file of more than MaxWellKnownFileBytes, or one that is
+// not a regular file, is refused unread (fileread's errors).
 func LoadWellKnown(path string) ([]WellKnownAgent, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileread.Read(path, MaxWellKnownFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("directory: read well-known file: %w", err)
 	}
 	return parseWellKnown(path, data)
+}
+
+// ParseWellKnown is LoadWellKnown for the content of file, already read.
+func ParseWellKnown(file string, data []byte) ([]WellKnownAgent, error) {
+	return parseWellKnown(file, data)
 }
 
 func parseWellKnown(file string, data []byte) ([]WellKnownAgent, error) {

@@ -108,7 +108,8 @@ func buildLLMAgent(h *node.Host, s *llmagent.Spec, model llm.Client) error {
 	cfg := n.Config
 	opts := llmagent.Options{
 		Spec: s, Model: model, Endpoint: redact.URL(cfg.LLM.BaseURL), Conversations: n.Memory,
-		LLMTimeout: cfg.LLM.Timeout, MaxTaskDuration: cfg.Agent.MaxTaskDuration, MaxDepth: cfg.Caller.MaxDepth, Logger: n.Log,
+		LLMTimeout: cfg.LLM.Timeout, MaxTaskDuration: cfg.Agent.MaxTaskDuration, MaxDepth: cfg.Caller.MaxDepth,
+		MaxToolArgumentBytes: cfg.LLM.MaxToolArgumentBytes, Logger: n.Log,
 	}
 	if needsTools(s) {
 		d, err := h.Directory(node.Vetter)

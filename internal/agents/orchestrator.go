@@ -74,7 +74,7 @@ func NewOrchestrator(h *node.Host, name string, wfs []*workflow.Workflow) (*Orch
 	if err != nil {
 		return nil, err
 	}
-	e, err := workflow.New(workflow.Options{Caller: c, Memory: h.Node.Memory, Logger: h.Node.Log})
+	e, err := workflow.New(workflow.Options{Caller: c, Memory: h.Node.Memory, MaxRenderBytes: h.Node.Config.Workflow.MaxRenderBytes, Logger: h.Node.Log})
 	if err != nil {
 		return nil, err
 	}

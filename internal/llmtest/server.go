@@ -38,6 +38,11 @@ type Reply struct {
 	// Expect, when set, checks the request this reply answers; an error
 	// fails the test (the reply is still sent).
 	Expect func(Request) error
+	// ContentBytes, when > 0, makes the content that many 'x' bytes,
+	// streamed in chunks without being held in memory (Content is ignored):
+	// an answer too large to be read whole. The server stops writing when
+	// the client stops reading; Written counts what it managed to write.
+	ContentBytes int64
 }
 
 // Request is a request the server received, decoded.
@@ -70,6 +75,7 @@ type Server struct {
 	respond func(Request) Reply
 	reqs    []Request
 	calls   atomic.Int64
+	written atomic.Int64
 }
 
 // New starts a server that answers with replies in order; it is closed
@@ -110,6 +116,10 @@ func (s *Server) Remaining() int {
 	defer s.mu.Unlock()
 	return len(s.script)
 }
+
+// Written is the number of response body bytes the server has written so
+// far, all answers together.
+func (s *Server) Written() int64 { return s.written.Load() }
 
 // Close stops the server: later requests fail to connect (a model down).
 func (s *Server) Close() { s.srv.Close() }
@@ -226,6 +236,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		t.Stop()
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w = countingWriter{w, &s.written}
+	if reply.ContentBytes > 0 {
+		streamContent(w, req, reply)
+		return
+	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		if reply.RetryAfter != "" {
 			w.Header().Set("Retry-After", reply.RetryAfter)
@@ -257,6 +272,41 @@ func (s *Server) next(req Request) (Reply, bool) {
 		reply = respond(req)
 	}
 	return reply, true
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// streamContent writes the completion of reply with ContentBytes bytes of
+// content, chunk by chunk, until done or the client goes away.
+func streamContent(w http.ResponseWriter, req Request, reply Reply) {
+	const marker = "llmtest-streamed-content"
+	size := reply.ContentBytes
+	reply.Content, reply.ContentBytes = marker, 0
+	whole, err := json.Marshal(completion(req, reply))
+	if err != nil {
+		panic(fmt.Sprintf("llmtest: encode a completion: %v", err))
+	}
+	prefix, suffix, _ := strings.Cut(string(whole), marker)
+	if _, err := io.WriteString(w, prefix); err != nil {
+		return
+	}
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	for left := size; left > 0; left -= int64(len(chunk)) {
+		if _, err := w.Write(chunk[:min(int64(len(chunk)), left)]); err != nil {
+			return
+		}
+	}
+	_, _ = io.WriteString(w, suffix)
 }
 
 // completion is the Chat Completions response body of reply.

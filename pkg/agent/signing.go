@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/a2abus/a2abus/internal/fileread"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
+
+// MaxSigningKeyFileBytes bounds the signing key file; a longer one, or a
+// path that is not a regular file (a FIFO, a device), is refused unread.
+const MaxSigningKeyFileBytes = 64 << 10
 
 // LoadSigningKey reads the agent's ed25519 private key (agent.signing_key_file)
 // from a PEM "PRIVATE KEY" file (PKCS #8), as `a2abus keys generate` and
@@ -20,7 +25,7 @@ func LoadSigningKey(path string) (ed25519.PrivateKey, error) {
 	if perm := info.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("agent: signing key %q is readable by others (mode %04o); chmod 600 it", path, perm)
 	}
-	data, err := os.ReadFile(path)
+	data, err := fileread.Read(path, MaxSigningKeyFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("agent: signing key: %w", err)
 	}

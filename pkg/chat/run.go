@@ -145,7 +145,7 @@ func (s *Session) run(runCtx context.Context, last int64) error {
 		return s.fail(ctx, last, 0, fmt.Errorf("chat: read the tokens spent by %q: %w", s.opts.SessionID, err))
 	}
 	m := &meter{Client: s.opts.Model}
-	d := &dispatcher{tools: s.set, results: map[string]callResult{}}
+	d := &dispatcher{bounded: tools.BoundArguments(s.set.Run, s.opts.MaxToolArgumentBytes), results: map[string]callResult{}}
 	runID := uuid.NewString()[:8]
 	step := 0
 	budget := int64(s.opts.Chat.TokenBudget)
@@ -202,12 +202,12 @@ type callResult struct {
 
 // dispatcher runs the tool calls of one run and notes their outcomes for the stored turns.
 type dispatcher struct {
-	tools   *tools.Set
+	bounded llm.Dispatch          // the tool set's Run, its arguments bounded
 	results map[string]callResult // by call id; the loop runs calls one at a time
 }
 
 func (d *dispatcher) run(ctx context.Context, call llm.ToolCall) (string, bool) {
-	out, failed := d.tools.Run(ctx, call)
+	out, failed := d.bounded(ctx, call)
 	r := callResult{failed: failed}
 	if !failed && call.Name == "invoke_agent" {
 		var inv tools.InvokeResult

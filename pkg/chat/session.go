@@ -79,6 +79,10 @@ type Options struct {
 	// Chat bounds the loop (config.ChatConfig); zero fields take the
 	// config package's defaults, an empty SystemPrompt DefaultSystemPrompt.
 	Chat config.ChatConfig
+	// MaxToolArgumentBytes bounds the arguments of each tool call of the
+	// model (llm.max_tool_argument_bytes): longer ones are refused before
+	// they are parsed (tools.BoundArguments). 0 means tools.DefaultMaxArgumentBytes.
+	MaxToolArgumentBytes int
 	// LeaseTTL is how long a run lease lives without renewal; default 30s.
 	LeaseTTL time.Duration
 	// PollInterval is how often a session with unhandled inputs retries a
@@ -120,6 +124,10 @@ func (o *Options) normalize() error {
 			*v = d
 		}
 	}
+	if o.MaxToolArgumentBytes < 0 {
+		return fmt.Errorf("%w: llm.max_tool_argument_bytes is %d, must not be negative", ErrInvalidOptions, o.MaxToolArgumentBytes)
+	}
+	def(&o.MaxToolArgumentBytes, config.DefaultLLMMaxToolArgumentBytes)
 	def(&c.MaxToolRounds, config.DefaultMaxToolRounds)
 	def(&c.MaxHistoryTurns, config.DefaultMaxHistoryTurns)
 	def(&c.MaxHistoryChars, config.DefaultMaxHistoryChars)

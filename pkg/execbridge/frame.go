@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/internal/fileread"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/schema"
 )
@@ -142,15 +142,19 @@ func checkCard(c *Card) error {
 	return nil
 }
 
+// MaxCardFileBytes bounds the card file of --card; a longer one, or a path
+// that is not a regular file (a FIFO, /dev/zero), is refused unread.
+const MaxCardFileBytes = 1 << 20
+
 // LoadCard reads the card file of --card: one card object, or a
 // well-known-agents.json array holding exactly one.
 func LoadCard(path string) (*Card, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileread.Read(path, MaxCardFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("execbridge: read card file: %w", err)
 	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-		agents, err := directory.LoadWellKnown(path)
+		agents, err := directory.ParseWellKnown(path, data)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadCard, err)
 		}

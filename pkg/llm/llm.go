@@ -31,6 +31,9 @@ var (
 	ErrRejected = errors.New("llm: request rejected")
 	// ErrBadResponse: the endpoint answered with no choice or a malformed one.
 	ErrBadResponse = errors.New("llm: bad response")
+	// ErrResponseTooLarge: the endpoint's answer was longer than the bound
+	// (Options.MaxResponseBytes); see *ResponseTooLargeError.
+	ErrResponseTooLarge = errors.New("llm: response too large")
 )
 
 // Message is one message of a conversation sent to or received from the model.

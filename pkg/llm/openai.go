@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/fileread"
 	"github.com/a2abus/a2abus/internal/redact"
 )
 
@@ -36,6 +37,10 @@ type Options struct {
 	// answer is retried (the SDK's choice, as is an x-should-retry header),
 	// with exponential backoff from 0.5 s or the endpoint's Retry-After.
 	MaxRetries int
+	// MaxResponseBytes bounds the body of an answer, applied while it is
+	// read: a longer one is a *ResponseTooLargeError, and no more of it is
+	// read. 0 means DefaultMaxResponseBytes.
+	MaxResponseBytes int
 	// HTTPClient sends the requests; nil uses a client of a2abus's own.
 	HTTPClient *http.Client
 	// Logger receives one debug line per completion; nil logs nowhere.
@@ -44,6 +49,28 @@ type Options struct {
 
 // maxMaxRetries bounds Options.MaxRetries (config's llm.max_retries has the same bound).
 const maxMaxRetries = 10
+
+// DefaultMaxResponseBytes bounds an answer's body when Options.MaxResponseBytes
+// is 0 (config's llm.max_response_bytes has the same default).
+const DefaultMaxResponseBytes = 4 << 20
+
+// ResponseTooLargeError is an answer longer than Options.MaxResponseBytes:
+// reading stopped at the bound. It wraps ErrResponseTooLarge and ErrBadResponse.
+type ResponseTooLargeError struct {
+	// Endpoint is the base URL, any password hidden.
+	Endpoint string
+	// Limit is the bound in bytes.
+	Limit int64
+}
+
+// Error names the endpoint and the bound.
+func (e *ResponseTooLargeError) Error() string {
+	return fmt.Sprintf("%v: %s sent an answer longer than llm.max_response_bytes (%s); reading stopped there",
+		ErrResponseTooLarge, e.Endpoint, fileread.Size(e.Limit))
+}
+
+// Unwrap returns ErrResponseTooLarge and ErrBadResponse.
+func (e *ResponseTooLargeError) Unwrap() []error { return []error{ErrResponseTooLarge, ErrBadResponse} }
 
 // OpenAI is a Client for any OpenAI-compatible Chat Completions endpoint
 // (OpenAI, vLLM, Ollama, llama.cpp server, LiteLLM), built on the official
@@ -81,6 +108,12 @@ func NewOpenAI(o Options) (*OpenAI, error) {
 	}
 	if o.Timeout < 0 || o.MaxTokens < 0 {
 		return nil, fmt.Errorf("%w: llm.timeout and llm.max_tokens must not be negative, got %s and %d", ErrNotConfigured, o.Timeout, o.MaxTokens)
+	}
+	if o.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("%w: llm.max_response_bytes must not be negative, got %d", ErrNotConfigured, o.MaxResponseBytes)
+	}
+	if o.MaxResponseBytes == 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	hc := o.HTTPClient
 	if hc == nil {
@@ -136,9 +169,12 @@ func (c *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 		callCtx, cancel = context.WithTimeout(ctx, c.opts.Timeout)
 		defer cancel()
 	}
-	var att attempts
+	att := attempts{limit: int64(c.opts.MaxResponseBytes)}
 	start := time.Now()
 	completion, err := c.service.New(callCtx, params, option.WithMiddleware(att.middleware))
+	if err != nil && att.tooLarge() && ctx.Err() == nil {
+		return nil, &ResponseTooLargeError{Endpoint: c.endpoint, Limit: att.limit}
+	}
 	if err != nil {
 		return nil, c.scrub(c.classify(ctx, callCtx, &att, err))
 	}

@@ -149,13 +149,17 @@ const maxErrorBody = 8 << 10
 // attempts records, through an SDK middleware run on every attempt, how
 // many were made and how the last one ended: the SDK reports a connection
 // failure or an unreadable error body without the status, and this keeps
-// the classification independent of what it decodes.
+// the classification independent of what it decodes. It also bounds each
+// answer's body to limit bytes while the SDK reads it (boundedBody).
 type attempts struct {
+	limit int64 // the bound of an answer's body; set before the first attempt
+
 	mu     sync.Mutex
 	n      int
 	status int
 	body   []byte
 	err    error
+	over   bool // the last answer's body was longer than limit
 }
 
 func (a *attempts) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
@@ -163,18 +167,72 @@ func (a *attempts) middleware(req *http.Request, next option.MiddlewareNext) (*h
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.n++
-	a.status, a.body, a.err = 0, nil, err
+	a.status, a.body, a.err, a.over = 0, nil, err, false
 	if res != nil {
 		a.status = res.StatusCode
-		if res.StatusCode >= 400 && res.Body != nil {
+		switch {
+		case res.Body == nil:
+		case res.StatusCode >= 400:
 			body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
 			_ = res.Body.Close()
 			res.Body = io.NopCloser(bytes.NewReader(body))
 			a.body = body
+		case a.limit > 0:
+			b := &boundedBody{rc: res.Body, left: a.limit, over: a.setOver}
+			if res.ContentLength > a.limit { // refused before a byte is read
+				b.left, b.err = 0, ErrResponseTooLarge
+				a.over = true
+			}
+			res.Body = b
 		}
 	}
 	return res, err
 }
+
+func (a *attempts) setOver() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.over = true
+}
+
+// tooLarge reports whether the last answer's body passed the bound.
+func (a *attempts) tooLarge() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.over
+}
+
+// boundedBody is an answer's body that gives at most left more bytes: the
+// read that would pass the bound fails with ErrResponseTooLarge (and calls
+// over), so the SDK, which reads the whole body into memory, stops there.
+type boundedBody struct {
+	rc   io.ReadCloser
+	left int64
+	over func()
+	err  error
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte past the bound tells a longer body from one of exactly left bytes
+	}
+	n, err := b.rc.Read(p)
+	if int64(n) <= b.left {
+		b.left -= int64(n)
+		return n, err
+	}
+	n, b.left, b.err = int(b.left), 0, ErrResponseTooLarge
+	b.over()
+	return n, b.err
+}
+
+func (b *boundedBody) Close() error { return b.rc.Close() }
 
 func (a *attempts) count() int {
 	a.mu.Lock()

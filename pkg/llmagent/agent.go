@@ -14,6 +14,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/llm"
+	"github.com/a2abus/a2abus/pkg/tools"
 )
 
 // Errors of New.
@@ -50,6 +51,10 @@ type Options struct {
 	// MaxDepth is caller.max_depth, the longest call chain the agent's
 	// caller extends; 0: only max_sub_agent_depth applies.
 	MaxDepth int
+	// MaxToolArgumentBytes bounds the arguments of each tool call of the
+	// model (llm.max_tool_argument_bytes): longer ones are refused before
+	// anything parses them (tools.BoundArguments). 0 means tools.DefaultMaxArgumentBytes.
+	MaxToolArgumentBytes int
 	// Now is the clock of the context filter's max_age; nil means time.Now.
 	Now func() time.Time
 	// Logger receives debug lines; nil means none.
@@ -70,6 +75,8 @@ func New(opts Options) (*Agent, error) {
 		return nil, fmt.Errorf("%w: Spec is required", ErrInvalidOptions)
 	case opts.Model == nil:
 		return nil, fmt.Errorf("%w: Model is required (configure llm.base_url and llm.model)", ErrInvalidOptions)
+	case opts.MaxToolArgumentBytes < 0:
+		return nil, fmt.Errorf("%w: MaxToolArgumentBytes (llm.max_tool_argument_bytes) must not be negative, got %d", ErrInvalidOptions, opts.MaxToolArgumentBytes)
 	}
 	if err := opts.Spec.Normalize(); err != nil {
 		return nil, err
@@ -197,7 +204,7 @@ func (a *Agent) handle(ctx context.Context, sk *Skill, t *agent.Task) (*agent.Re
 		}
 		g := newGate(box, sk, t, a.opts.Spec.Name, a.opts.MaxDepth)
 		refused = g.refused
-		loop.Tools, loop.Dispatch = g.offered, g.dispatch
+		loop.Tools, loop.Dispatch = g.offered, tools.BoundArguments(g.dispatch, a.opts.MaxToolArgumentBytes)
 	}
 	out, err := loop.Run(ctx, msgs)
 	if err != nil {

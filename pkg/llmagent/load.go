@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,10 +14,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/a2abus/a2abus/internal/fileread"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
-// MaxFileBytes bounds an agent file.
+// MaxFileBytes bounds an agent file; a longer one, or a path that is not a
+// regular file (a FIFO, a device), is refused unread.
 const MaxFileBytes = 1 << 20
 
 // ErrNoAgentFiles: LoadDir found no .yaml or .yml file.
@@ -90,21 +91,13 @@ func LoadDir(dir string) ([]*Spec, error) {
 	return specs, nil
 }
 
-// readFile reads path, refusing a file over MaxFileBytes.
+// readFile reads path: a regular file of at most MaxFileBytes.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	data, err := fileread.Read(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("llmagent: read agent file: %w", err)
 	}
-	defer f.Close()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
-		return nil, fmt.Errorf("llmagent: read agent file %s: %w", path, err)
-	}
-	if b.Len() > MaxFileBytes {
-		return nil, &SpecError{File: path, Rule: fmt.Sprintf("larger than %d bytes", MaxFileBytes)}
-	}
-	return b.Bytes(), nil
+	return data, nil
 }
 
 var (

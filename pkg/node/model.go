@@ -15,7 +15,8 @@ import (
 var modelHTTP = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 
 // Model builds the model client of the node's llm section (llm.base_url,
-// api_key, model, max_tokens, temperature, timeout, max_retries), logging
+// api_key, model, max_tokens, temperature, timeout, max_retries,
+// max_response_bytes), logging
 // to the node's logger. With no base URL or model it returns an error
 // wrapping llm.ErrNotConfigured that names the keys and variables to set.
 func (n *Node) Model() (llm.Client, error) { return NewModel(n.Config.LLM, n.Log) }
@@ -26,7 +27,7 @@ func NewModel(cfg config.LLMConfig, log *zap.Logger) (llm.Client, error) {
 	c, err := llm.NewOpenAI(llm.Options{
 		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model,
 		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature,
-		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, MaxResponseBytes: cfg.MaxResponseBytes,
 		HTTPClient: modelHTTP, Logger: log,
 	})
 	if err != nil {

@@ -19,7 +19,9 @@ func TestModelFromConfiguration(t *testing.T) {
 		return nil
 	}})
 	cfg := config.Default()
-	cfg.LLM = config.LLMConfig{BaseURL: s.URL, APIKey: "k-123456", Model: "qwen3", MaxTokens: 99, Temperature: 0.7, Timeout: time.Minute, MaxRetries: 1}
+	s.Add(llmtest.Reply{ContentBytes: 2 << 10})
+	cfg.LLM = config.LLMConfig{BaseURL: s.URL, APIKey: "k-123456", Model: "qwen3", MaxTokens: 99, Temperature: 0.7, Timeout: time.Minute, MaxRetries: 1,
+		MaxResponseBytes: 1 << 10, MaxToolArgumentBytes: 1 << 10}
 	n, err := Open(t.Context(), cfg, "test", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +34,10 @@ func TestModelFromConfiguration(t *testing.T) {
 	resp, err := m.Complete(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hello"}}})
 	if err != nil || resp.Message.Content != "hi" {
 		t.Fatalf("Complete = %+v, %v", resp, err)
+	}
+	_, err = m.Complete(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "more"}}})
+	if tl := (*llm.ResponseTooLargeError)(nil); !errors.As(err, &tl) || tl.Limit != 1<<10 {
+		t.Fatalf("an answer past llm.max_response_bytes: %v, want a *ResponseTooLargeError of limit 1024", err)
 	}
 }
 

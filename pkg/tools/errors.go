@@ -15,6 +15,9 @@ import (
 var (
 	// ErrInvalidArguments: a tool's arguments break its schema; see *ArgumentError.
 	ErrInvalidArguments = errors.New("tools: invalid arguments")
+	// ErrArgumentsTooLarge: a tool call's arguments are longer than the
+	// bound (llm.max_tool_argument_bytes); see BoundArguments.
+	ErrArgumentsTooLarge = errors.New("tools: arguments too large")
 	// ErrUnknownTool: no tool has the requested name.
 	ErrUnknownTool = errors.New("tools: unknown tool")
 	// ErrInvalidDeps: New was given incomplete or invalid dependencies.

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/a2abus/a2abus/pkg/llm"
@@ -34,3 +35,26 @@ func (s *Set) Run(ctx context.Context, call llm.ToolCall) (result string, isErro
 
 // The Set's Run is the loop's dispatcher.
 var _ llm.Dispatch = (*Set)(nil).Run
+
+// DefaultMaxArgumentBytes bounds a tool call's arguments when BoundArguments
+// is given no bound (config's llm.max_tool_argument_bytes has the same default).
+const DefaultMaxArgumentBytes = 1 << 20
+
+// BoundArguments returns d refusing the calls whose arguments are longer
+// than maxBytes (0: DefaultMaxArgumentBytes) before anything parses or
+// validates them: d is not called, and the model reads ErrorResult's
+// INVALID_ARGUMENTS error (an *ArgumentError wrapping ErrArgumentsTooLarge)
+// naming the size and the bound.
+func BoundArguments(d llm.Dispatch, maxBytes int) llm.Dispatch {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxArgumentBytes
+	}
+	return func(ctx context.Context, call llm.ToolCall) (string, bool) {
+		if n := len(call.Arguments); n > maxBytes {
+			return string(ErrorResult(&ArgumentError{Tool: call.Name, Err: ErrArgumentsTooLarge, Message: fmt.Sprintf(
+				"the arguments are %d bytes, more than the bound of %d bytes (llm.max_tool_argument_bytes); call it again with shorter arguments",
+				n, maxBytes)})), true
+		}
+		return d(ctx, call)
+	}
+}

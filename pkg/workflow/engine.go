@@ -21,6 +21,9 @@ const (
 	DefaultStateTTL       = 7 * 24 * time.Hour
 	DefaultLeaseTTL       = 6 * time.Second
 	DefaultMaxHandoffText = 2000
+	// DefaultMaxRenderBytes bounds a step's rendered text and input when
+	// Options.MaxRenderBytes is 0 (config's workflow.max_render_bytes has the same default).
+	DefaultMaxRenderBytes = 4 << 20
 )
 
 // Errors of the engine.
@@ -52,6 +55,10 @@ type Options struct {
 	LeaseTTL time.Duration
 	// MaxHandoffText bounds each prior output's text in the handoff; default 2000 characters.
 	MaxHandoffText int
+	// MaxRenderBytes bounds what one step's templates render to, its text
+	// and input together, while rendering (workflow.max_render_bytes): past
+	// it the step fails with ErrRenderTooLarge. Default DefaultMaxRenderBytes.
+	MaxRenderBytes int
 	// InstanceID names this engine in run leases; default a random UUID.
 	InstanceID string
 	// Logger receives one line per run outcome; nil means none.
@@ -86,6 +93,12 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.MaxHandoffText == 0 {
 		opts.MaxHandoffText = DefaultMaxHandoffText
+	}
+	if opts.MaxRenderBytes < 0 {
+		return nil, fmt.Errorf("%w: negative MaxRenderBytes %d", ErrInvalidOptions, opts.MaxRenderBytes)
+	}
+	if opts.MaxRenderBytes == 0 {
+		opts.MaxRenderBytes = DefaultMaxRenderBytes
 	}
 	if opts.InstanceID == "" {
 		opts.InstanceID = uuid.NewString()

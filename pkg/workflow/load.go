@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,9 +11,12 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/a2abus/a2abus/internal/fileread"
 )
 
-// MaxFileBytes bounds a workflow file.
+// MaxFileBytes bounds a workflow file; a longer one, or a path that is not a
+// regular file (a FIFO, a device), is refused unread.
 const MaxFileBytes = 1 << 20
 
 // ErrNoWorkflows: LoadDir found no .yaml or .yml file.
@@ -46,17 +48,9 @@ type rawWorkflow struct {
 
 // Load reads and validates the workflow file at path.
 func Load(path string) (*Workflow, error) {
-	f, err := os.Open(path)
+	data, err := fileread.Read(path, MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("workflow: read %s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("workflow: read %s: %w", path, err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, &SpecError{File: path, Rule: fmt.Sprintf("file is larger than %d bytes", MaxFileBytes)}
+		return nil, fmt.Errorf("workflow: read workflow file: %w", err)
 	}
 	return Parse(path, data)
 }

@@ -44,7 +44,7 @@ func (rn *runner) scope() (*scope, error) {
 	if err := json.Unmarshal(rn.run.Input, &input); err != nil {
 		return nil, fmt.Errorf("decode the run's input: %w", err)
 	}
-	sc := &scope{input: input, request: rn.run.Request, outputs: map[string]*Output{}}
+	sc := &scope{input: input, request: rn.run.Request, outputs: map[string]*Output{}, limit: rn.e.opts.MaxRenderBytes}
 	for id, st := range rn.snapshot() {
 		if st.Phase == PhaseSucceeded && st.Output != nil {
 			sc.outputs[id] = st.Output

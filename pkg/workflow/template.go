@@ -2,10 +2,13 @@ package workflow
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/a2abus/a2abus/internal/fileread"
 )
 
 // Templates. A step's text, and every string inside its input, may refer to
@@ -24,6 +27,11 @@ import (
 // (an optional step that failed, a member canceled once a quorum was
 // reached) gives null; a missing field of the input or of a step's data is
 // an error of the referring step.
+//
+// What one step's templates render to — its text and input together — is
+// bounded (Options.MaxRenderBytes, workflow.max_render_bytes) while it is
+// rendered: a step whose rendering would pass the bound fails with
+// ErrRenderTooLarge before the rest is written.
 
 // The roots a reference may start with.
 const (
@@ -33,6 +41,10 @@ const (
 )
 
 var refPattern = regexp.MustCompile(`\$\{([^{}]*)\}`)
+
+// ErrRenderTooLarge: a step's templates rendered to more than the bound
+// (workflow.max_render_bytes); rendering stopped there.
+var ErrRenderTooLarge = errors.New("workflow: rendered request too large")
 
 // ref is one parsed ${…} reference.
 type ref struct {
@@ -165,12 +177,44 @@ func valueReferences(v any) ([]ref, error) {
 	return out, walk(v)
 }
 
-// scope is what templates resolve against.
+// scope is what templates resolve against. One scope renders one step's
+// request: what it rendered counts against limit.
 type scope struct {
 	input   any
 	request string
 	// outputs of the steps that succeeded; a step that ended otherwise is absent.
 	outputs map[string]*Output
+	// limit bounds the bytes rendered (text, strings, referenced values as
+	// JSON); 0 means no bound. used counts them.
+	limit, used int
+	// data holds each step's data, decoded once.
+	data map[string]any
+}
+
+// charge counts n more bytes rendered at ref (a ${…} or "" for literal
+// text), or fails with ErrRenderTooLarge once they pass the bound.
+func (sc *scope) charge(n int, ref string) error {
+	if sc.limit <= 0 {
+		return nil
+	}
+	sc.used += n
+	if sc.used <= sc.limit {
+		return nil
+	}
+	at := ""
+	if ref != "" {
+		at = " at " + ref
+	}
+	return fmt.Errorf("%w: the step's text and input render to more than workflow.max_render_bytes (%s)%s",
+		ErrRenderTooLarge, fileread.Size(int64(sc.limit)), at)
+}
+
+// room is how many more bytes may be rendered (the largest int without a bound).
+func (sc *scope) room() int {
+	if sc.limit <= 0 {
+		return int(^uint(0) >> 1)
+	}
+	return max(sc.limit-sc.used, 0)
 }
 
 // resolve returns the value r refers to.
@@ -200,11 +244,15 @@ func (sc *scope) resolve(r ref) (any, error) {
 	case "warnings":
 		return out.Warnings, nil
 	}
-	var data any
-	if len(out.Data) > 0 {
+	data, cached := sc.data[r.step]
+	if !cached && len(out.Data) > 0 {
 		if err := json.Unmarshal(out.Data, &data); err != nil {
 			return nil, fmt.Errorf("%s: step %q's data: %w", r.raw, r.step, err)
 		}
+		if sc.data == nil {
+			sc.data = map[string]any{}
+		}
+		sc.data[r.step] = data
 	}
 	return walkPath(r.raw, fmt.Sprintf("step %q's data", r.step), data, r.path[1:])
 }
@@ -246,27 +294,64 @@ func pathString(path []any) string {
 	return strings.TrimPrefix(b.String(), ".")
 }
 
-// renderText replaces every reference in text by its value.
+// renderText replaces every reference in text by its value, counting what
+// it writes (see charge).
 func (sc *scope) renderText(text string) (string, error) {
-	var firstErr error
-	out := refPattern.ReplaceAllStringFunc(text, func(m string) string {
+	locs := refPattern.FindAllStringIndex(text, -1)
+	if len(locs) == 0 {
+		return text, sc.charge(len(text), "")
+	}
+	var b strings.Builder
+	prev := 0
+	for _, loc := range locs {
+		if err := sc.charge(loc[0]-prev, ""); err != nil {
+			return "", err
+		}
+		b.WriteString(text[prev:loc[0]])
+		m := text[loc[0]:loc[1]]
+		prev = loc[1]
 		r, err := parseRef(m, m[2:len(m)-1])
 		var v any
 		if err == nil {
 			v, err = sc.resolve(r)
 		}
 		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			return m
+			return "", err
 		}
-		return textOf(v)
-	})
-	return out, firstErr
+		if err := sc.writeValue(&b, v, m); err != nil {
+			return "", err
+		}
+	}
+	if err := sc.charge(len(text)-prev, ""); err != nil {
+		return "", err
+	}
+	b.WriteString(text[prev:])
+	return b.String(), nil
 }
 
-// renderValue renders every string of v (see Templates).
+// writeValue writes v into b as textOf does, charging its size before it
+// is written (a value is encoded only once it is known to fit).
+func (sc *scope) writeValue(b *strings.Builder, v any, ref string) error {
+	if s, ok := v.(string); ok {
+		if err := sc.charge(len(s), ref); err != nil {
+			return err
+		}
+		b.WriteString(s)
+		return nil
+	}
+	if v == nil {
+		return nil
+	}
+	if err := sc.charge(jsonSize(v, sc.room()+1), ref); err != nil {
+		return err
+	}
+	b.WriteString(textOf(v))
+	return nil
+}
+
+// renderValue renders every string of v (see Templates), counting what it
+// renders (see charge): a string that is one reference counts the size of
+// the value it takes.
 func (sc *scope) renderValue(v any) (any, error) {
 	switch t := v.(type) {
 	case string:
@@ -275,12 +360,19 @@ func (sc *scope) renderValue(v any) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			return sc.resolve(r)
+			val, err := sc.resolve(r)
+			if err != nil {
+				return nil, err
+			}
+			return val, sc.charge(jsonSize(val, sc.room()+1), t)
 		}
 		return sc.renderText(t)
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
+			if err := sc.charge(len(k), ""); err != nil {
+				return nil, err
+			}
 			c, err := sc.renderValue(e)
 			if err != nil {
 				return nil, err
@@ -301,6 +393,73 @@ func (sc *scope) renderValue(v any) (any, error) {
 	default:
 		return v, nil
 	}
+}
+
+// jsonSize is about the length of v's JSON encoding (escapes counted
+// roughly), counted without encoding it, for the values templates resolve
+// to (decoded JSON, strings, string lists). It stops counting once past
+// limit, returning more than limit.
+func jsonSize(v any, limit int) int {
+	n := 0
+	var walk func(any)
+	walk = func(v any) {
+		if n > limit {
+			return
+		}
+		switch t := v.(type) {
+		case nil:
+			n += 4
+		case bool:
+			n += 5
+		case float64:
+			n += len(strconv.FormatFloat(t, 'g', -1, 64))
+		case string:
+			n += quotedSize(t)
+		case []string:
+			n += 2
+			for _, e := range t {
+				n += quotedSize(e) + 1
+			}
+		case []any:
+			n += 2
+			for _, e := range t {
+				n++
+				walk(e)
+			}
+		case map[string]any:
+			n += 2
+			for k, e := range t {
+				n += quotedSize(k) + 2
+				walk(e)
+			}
+		default: // not a decoded JSON value: encode it to know
+			b, err := json.Marshal(t)
+			if err != nil {
+				n += len(fmt.Sprint(t))
+			} else {
+				n += len(b)
+			}
+		}
+	}
+	walk(v)
+	return n
+}
+
+// quotedSize is about the length of s as a JSON string, as encoding/json
+// writes it: quotes, two bytes for \" \\ \n \r \t, six for the other
+// characters it escapes as \u00XX (decoded JSON and message texts hold
+// valid UTF-8: nothing else grows).
+func quotedSize(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 5
+		}
+	}
+	return n
 }
 
 // textOf writes a value into a text: strings as they are, null as "",

@@ -2,12 +2,15 @@ package research
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/a2abus/a2abus/internal/fileread"
 )
 
 // MaxFileBytes is the largest document read; larger ones are skipped with a warning.
@@ -84,16 +87,18 @@ func listDocuments(ctx context.Context, dir string) ([]string, error) {
 }
 
 // readDocument reads one file and splits it into passages named by its path
-// relative to dir. A file over MaxFileBytes is refused.
+// relative to dir. A file over MaxFileBytes, or one that is not a regular
+// file, is refused unread.
 func readDocument(dir, file string) ([]Passage, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
+	data, err := fileread.Read(file, MaxFileBytes)
+	if fe := (*fileread.Error)(nil); errors.As(err, &fe) {
+		// The caller names the file, relative to the folder: the
+		// server's own paths stay out of the answer.
+		if errors.Is(fe, fileread.ErrTooLarge) {
+			return nil, fmt.Errorf("over the limit of %d bytes", MaxFileBytes)
+		}
+		return nil, errors.New("not a regular file")
 	}
-	if st.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%d bytes is over the limit of %d", st.Size(), MaxFileBytes)
-	}
-	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}

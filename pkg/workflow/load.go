@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -68,7 +69,7 @@ func Parse(file string, data []byte) (*Workflow, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&raw); err != nil {
-		return nil, &SpecError{File: file, Rule: fmt.Sprintf("not a valid workflow: %v", err), Err: err}
+		return nil, &SpecError{File: file, Rule: "not a valid workflow: " + yamlRule(err), Err: err}
 	}
 	var extra any
 	if err := dec.Decode(&extra); err == nil {
@@ -119,6 +120,30 @@ func Parse(file string, data []byte) (*Workflow, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// unknownField matches yaml's message for a field a type lacks.
+var unknownField = regexp.MustCompile(`field (\S+) not found in type workflow\.raw(Workflow|Step)`)
+
+// yamlRule is err as the rule of a SpecError, on one line: yaml's type
+// errors joined by "; ", an unknown field named with the fields allowed.
+func yamlRule(err error) string {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		msgs[i] = unknownField.ReplaceAllStringFunc(m, func(s string) string {
+			sub := unknownField.FindStringSubmatch(s)
+			fields := "name, description, defaults, constraints, steps"
+			if sub[2] == "Step" {
+				fields = "id, title, agent, skill, text, input, timeout, retries, optional, no_compare (a step); id, quorum, parallel (a group)"
+			}
+			return fmt.Sprintf("unknown field %s; the fields here are %s", sub[1], fields)
+		})
+	}
+	return strings.Join(msgs, "; ")
 }
 
 func (r *rawStep) step(file, field string) (*Step, error) {

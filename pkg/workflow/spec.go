@@ -103,8 +103,13 @@ func (e *SpecError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns ErrInvalid and the cause.
-func (e *SpecError) Unwrap() []error { return []error{ErrInvalid, e.Err} }
+// Unwrap returns ErrInvalid and the cause, if any.
+func (e *SpecError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalid, e.Err}
+	}
+	return []error{ErrInvalid}
+}
 
 var stepIDPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 

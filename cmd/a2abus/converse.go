@@ -330,7 +330,7 @@ func eventPrinter(w io.Writer, asJSON bool) func(*converse.Conversation, convers
 		if len(text) > 200 {
 			text = text[:200] + "…"
 		}
-		text = strings.ReplaceAll(text, "\n", " ")
+		text = cliutil.Printable(strings.ReplaceAll(text, "\n", " "))
 		switch ev.Kind {
 		case converse.EventLimit:
 			fmt.Fprintf(w, "*** %s ***\n", text)
@@ -371,6 +371,6 @@ func printConversation(w io.Writer, c *converse.Conversation, asJSON bool) error
 	if c.AwaitingApproval() {
 		fmt.Fprintf(&b, "waiting for approval (%s): %s\n", c.Pending.Review, c.Pending.Draft)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, cliutil.Printable(b.String())) // the agents' text must not drive the terminal
 	return err
 }

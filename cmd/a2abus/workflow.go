@@ -194,7 +194,7 @@ func printReport(e *env, rep *workflow.Report, asJSON bool) error {
 	if asJSON {
 		err = json.NewEncoder(e.Out).Encode(rep)
 	} else {
-		_, err = io.WriteString(e.Out, rep.Text())
+		_, err = io.WriteString(e.Out, cliutil.Printable(rep.Text()))
 	}
 	if err != nil {
 		return err
@@ -231,7 +231,7 @@ func newWorkflowShowCmd(c *cli) *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(e.Out).Encode(rep)
 			}
-			_, err = io.WriteString(e.Out, rep.Text())
+			_, err = io.WriteString(e.Out, cliutil.Printable(rep.Text()))
 			return err
 		}),
 	}
@@ -264,6 +264,6 @@ func demoWorkflow(ctx context.Context, n *node.Node, c *caller.Caller, out io.Wr
 	if !ok {
 		return fmt.Errorf("demo workflow: no report: %s", summary(res.Result))
 	}
-	_, err = io.WriteString(out, rep.Text())
+	_, err = io.WriteString(out, cliutil.Printable(rep.Text()))
 	return err
 }

@@ -29,6 +29,7 @@ type Config struct {
 	Research  ResearchConfig  `mapstructure:"research" yaml:"research"`
 	LLM       LLMConfig       `mapstructure:"llm" yaml:"llm"`
 	Chat      ChatConfig      `mapstructure:"chat" yaml:"chat"`
+	Workflow  WorkflowConfig  `mapstructure:"workflow" yaml:"workflow"`
 	Ops       OpsConfig       `mapstructure:"ops" yaml:"ops"`
 }
 
@@ -242,6 +243,17 @@ type ChatConfig struct {
 	MaxHistoryTurns int `mapstructure:"max_history_turns" yaml:"max_history_turns"`
 	// MaxHistoryChars bounds the characters of history sent to the model.
 	MaxHistoryChars int `mapstructure:"max_history_chars" yaml:"max_history_chars"`
+	// MaxInputBytes bounds one user turn read by a2abus chat (piped
+	// standard input, an interactive line): a longer one is refused.
+	MaxInputBytes int `mapstructure:"max_input_bytes" yaml:"max_input_bytes"`
+}
+
+// WorkflowConfig bounds the workflows a2abus loads and runs (workflow run,
+// the Orchestrator).
+type WorkflowConfig struct {
+	// MaxSteps bounds the steps of one workflow, the members of its
+	// parallel groups included; a workflow with more is refused at load.
+	MaxSteps int `mapstructure:"max_steps" yaml:"max_steps"`
 }
 
 // Default values; a2abus.example.yaml documents the same values.
@@ -288,6 +300,8 @@ const (
 	DefaultMaxToolRounds    = 8
 	DefaultMaxHistoryTurns  = 40
 	DefaultMaxHistoryChars  = 48_000
+	DefaultMaxChatInput     = 1 << 20
+	DefaultMaxWorkflowSteps = 200
 )
 
 // Default returns the configuration used when nothing is set: the embedded
@@ -344,7 +358,9 @@ func Default() *Config {
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 		LLM:      LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries},
-		Chat:     ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars},
+		Chat: ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars,
+			MaxInputBytes: DefaultMaxChatInput},
+		Workflow: WorkflowConfig{MaxSteps: DefaultMaxWorkflowSteps},
 	}
 }
 

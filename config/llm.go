@@ -9,13 +9,15 @@ import (
 	"github.com/a2abus/a2abus/internal/redact"
 )
 
-// Bounds of the llm and chat sections.
+// Bounds of the llm, chat and workflow sections.
 const (
 	MaxLLMRetries     = 10
 	MaxLLMTemperature = 2.0
 	MaxToolRounds     = 100
 	MinHistoryChars   = 1000
 	MinHistoryTurns   = 1
+	MaxChatInput      = 64 << 20
+	MaxWorkflowSteps  = 10_000
 )
 
 // LLMTurnBound is the longest the model requests of one chat turn may take:
@@ -80,5 +82,15 @@ func (c *ChatConfig) validate() []error {
 	if c.MaxHistoryChars < MinHistoryChars {
 		errs = append(errs, invalid("chat.max_history_chars", "must be at least %d, got %d", MinHistoryChars, c.MaxHistoryChars))
 	}
+	if n := c.MaxInputBytes; n < 1 || n > MaxChatInput {
+		errs = append(errs, invalid("chat.max_input_bytes", "must be within 1..%d, got %d", MaxChatInput, n))
+	}
 	return errs
+}
+
+func (c *WorkflowConfig) validate() []error {
+	if n := c.MaxSteps; n < 1 || n > MaxWorkflowSteps {
+		return []error{invalid("workflow.max_steps", "must be within 1..%d, got %d", MaxWorkflowSteps, n)}
+	}
+	return nil
 }

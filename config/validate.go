@@ -81,6 +81,7 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.validateUnacked()...)
 	errs = append(errs, c.LLM.validate()...)
 	errs = append(errs, c.Chat.validate()...)
+	errs = append(errs, c.Workflow.validate()...)
 	errs = append(errs, c.Ops.validate()...)
 	if c.Research.DocsDir == "" {
 		errs = append(errs, invalid("research.docs_dir", "must name a folder, got \"\""))

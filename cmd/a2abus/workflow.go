@@ -32,7 +32,7 @@ func newWorkflowCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "workflow",
 		Example: "  a2abus workflow run workflows/business-case.yaml --input '{\"discount_rate\":0.1}'\n  a2abus workflow show RUN_ID",
-		Short:   "Run multi-agent workflows (seed 001) and show their runs",
+		Short:   "Run multi-agent workflows and show their runs",
 		Long: "A workflow is a YAML file of steps (agent, skill, templated text and input, timeout, retries,\n" +
 			"optional) run in sequence and in parallel groups; see docs/workflows.md.",
 	}
@@ -55,7 +55,9 @@ func newWorkflowRunCmd(c *cli) *cobra.Command {
 		Short: "Run a workflow: a YAML file in this process, or a workflow of the Orchestrator agent by name",
 		Long: "FILE (a path to a .yaml/.yml file) runs here, through caller.name, and is always waited for; the run id\n" +
 			"is printed on stderr first, so `a2abus workflow show RUN` follows it from elsewhere, and --run resumes an\n" +
-			"interrupted run. NAME invokes that skill of the Orchestrator agent (a2abus serve --agent Orchestrator):\n" +
+			"interrupted run of FILE (a run of another workflow, or of another version of FILE, is refused).\n" +
+			"A workflow of more than workflow.max_steps steps is refused. NAME invokes that skill of the Orchestrator\n" +
+			"agent (a2abus serve --agent Orchestrator):\n" +
 			"without --wait it prints the task id (= the run id); with --wait it prints the report.\n" +
 			"Exit codes of a finished run: 0 SUCCESS, 4 PARTIAL (optional steps failed; warnings printed), 2 ERROR.",
 		Args: cobra.ExactArgs(1),
@@ -69,7 +71,7 @@ func newWorkflowRunCmd(c *cli) *cobra.Command {
 	fl.StringVar(&f.session, "session", "", "the user's session id, passed to every step in the handoff context")
 	fl.StringVar(&f.user, "user", "", "the user id, passed to every step in the handoff context")
 	fl.StringVar(&f.orchestrator, "orchestrator", agents.KindOrchestrator, "NAME: the Orchestrator agent to ask")
-	fl.StringVar(&f.runID, "run", "", "FILE: the run id (default a new one); the run of that id, if any, is resumed")
+	fl.StringVar(&f.runID, "run", "", "FILE: the run id (default a new one); the run of that id, if any, is resumed (it must be a run of FILE)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "NAME: time allowed for the whole run (default caller.default_timeout, clamped to caller.max_timeout)")
 	fl.BoolVar(&f.wait, "wait", false, "NAME: wait for the run's report (a FILE is always waited for)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
@@ -85,7 +87,12 @@ func runWorkflowCmd(ctx context.Context, e *env, f workflowRunFlags, target stri
 		input = json.RawMessage(f.input)
 	}
 	if isWorkflowFile(target) {
-		wf, err := workflow.Load(target)
+		if f.runID != "" {
+			if err := workflow.ValidateRunID(f.runID); err != nil {
+				return fmt.Errorf("--run: %w", err)
+			}
+		}
+		wf, err := workflow.Loader{MaxSteps: e.Config.Workflow.MaxSteps}.Load(target)
 		if err != nil {
 			return err
 		}
@@ -120,7 +127,7 @@ func runWorkflowFile(ctx context.Context, e *env, f workflowRunFlags, wf *workfl
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() { _ = cl.Run(runCtx) }()
-	eng, err := workflow.New(workflow.Options{Caller: cl, Memory: n.Memory, Logger: e.Log})
+	eng, err := workflow.New(workflow.Options{Caller: cl, Memory: n.Memory, Logger: e.Log, MaxSteps: e.Config.Workflow.MaxSteps})
 	if err != nil {
 		return err
 	}
@@ -128,8 +135,14 @@ func runWorkflowFile(ctx context.Context, e *env, f workflowRunFlags, wf *workfl
 	if runID == "" {
 		runID = uuid.NewString()
 	}
-	fmt.Fprintf(e.Err, "run %s (a2abus workflow show %s)\n", runID, runID)
 	rep, err := eng.Execute(ctx, wf, workflow.RunOptions{RunID: runID, Input: input, Request: f.request, SessionID: f.session, UserID: f.user,
+		OnStart: func(id string, resumed bool) { // claimed, and of this workflow when resumed
+			what := "run"
+			if resumed {
+				what = "resuming run"
+			}
+			fmt.Fprintf(e.Err, "%s %s (a2abus workflow show %s)\n", what, id, id)
+		},
 		OnEvent: func(ev workflow.Event) {
 			if ev.Phase.Final() {
 				fmt.Fprintf(e.Err, "  step %d of %d %s: %s\n", ev.Index, ev.Count, ev.Step.ID, ev.Phase)

@@ -191,6 +191,13 @@ func runWorkflowByName(ctx context.Context, e *env, f workflowRunFlags, name str
 	if rep, ok := workflow.ReportFrom(out.Result.Artifacts); ok {
 		return printReport(e, rep, f.asJSON)
 	}
+	// An ERROR run fails the task with the failed step's error; its report
+	// is in working memory, under the run id (the task id).
+	if out.Err() != nil {
+		if rep, err := workflow.Show(ctx, oc.node.Memory, out.TaskID); err == nil && rep.Status == workflow.StatusError {
+			return printReport(e, rep, f.asJSON)
+		}
+	}
 	// No report: the Orchestrator refused the task (unknown workflow, bad input …) or it timed out.
 	if err := printOutcome(e.Out, out, f.asJSON); err != nil {
 		return err

@@ -10,9 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/workflow"
 )
 
@@ -149,3 +153,49 @@ func TestWorkflowStepCap(t *testing.T) {
 	}
 }
 
+// TestWorkflowRunByNameNamesTheFailedStep: a run of the Orchestrator that
+// ends in ERROR reaches `workflow run NAME --wait` as the failed step with
+// its error (exit 2), its report read back from working memory.
+func TestWorkflowRunByNameNamesTheFailedStep(t *testing.T) {
+	isolate(t, "")
+	w := testworld.Real(t)
+	agentName, orch, callerName := w.N("WfAgent"), w.N("WfOrch"), w.N("WfCli")
+	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
+		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": ""} {
+		t.Setenv("A2ABUS_"+k, v)
+	}
+	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: agentName}, Bus: w.Connect(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Handle("fail", func(context.Context, *agent.Task) (*agent.Result, error) { return nil, errors.New("disk on fire") })
+	testworld.Start(t, a)
+	cfg := config.Default()
+	cfg.Bus.URL, cfg.Bus.Exchange, cfg.Redis.URL, cfg.Redis.KeyPrefix = w.AMQPURL, w.Exchange, w.RedisURL, w.KeyPrefix
+	n, err := node.Open(context.Background(), cfg, orch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	wf, err := workflow.Parse("broken.yaml", []byte(fmt.Sprintf("name: broken\nsteps:\n  - {id: boom, agent: %s, skill: fail, text: x}\n", agentName)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := agents.NewOrchestrator(n, orch, []*workflow.Workflow{wf}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testworld.Start(t, o.Caller, caller.ErrClosed)
+	testworld.Start(t, o.Agent)
+
+	code, out, errOut := runCLI(t, "workflow", "run", "broken", "--orchestrator", orch, "--wait", "--timeout", "20s")
+	if code != exitTaskFailed || !strings.Contains(out, "Failed: boom — step boom ("+agentName+".fail) failed: EXECUTION_FAILED: disk on fire") ||
+		!strings.Contains(errOut, "ERROR at boom") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "invoke", orch, "broken", "x", "--wait", "--timeout", "20s", "--directory-wait", "0")
+	if code != exitTaskFailed || !strings.Contains(errOut, "EXECUTION_FAILED: workflow broken run ") ||
+		!strings.Contains(errOut, "step boom ("+agentName+".fail) failed: EXECUTION_FAILED: disk on fire") {
+		t.Fatalf("invoke: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}

@@ -134,7 +134,10 @@ func ServeOrchestrator(ctx context.Context, cfg *config.Config, name, dir string
 
 // runWorkflow is the handler of workflow w's skill. The run id is the
 // task id, so a task redelivered after the Orchestrator was killed resumes
-// its run instead of starting another. The input is the task's structured
+// its run instead of starting another. A SUCCESS or PARTIAL run is the
+// task's result, the report attached; an ERROR run fails the task with the
+// failed step's error code and a message naming the step and why
+// (Report.Err), its report kept in working memory. The input is the task's structured
 // input (or a text that is a JSON object); any other text is the original
 // request. The task's handoff passes on its session_id, user_id,
 // original_request and constraints.
@@ -167,6 +170,10 @@ func runWorkflow(e *workflow.Engine, w *workflow.Workflow) agent.Handler {
 			return nil, a2a.NewError(a2a.CodeInvalidInput, "%v", err)
 		case err != nil:
 			return nil, fmt.Errorf("workflow %s run %s: %w", w.Name, ro.RunID, err)
+		case rep.Status == workflow.StatusError:
+			// The step that failed, its code and message reach the caller;
+			// the report stays in working memory (workflow.Show, run id = task id).
+			return nil, rep.Err()
 		}
 		art, err := workflow.ReportArtifact(rep)
 		if err != nil {

@@ -253,13 +253,20 @@ type ChatConfig struct {
 	MaxHistoryTurns int `mapstructure:"max_history_turns" yaml:"max_history_turns"`
 	// MaxHistoryChars bounds the characters of history sent to the model.
 	MaxHistoryChars int `mapstructure:"max_history_chars" yaml:"max_history_chars"`
+	// MaxInputBytes bounds one user turn read by a2abus chat (piped
+	// standard input, an interactive line): a longer one is refused.
+	MaxInputBytes int `mapstructure:"max_input_bytes" yaml:"max_input_bytes"`
 }
 
-// WorkflowConfig bounds workflow runs (the Orchestrator, a2abus workflow run).
+// WorkflowConfig bounds the workflows a2abus loads and runs (workflow run,
+// the Orchestrator).
 type WorkflowConfig struct {
 	// MaxRenderBytes bounds what one step's templates render to, its text
 	// and input together, applied while rendering: a step past it fails.
 	MaxRenderBytes int `mapstructure:"max_render_bytes" yaml:"max_render_bytes"`
+	// MaxSteps bounds the steps of one workflow, the members of its
+	// parallel groups included; a workflow with more is refused at load.
+	MaxSteps int `mapstructure:"max_steps" yaml:"max_steps"`
 }
 
 // Default size bounds of what models send and templates render.
@@ -318,6 +325,8 @@ const (
 	DefaultMaxToolRounds    = 8
 	DefaultMaxHistoryTurns  = 40
 	DefaultMaxHistoryChars  = 48_000
+	DefaultMaxChatInput     = 1 << 20
+	DefaultMaxWorkflowSteps = 200
 )
 
 // Default returns the configuration used when nothing is set: the embedded
@@ -376,8 +385,9 @@ func Default() *Config {
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 		LLM: LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries,
 			MaxResponseBytes: DefaultLLMMaxResponseBytes, MaxToolArgumentBytes: DefaultLLMMaxToolArgumentBytes},
-		Chat:     ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars},
-		Workflow: WorkflowConfig{MaxRenderBytes: DefaultMaxRenderBytes},
+		Chat: ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars,
+			MaxInputBytes: DefaultMaxChatInput},
+		Workflow: WorkflowConfig{MaxRenderBytes: DefaultMaxRenderBytes, MaxSteps: DefaultMaxWorkflowSteps},
 	}
 }
 

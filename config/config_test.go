@@ -145,6 +145,9 @@ func TestValidate(t *testing.T) {
 		{"llm negative retries", func(c *Config) { c.LLM.MaxRetries = -1 }, `config: llm.max_retries: must be within 0..10, got -1`},
 		{"chat tool rounds", func(c *Config) { c.Chat.MaxToolRounds = 0 }, `config: chat.max_tool_rounds: must be within 1..100, got 0`},
 		{"chat tool rounds high", func(c *Config) { c.Chat.MaxToolRounds = 101 }, `config: chat.max_tool_rounds: must be within 1..100, got 101`},
+		{"chat input", func(c *Config) { c.Chat.MaxInputBytes = 0 }, `config: chat.max_input_bytes: must be within 1..67108864, got 0`},
+		{"workflow steps", func(c *Config) { c.Workflow.MaxSteps = 0 }, `config: workflow.max_steps: must be within 1..10000, got 0`},
+		{"workflow steps high", func(c *Config) { c.Workflow.MaxSteps = 10_001 }, `config: workflow.max_steps: must be within 1..10000, got 10001`},
 		{"chat bounds", func(c *Config) {
 			c.Chat.MaxToolRounds, c.Chat.TokenBudget, c.Chat.MaxHistoryTurns, c.Chat.MaxHistoryChars = 100, 50_000, 1, 1000
 		}, ""},
@@ -276,8 +279,8 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"research.docs_dir",
 		"llm.base_url", "llm.api_key", "llm.model", "llm.max_tokens", "llm.temperature", "llm.timeout", "llm.max_retries",
 		"llm.max_response_bytes", "llm.max_tool_argument_bytes",
-		"chat.system_prompt", "chat.max_tool_rounds", "chat.token_budget", "chat.max_history_turns", "chat.max_history_chars",
-		"workflow.max_render_bytes",
+		"chat.system_prompt", "chat.max_tool_rounds", "chat.token_budget", "chat.max_history_turns", "chat.max_history_chars", "chat.max_input_bytes",
+		"workflow.max_render_bytes", "workflow.max_steps",
 		"ops.listen", "ops.pprof",
 	}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {

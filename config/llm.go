@@ -9,13 +9,15 @@ import (
 	"github.com/a2abus/a2abus/internal/redact"
 )
 
-// Bounds of the llm and chat sections.
+// Bounds of the llm, chat and workflow sections.
 const (
 	MaxLLMRetries     = 10
 	MaxLLMTemperature = 2.0
 	MaxToolRounds     = 100
 	MinHistoryChars   = 1000
 	MinHistoryTurns   = 1
+	MaxChatInput      = 64 << 20
+	MaxWorkflowSteps  = 10_000
 )
 
 // LLMTurnBound is the longest the model requests of one chat turn may take:
@@ -69,7 +71,11 @@ func (c *LLMConfig) validate() []error {
 
 // validate reports a bad workflow.* key.
 func (c *WorkflowConfig) validate() []error {
-	return []error{byteBound("workflow.max_render_bytes", c.MaxRenderBytes)}
+	errs := []error{byteBound("workflow.max_render_bytes", c.MaxRenderBytes)}
+	if n := c.MaxSteps; n < 1 || n > MaxWorkflowSteps {
+		errs = append(errs, invalid("workflow.max_steps", "must be within 1..%d, got %d", MaxWorkflowSteps, n))
+	}
+	return errs
 }
 
 // byteBound checks a size bound in bytes: within MinMessageBytes..MaxMessageBytes (1 KiB..128 MiB).
@@ -93,6 +99,9 @@ func (c *ChatConfig) validate() []error {
 	}
 	if c.MaxHistoryChars < MinHistoryChars {
 		errs = append(errs, invalid("chat.max_history_chars", "must be at least %d, got %d", MinHistoryChars, c.MaxHistoryChars))
+	}
+	if n := c.MaxInputBytes; n < 1 || n > MaxChatInput {
+		errs = append(errs, invalid("chat.max_input_bytes", "must be within 1..%d, got %d", MaxChatInput, n))
 	}
 	return errs
 }

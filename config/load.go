@@ -45,6 +45,11 @@ type LoadOptions struct {
 	// Flags holds the flags AddFlags defined; those given on the command line
 	// override every other source. Nil means no flags.
 	Flags *pflag.FlagSet
+	// Warn, when set, receives a warning for every A2ABUS_* environment
+	// variable that sets no configuration key (a mistyped A2ABUS_BUS_URLL
+	// would otherwise be ignored silently), naming the closest variable
+	// that does; see UnknownEnv.
+	Warn func(string)
 }
 
 // AddFlags defines on fs the flags Load understands: --amqp-url (bus.url),
@@ -107,6 +112,11 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	if err := bindFlags(v, opts.Flags); err != nil {
 		return nil, err
+	}
+	if opts.Warn != nil {
+		for _, w := range UnknownEnv(os.Environ()) {
+			opts.Warn(w)
+		}
 	}
 	var errs []error
 	for _, f := range leaves {
@@ -186,4 +196,74 @@ func bindFlags(v *viper.Viper, fs *pflag.FlagSet) error {
 		}
 	}
 	return nil
+}
+
+// otherEnvPrefixes start the A2ABUS_* variables that are not configuration
+// keys but are read by something else: the test suite's servers, and the
+// broker passwords of the scripts `a2abus access plan` prints.
+var otherEnvPrefixes = []string{EnvPrefix + "_TEST_", EnvPrefix + "_PASSWORD_"}
+
+// UnknownEnv returns a warning for each variable of environ (KEY=value
+// entries, as os.Environ gives them) named A2ABUS_* that is the variable of
+// no configuration key (EnvName) and not one of otherEnvPrefixes: Load
+// ignores it. The warning names the closest known variable when one is
+// within a few edits (A2ABUS_BUS_URLL: did you mean A2ABUS_BUS_URL?).
+func UnknownEnv(environ []string) []string {
+	known := map[string]bool{}
+	var names []string
+	for _, k := range Keys() {
+		known[EnvName(k)] = true
+		names = append(names, EnvName(k))
+	}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, EnvPrefix+"_") || known[name] ||
+			slices.ContainsFunc(otherEnvPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			continue
+		}
+		w := fmt.Sprintf("config: environment variable %s sets no configuration key and is ignored", name)
+		if near := closest(name, names); near != "" {
+			w += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		out = append(out, w)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// closest is the name of names nearest to s, "" when none is within
+// maxSuggestEdits edits.
+func closest(s string, names []string) string {
+	best, bestD := "", maxSuggestEdits+1
+	for _, n := range names {
+		if d := editDistance(s, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// maxSuggestEdits bounds the edits between a mistyped variable and the one suggested.
+const maxSuggestEdits = 3
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -157,6 +157,8 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"chat.token_budget":           "200000",
 		"chat.max_history_turns":      "20",
 		"chat.max_history_chars":      "30000",
+		"chat.max_input_bytes":        "4096",
+		"workflow.max_steps":          "50",
 		"ops.listen":                  ":9090",
 		"ops.pprof":                   "true",
 	}
@@ -186,8 +188,8 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		Research: ResearchConfig{DocsDir: "/data/docs"},
 		LLM: LLMConfig{BaseURL: "http://127.0.0.1:11434/v1", APIKey: "sk-local", Model: "llama3.1:8b", MaxTokens: 1024,
 			Temperature: 0.7, Timeout: 90 * time.Second, MaxRetries: 4, MaxResponseBytes: 8 << 20, MaxToolArgumentBytes: 64 << 10},
-		Chat:     ChatConfig{SystemPrompt: "You are the primary agent.", MaxToolRounds: 12, TokenBudget: 200_000, MaxHistoryTurns: 20, MaxHistoryChars: 30_000},
-		Workflow: WorkflowConfig{MaxRenderBytes: 2 << 20},
+		Chat:     ChatConfig{SystemPrompt: "You are the primary agent.", MaxToolRounds: 12, TokenBudget: 200_000, MaxHistoryTurns: 20, MaxHistoryChars: 30_000, MaxInputBytes: 4096},
+		Workflow: WorkflowConfig{MaxRenderBytes: 2 << 20, MaxSteps: 50},
 		Ops:      OpsConfig{Listen: ":9090", PProf: true},
 	}
 	ca := testca.New(t)

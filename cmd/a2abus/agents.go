@@ -86,8 +86,8 @@ func printAgents(e *env, entries []directory.Entry) error {
 	w := tabwriter.NewWriter(e.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tSTATUS\tINSTANCES\tLAST SEEN\tSKILLS\tDESCRIPTION")
 	for _, en := range entries {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", en.Name, en.Status, len(en.Instances), en.LastSeenText(),
-			strings.Join(en.SkillIDs(), ","), truncate(en.Card.Description, 60))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", cliutil.PrintableLine(en.Name), en.Status, len(en.Instances), en.LastSeenText(),
+			cliutil.PrintableLine(strings.Join(en.SkillIDs(), ",")), cliutil.PrintableLine(truncate(en.Card.Description, 60)))
 	}
 	return w.Flush()
 }

@@ -67,12 +67,19 @@ func runChat(ctx context.Context, e *env, f chatFlags, stdin io.Reader, hasMessa
 	}
 	interactive := !hasMessage && isTerminal(stdin)
 	text := f.message
+	limit := e.Config.Chat.MaxInputBytes
 	if !hasMessage && !interactive {
-		b, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+		b, err := io.ReadAll(io.LimitReader(stdin, int64(limit)+1))
 		if err != nil {
 			return fmt.Errorf("read standard input: %w", err)
 		}
+		if len(b) > limit {
+			return tooLong("standard input", limit)
+		}
 		text = string(b)
+	}
+	if len(text) > limit {
+		return tooLong("--message", limit)
 	}
 	if !interactive && strings.TrimSpace(text) == "" {
 		return errors.New("nothing to send: give --message TEXT or text on standard input")
@@ -87,9 +94,15 @@ func runChat(ctx context.Context, e *env, f chatFlags, stdin io.Reader, hasMessa
 	}
 	defer closeAll()
 	if interactive {
-		return chatInteractive(ctx, s, stdin, out)
+		return chatInteractive(ctx, s, stdin, limit, out)
 	}
 	return chatOnce(ctx, s, text, f.timeout, out)
+}
+
+// tooLong is the error of a user turn over chat.max_input_bytes: it is
+// refused whole, never cut.
+func tooLong(what string, limit int) error {
+	return fmt.Errorf("%s: the message is longer than chat.max_input_bytes (%d bytes); nothing was sent", what, limit)
 }
 
 // openChat assembles the chat session on a host of its node: the model,
@@ -176,15 +189,17 @@ func chatOnce(ctx context.Context, s *chat.Session, text string, timeout time.Du
 	return nil
 }
 
-// chatInteractive reads user turns from in, one per line, until EOF or
-// /quit; the answers and status lines are printed as they come.
-func chatInteractive(ctx context.Context, s *chat.Session, in io.Reader, out *chatPrinter) error {
+// chatInteractive reads user turns from in, one per line of at most limit
+// bytes, until EOF or /quit; the answers and status lines are printed as
+// they come. A longer line ends the chat with an error naming the bound.
+func chatInteractive(ctx context.Context, s *chat.Session, in io.Reader, limit int, out *chatPrinter) error {
 	out.line(fmt.Sprintf("a2abus chat — session %s (Ctrl-D or /quit to end)", s.ID()))
 	lines := make(chan string)
+	var readErr error // set before lines closes
 	go func() {
 		defer close(lines)
 		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sc.Buffer(make([]byte, min(64<<10, limit+1)), limit+1) // +1: the line's end
 		for sc.Scan() {
 			select {
 			case lines <- sc.Text():
@@ -192,12 +207,19 @@ func chatInteractive(ctx context.Context, s *chat.Session, in io.Reader, out *ch
 				return
 			}
 		}
+		readErr = sc.Err()
+		if errors.Is(readErr, bufio.ErrTooLong) {
+			readErr = tooLong("a line", limit)
+		}
 	}()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case l, ok := <-lines:
+			if !ok && readErr != nil {
+				return readErr
+			}
 			if !ok || strings.TrimSpace(l) == "/quit" {
 				if p := s.Pending(); len(p) > 0 {
 					out.line(fmt.Sprintf("(%d sub-task(s) still running; their results will be in the conversation: a2abus chat --session %s)", len(p), s.ID()))
@@ -225,7 +247,7 @@ type chatPrinter struct {
 func (p *chatPrinter) line(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintln(p.w, s)
+	fmt.Fprintln(p.w, cliutil.Printable(s))
 }
 
 func (p *chatPrinter) answer(t memory.Turn) { p.line(t.Content) }
@@ -242,18 +264,18 @@ func (p *chatPrinter) event(ev chat.Event) {
 		if t := a2a.MessageText(st.Message); t != "" {
 			line += ": " + t
 		}
-		fmt.Fprintln(p.status, line)
+		fmt.Fprintln(p.status, cliutil.PrintableLine(line))
 	case chat.EventTurn:
 		t := ev.Turn
 		switch {
 		case t.Meta[chat.MetaKind] == caller.KindNotification && t.Meta[caller.MetaAgent] != "":
-			fmt.Fprintf(p.status, "· %s: task %s ended (%s)\n", t.Meta[caller.MetaAgent], t.Meta[caller.MetaTaskID],
-				strings.ToLower(strings.TrimPrefix(t.Meta[caller.MetaState], "TASK_STATE_")))
+			fmt.Fprintln(p.status, cliutil.PrintableLine(fmt.Sprintf("· %s: task %s ended (%s)", t.Meta[caller.MetaAgent], t.Meta[caller.MetaTaskID],
+				strings.ToLower(strings.TrimPrefix(t.Meta[caller.MetaState], "TASK_STATE_")))))
 		case !p.live:
 		case t.Meta[chat.MetaKind] == chat.KindAnswer:
-			fmt.Fprintf(p.w, "assistant> %s\n", t.Content)
+			fmt.Fprintf(p.w, "assistant> %s\n", cliutil.Printable(t.Content))
 		case t.Meta[chat.MetaKind] == chat.KindError:
-			fmt.Fprintf(p.w, "assistant (failed)> %s\n", t.Meta[chat.MetaError])
+			fmt.Fprintf(p.w, "assistant (failed)> %s\n", cliutil.Printable(t.Meta[chat.MetaError]))
 		}
 	}
 }

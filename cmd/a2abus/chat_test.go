@@ -140,7 +140,7 @@ func TestChatInteractive(t *testing.T) {
 	testworld.Start(t, s)
 	in, typed := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- chatInteractive(context.Background(), s, in, p) }()
+	go func() { done <- chatInteractive(context.Background(), s, in, 1<<20, p) }()
 	if _, err := io.WriteString(typed, "hi there\n\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -159,3 +159,62 @@ func TestChatInteractive(t *testing.T) {
 type noAgents struct{}
 
 func (noAgents) ListAgents(string, string) []tools.AgentInfo { return nil }
+
+// TestChatInputOverTheBoundIsRefused: piped input or a --message longer
+// than chat.max_input_bytes is refused with an error naming the bound —
+// not cut and sent — and the model is never asked.
+func TestChatInputOverTheBoundIsRefused(t *testing.T) {
+	isolate(t, "")
+	srv := llmtest.NewFunc(t, func(llmtest.Request) llmtest.Reply {
+		t.Error("the model was asked")
+		return llmtest.Reply{Content: "?"}
+	})
+	chatModel(t, srv)
+	var stdout, stderr bytes.Buffer
+	root := newRootCmd(&stdout, &stderr)
+	root.SetIn(strings.NewReader(strings.Repeat("x", 1<<20) + "y"))
+	code := cliutil.Execute(root, []string{"chat", "--session", "too-long", "--embedded"}, &stderr)
+	if code != 1 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "standard input: the message is longer than chat.max_input_bytes (1048576 bytes); nothing was sent") {
+		t.Fatalf("piped: exit %d\nstdout %q\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	t.Setenv("A2ABUS_CHAT_MAX_INPUT_BYTES", "10")
+	code, out, errOut := runCLI(t, "chat", "--session", "too-long", "--message", "eleven char", "--embedded")
+	if code != 1 || out != "" || !strings.Contains(errOut, "--message: the message is longer than chat.max_input_bytes (10 bytes)") {
+		t.Fatalf("--message: exit %d\nstdout %q\nstderr %s", code, out, errOut)
+	}
+}
+
+// TestChatInteractiveLineOverTheBound: an interactive line longer than the
+// bound ends the chat with an error naming it (it used to end silently).
+func TestChatInteractiveLineOverTheBound(t *testing.T) {
+	w := testworld.Embedded(t)
+	srv := llmtest.New(t, llmtest.Reply{Content: "short answer"})
+	c, err := caller.New(caller.Options{Name: "Cli", Bus: w.Connect(t), Memory: w.Memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testworld.Start(t, c, caller.ErrClosed)
+	var out testenv.Buffer
+	p := &chatPrinter{w: &out, status: &out, live: true}
+	s, err := chat.New(chat.Options{SessionID: "tty-long", Model: llmtest.Client(t, srv.URL, "scripted"), Caller: c, Agents: noAgents{}, Memory: w.Memory, OnEvent: p.event})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testworld.Start(t, s)
+	err = chatInteractive(context.Background(), s, strings.NewReader("0123456789\n0123456789A\n"), 10, p)
+	if err == nil || !strings.Contains(err.Error(), "a line: the message is longer than chat.max_input_bytes (10 bytes)") {
+		t.Fatalf("err = %v, output %q", err, out.String())
+	}
+}
+
+// TestChatAnswerIsInert: the model's answer is printed with its control
+// characters made visible.
+func TestChatAnswerIsInert(t *testing.T) {
+	isolate(t, "")
+	chatModel(t, llmtest.New(t, llmtest.Reply{Content: hostile}))
+	code, out, errOut := runCLI(t, "chat", "--session", "hostile-chat", "--message", "hi", "--embedded", "--timeout", "20s")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", code, out, errOut)
+	}
+	assertInert(t, "chat", out)
+}

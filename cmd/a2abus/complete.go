@@ -53,7 +53,7 @@ func (c *cli) completeAgentSkill(cmd *cobra.Command, args []string, toComplete s
 	switch len(args) {
 	case 0:
 		return c.completeFromDirectory(cmd, func(en directory.Entry) []string {
-			return []string{en.Name + "\t" + firstLine(en.Card.Description)}
+			return []string{cliutil.PrintableLine(en.Name) + "\t" + firstLine(en.Card.Description)}
 		}, toComplete)
 	case 1:
 		return c.completeFromDirectory(cmd, func(en directory.Entry) []string {
@@ -62,7 +62,7 @@ func (c *cli) completeAgentSkill(cmd *cobra.Command, args []string, toComplete s
 			}
 			var out []string
 			for _, s := range en.Card.Skills {
-				out = append(out, s.ID+"\t"+firstLine(s.Description))
+				out = append(out, cliutil.PrintableLine(s.ID)+"\t"+firstLine(s.Description))
 			}
 			return out
 		}, toComplete)
@@ -128,9 +128,10 @@ func wellKnownEntries(l *cliutil.Loaded) []directory.Entry {
 	return out
 }
 
-// firstLine is s up to its first line break, at most 80 characters: a
-// completion's description.
+// firstLine is s up to its first line break, at most 80 characters, its
+// control characters made visible: a completion's description, which the
+// shell shows.
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	return truncate(s, 79)
+	return cliutil.PrintableLine(truncate(s, 79))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,7 +41,7 @@ func newConformanceCmd(c *cli) *cobra.Command {
 			if s := e.Config.Directory.AnnounceSecret; s != "" {
 				o.Secret = []byte(s)
 			}
-			o.Notify = func(line string) { fmt.Fprintln(e.Err, line) }
+			o.Notify = func(line string) { fmt.Fprintln(e.Err, cliutil.Printable(line)) }
 			rep, err := conformance.Run(ctx, o)
 			if err != nil {
 				return err
@@ -47,7 +49,10 @@ func newConformanceCmd(c *cli) *cobra.Command {
 			if asJSON {
 				err = rep.WriteJSON(e.Out)
 			} else {
-				err = rep.WriteTable(e.Out)
+				var table strings.Builder // details quote the agent under test
+				if err = rep.WriteTable(&table); err == nil {
+					_, err = io.WriteString(e.Out, cliutil.Printable(table.String()))
+				}
 			}
 			if err != nil {
 				return err

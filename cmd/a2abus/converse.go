@@ -75,6 +75,9 @@ func newConverseStartCmd(c *cli, f *converseFlags) *cobra.Command {
 			"in policy.rules wins). Exit 0 when it completed or was stopped, 2 when it ended in error, 3 when the pair is refused.",
 		Args: cobra.NoArgs,
 		RunE: c.withConfig(func(ctx context.Context, e *env, _ []string) error {
+			if err := checkConverseBounds(s); err != nil {
+				return err
+			}
 			m, err := converse.ParseMode(mode)
 			if err != nil {
 				return fmt.Errorf("--mode: %w", err)
@@ -122,6 +125,26 @@ func newConverseStartCmd(c *cli, f *converseFlags) *cobra.Command {
 		_ = cmd.MarkFlagRequired(name)
 	}
 	return cmd
+}
+
+// checkConverseBounds refuses a negative limit or history flag, naming it.
+func checkConverseBounds(s converse.Spec) error {
+	l, h := s.Limits, s.History
+	for _, b := range []struct {
+		flag  string
+		value any
+		bad   bool
+	}{
+		{"--max-turns", l.MaxTurns, l.MaxTurns < 0}, {"--max-duration", l.MaxDuration, l.MaxDuration < 0},
+		{"--max-failures", l.MaxFailures, l.MaxFailures < 0}, {"--token-budget", l.TokenBudget, l.TokenBudget < 0},
+		{"--local-timeout", l.LocalTimeout, l.LocalTimeout < 0}, {"--remote-timeout", l.RemoteTimeout, l.RemoteTimeout < 0},
+		{"--history-turns", h.MaxTurns, h.MaxTurns < 0}, {"--history-chars", h.MaxChars, h.MaxChars < 0},
+	} {
+		if b.bad {
+			return &cliutil.UsageError{Err: fmt.Errorf("%s: must not be negative, got %v", b.flag, b.value)}
+		}
+	}
+	return nil
 }
 
 func newConverseResumeCmd(c *cli, f *converseFlags) *cobra.Command {
@@ -334,7 +357,7 @@ func eventPrinter(w io.Writer, asJSON bool) func(*converse.Conversation, convers
 		if len(text) > 200 {
 			text = text[:200] + "…"
 		}
-		text = strings.ReplaceAll(text, "\n", " ")
+		text = cliutil.Printable(strings.ReplaceAll(text, "\n", " "))
 		switch ev.Kind {
 		case converse.EventLimit:
 			fmt.Fprintf(w, "*** %s ***\n", text)
@@ -375,6 +398,6 @@ func printConversation(w io.Writer, c *converse.Conversation, asJSON bool) error
 	if c.AwaitingApproval() {
 		fmt.Fprintf(&b, "waiting for approval (%s): %s\n", c.Pending.Review, c.Pending.Draft)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, cliutil.Printable(b.String())) // the agents' text must not drive the terminal
 	return err
 }

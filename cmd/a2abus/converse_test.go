@@ -214,3 +214,16 @@ func conversationID(t *testing.T, out string) string {
 	t.Fatalf("no conversation id in:\n%s", out)
 	return ""
 }
+
+// TestConverseNegativeFlagIsNamed: a negative limit is refused naming its
+// flag, before anything is dialled.
+func TestConverseNegativeFlagIsNamed(t *testing.T) {
+	isolate(t, "")
+	for flag, value := range map[string]string{"--max-turns": "-3", "--max-duration": "-1s", "--max-failures": "-1", "--token-budget": "-5",
+		"--local-timeout": "-1s", "--remote-timeout": "-2s", "--history-turns": "-1", "--history-chars": "-1"} {
+		code, _, errOut := runCLI(t, "converse", "start", "--local", "A", "--remote", "B", "--objective", "o", flag, value)
+		if code != 1 || !strings.Contains(errOut, flag+": must not be negative, got "+value) {
+			t.Errorf("%s %s: exit %d: %s", flag, value, code, errOut)
+		}
+	}
+}

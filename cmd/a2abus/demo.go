@@ -203,7 +203,7 @@ func (d *demo) listAgents(ctx context.Context, dir *directory.Directory) error {
 
 func (d *demo) printf(format string, args ...any) {
 	if d.err == nil {
-		_, d.err = fmt.Fprintf(d.out, format, args...)
+		_, d.err = io.WriteString(d.out, cliutil.Printable(fmt.Sprintf(format, args...))) // the agents' and the model's text
 	}
 }
 

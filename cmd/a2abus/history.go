@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/caller"
 )
@@ -66,19 +65,9 @@ func printHistory(w io.Writer, entries []caller.HistoryEntry) error {
 			code = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s → %s.%s\t%s\t%s\t%s\t%s\n", en.CreatedAt.Format("2006-01-02T15:04:05.000Z07:00"),
-			printable(en.Caller), printable(en.Target), printable(en.Skill), printable(en.TaskID), printable(status), printable(code),
+			cliutil.PrintableLine(en.Caller), cliutil.PrintableLine(en.Target), cliutil.PrintableLine(en.Skill), cliutil.PrintableLine(en.TaskID),
+			cliutil.PrintableLine(status), cliutil.PrintableLine(code),
 			en.Duration().Round(time.Millisecond))
 	}
 	return tw.Flush()
-}
-
-// printable keeps a name read from memory from moving the cursor or
-// breaking the table: control characters and tabs become '?'.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || (unicode.IsSpace(r) && r != ' ') {
-			return '?'
-		}
-		return r
-	}, s)
 }

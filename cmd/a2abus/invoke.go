@@ -278,7 +278,7 @@ func printOutcome(w io.Writer, out *caller.Outcome, asJSON bool) error {
 		}
 	}
 	fmt.Fprintf(&b, "(state=%s, memory key %s)\n", strings.ToLower(strings.TrimPrefix(string(r.State), "TASK_STATE_")), out.MemoryKey)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, cliutil.Printable(b.String())) // the agent's text must not drive the terminal
 	return err
 }
 

@@ -169,3 +169,15 @@ func TestMain(m *testing.M) {
 	testenv.RemoveBuilds()
 	os.Exit(code)
 }
+
+// TestMistypedEnvironmentVariableWarns: a command given A2ABUS_BUS_URLL
+// warns that it sets nothing and names A2ABUS_BUS_URL, and still runs.
+func TestMistypedEnvironmentVariableWarns(t *testing.T) {
+	p := isolate(t, "")
+	t.Setenv("A2ABUS_BUS_URLL", "amqp://rabbit:5672/")
+	code, out, errOut := runCLI(t, "config", "check", "--config", p)
+	if code != 0 || !strings.Contains(errOut, "environment variable A2ABUS_BUS_URLL sets no configuration key and is ignored (did you mean A2ABUS_BUS_URL?)") ||
+		strings.Contains(out, "rabbit") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/memory"
 )
 
@@ -49,7 +50,7 @@ func newMemoryCmd(c *cli) *cobra.Command {
 				if json.Indent(&pretty, v, "", "  ") == nil {
 					v = pretty.Bytes()
 				}
-				_, err = fmt.Fprintf(e.Out, "%s\n", bytes.TrimRight(v, "\n"))
+				_, err = fmt.Fprintf(e.Out, "%s\n", cliutil.Printable(string(bytes.TrimRight(v, "\n"))))
 				return err
 			})
 		}),
@@ -90,7 +91,7 @@ func newMemoryCmd(c *cli) *cobra.Command {
 				}
 				var b strings.Builder
 				for _, en := range entries {
-					fmt.Fprintf(&b, "%s\t(ttl %s)\n", en.Key, en.TTL)
+					fmt.Fprintf(&b, "%s\t(ttl %s)\n", cliutil.PrintableLine(en.Key), en.TTL)
 				}
 				_, err = fmt.Fprint(e.Out, b.String())
 				return err
@@ -132,7 +133,7 @@ func newConversationCmd(c *cli) *cobra.Command {
 				for _, t := range turns {
 					fmt.Fprintf(&b, "#%d %s [%s] %s\n", t.Seq, t.Time.Format("2006-01-02T15:04:05.000Z07:00"), t.Role, t.Content)
 				}
-				_, err = fmt.Fprint(e.Out, b.String())
+				_, err = fmt.Fprint(e.Out, cliutil.Printable(b.String()))
 				return err
 			})
 		}),

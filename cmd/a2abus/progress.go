@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -78,6 +79,7 @@ func (p *progress) print(st *a2a.TaskStatus) {
 	if t := a2a.MessageText(st.Message); t != "" {
 		line += ": " + t
 	}
+	line = cliutil.PrintableLine(line) // the agent's text: one line, driving nothing
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {

@@ -32,7 +32,7 @@ func newWorkflowCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "workflow",
 		Example: "  a2abus workflow run workflows/business-case.yaml --input '{\"discount_rate\":0.1}'\n  a2abus workflow show RUN_ID",
-		Short:   "Run multi-agent workflows (seed 001) and show their runs",
+		Short:   "Run multi-agent workflows and show their runs",
 		Long: "A workflow is a YAML file of steps (agent, skill, templated text and input, timeout, retries,\n" +
 			"optional) run in sequence and in parallel groups; see docs/workflows.md.",
 	}
@@ -55,7 +55,9 @@ func newWorkflowRunCmd(c *cli) *cobra.Command {
 		Short: "Run a workflow: a YAML file in this process, or a workflow of the Orchestrator agent by name",
 		Long: "FILE (a path to a .yaml/.yml file) runs here, through caller.name, and is always waited for; the run id\n" +
 			"is printed on stderr first, so `a2abus workflow show RUN` follows it from elsewhere, and --run resumes an\n" +
-			"interrupted run. NAME invokes that skill of the Orchestrator agent (a2abus serve --agent Orchestrator):\n" +
+			"interrupted run of FILE (a run of another workflow, or of another version of FILE, is refused).\n" +
+			"A workflow of more than workflow.max_steps steps is refused. NAME invokes that skill of the Orchestrator\n" +
+			"agent (a2abus serve --agent Orchestrator):\n" +
 			"without --wait it prints the task id (= the run id); with --wait it prints the report.\n" +
 			"Exit codes of a finished run: 0 SUCCESS, 4 PARTIAL (optional steps failed; warnings printed), 2 ERROR.",
 		Args: cobra.ExactArgs(1),
@@ -69,7 +71,7 @@ func newWorkflowRunCmd(c *cli) *cobra.Command {
 	fl.StringVar(&f.session, "session", "", "the user's session id, passed to every step in the handoff context")
 	fl.StringVar(&f.user, "user", "", "the user id, passed to every step in the handoff context")
 	fl.StringVar(&f.orchestrator, "orchestrator", agents.KindOrchestrator, "NAME: the Orchestrator agent to ask")
-	fl.StringVar(&f.runID, "run", "", "FILE: the run id (default a new one); the run of that id, if any, is resumed")
+	fl.StringVar(&f.runID, "run", "", "FILE: the run id (default a new one); the run of that id, if any, is resumed (it must be a run of FILE)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "NAME: time allowed for the whole run (default caller.default_timeout, clamped to caller.max_timeout)")
 	fl.BoolVar(&f.wait, "wait", false, "NAME: wait for the run's report (a FILE is always waited for)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
@@ -85,7 +87,12 @@ func runWorkflowCmd(ctx context.Context, e *env, f workflowRunFlags, target stri
 		input = json.RawMessage(f.input)
 	}
 	if isWorkflowFile(target) {
-		wf, err := workflow.Load(target)
+		if f.runID != "" {
+			if err := workflow.ValidateRunID(f.runID); err != nil {
+				return fmt.Errorf("--run: %w", err)
+			}
+		}
+		wf, err := workflow.Loader{MaxSteps: e.Config.Workflow.MaxSteps}.Load(target)
 		if err != nil {
 			return err
 		}
@@ -120,7 +127,8 @@ func runWorkflowFile(ctx context.Context, e *env, f workflowRunFlags, wf *workfl
 		return err
 	}
 	cl, n := oc.cl, oc.node
-	eng, err := workflow.New(workflow.Options{Caller: cl, Memory: n.Memory, Logger: e.Log})
+	eng, err := workflow.New(workflow.Options{Caller: cl, Memory: n.Memory, Logger: e.Log, MaxSteps: e.Config.Workflow.MaxSteps,
+		MaxRenderBytes: e.Config.Workflow.MaxRenderBytes})
 	if err != nil {
 		return err
 	}
@@ -128,8 +136,14 @@ func runWorkflowFile(ctx context.Context, e *env, f workflowRunFlags, wf *workfl
 	if runID == "" {
 		runID = uuid.NewString()
 	}
-	fmt.Fprintf(e.Err, "run %s (a2abus workflow show %s)\n", runID, runID)
 	rep, err := eng.Execute(ctx, wf, workflow.RunOptions{RunID: runID, Input: input, Request: f.request, SessionID: f.session, UserID: f.user,
+		OnStart: func(id string, resumed bool) { // claimed, and of this workflow when resumed
+			what := "run"
+			if resumed {
+				what = "resuming run"
+			}
+			fmt.Fprintf(e.Err, "%s %s (a2abus workflow show %s)\n", what, id, id)
+		},
 		OnEvent: func(ev workflow.Event) {
 			if ev.Phase.Final() {
 				fmt.Fprintf(e.Err, "  step %d of %d %s: %s\n", ev.Index, ev.Count, ev.Step.ID, ev.Phase)
@@ -180,6 +194,13 @@ func runWorkflowByName(ctx context.Context, e *env, f workflowRunFlags, name str
 	if rep, ok := workflow.ReportFrom(out.Result.Artifacts); ok {
 		return printReport(e, rep, f.asJSON)
 	}
+	// An ERROR run fails the task with the failed step's error; its report
+	// is in working memory, under the run id (the task id).
+	if out.Err() != nil {
+		if rep, err := workflow.Show(ctx, oc.node.Memory, out.TaskID); err == nil && rep.Status == workflow.StatusError {
+			return printReport(e, rep, f.asJSON)
+		}
+	}
 	// No report: the Orchestrator refused the task (unknown workflow, bad input …) or it timed out.
 	if err := printOutcome(e.Out, out, f.asJSON); err != nil {
 		return err
@@ -196,7 +217,7 @@ func printReport(e *env, rep *workflow.Report, asJSON bool) error {
 	if asJSON {
 		err = json.NewEncoder(e.Out).Encode(rep)
 	} else {
-		_, err = io.WriteString(e.Out, rep.Text())
+		_, err = io.WriteString(e.Out, cliutil.Printable(rep.Text()))
 	}
 	if err != nil {
 		return err
@@ -233,7 +254,7 @@ func newWorkflowShowCmd(c *cli) *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(e.Out).Encode(rep)
 			}
-			_, err = io.WriteString(e.Out, rep.Text())
+			_, err = io.WriteString(e.Out, cliutil.Printable(rep.Text()))
 			return err
 		}),
 	}
@@ -244,7 +265,7 @@ func newWorkflowShowCmd(c *cli) *cobra.Command {
 // demoWorkflow runs the shipped business-case workflow in the demo: an
 // Orchestrator agent on the demo's host, invoked by the demo's caller.
 func demoWorkflow(ctx context.Context, h *node.Host, c *caller.Caller, out io.Writer) error {
-	wfs, err := agents.LoadWorkflows("")
+	wfs, err := agents.LoadWorkflows("", h.Node.Config.Workflow.MaxSteps)
 	if err != nil {
 		return err
 	}
@@ -263,6 +284,6 @@ func demoWorkflow(ctx context.Context, h *node.Host, c *caller.Caller, out io.Wr
 	if !ok {
 		return fmt.Errorf("demo workflow: no report: %s", summary(res.Result))
 	}
-	_, err = io.WriteString(out, rep.Text())
+	_, err = io.WriteString(out, cliutil.Printable(rep.Text()))
 	return err
 }

@@ -10,9 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/workflow"
 )
 
@@ -72,5 +75,125 @@ func TestWorkflowRunFileAndShow(t *testing.T) {
 	code, _, errOut = runCLI(t, "workflow", "run", write("partial", "true"), "--input", `[1]`)
 	if code != 1 || !strings.Contains(errOut, "not a JSON object") {
 		t.Fatalf("bad input: exit %d: %s", code, errOut)
+	}
+}
+
+// TestWorkflowRunChecksTheRun: --run with an invalid id is refused before
+// anything is printed or dialled; --run naming a run of another workflow,
+// or of another version of the file, is refused naming it (it used to
+// resume the stored run, exit 0); the file's own run is resumed.
+func TestWorkflowRunChecksTheRun(t *testing.T) {
+	isolate(t, "")
+	w := testworld.Real(t)
+	agentName, callerName := w.N("WfAgent"), w.N("WfCli")
+	known := filepath.Join(t.TempDir(), "known.json")
+	if err := os.WriteFile(known, []byte(fmt.Sprintf(`[{"agentName":%q,"description":"d","version":"1","skills":[{"id":"echo","name":"e","description":"d"}]}]`, agentName)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
+		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": known} {
+		t.Setenv("A2ABUS_"+k, v)
+	}
+	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: agentName}, Bus: w.Connect(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Handle("echo", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
+		return agent.TextResult("echo: " + task.Text()), nil
+	})
+	testworld.Start(t, a)
+	dir := t.TempDir()
+	write := func(file, name, text string) string {
+		p := filepath.Join(dir, file)
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("name: %s\nsteps:\n  - {id: hello, agent: %s, skill: echo, text: %q}\n", name, agentName, text)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mine, other := write("mine.yaml", "mine", "hi"), write("other.yaml", "other", "hi")
+	run := "run-" + strings.ToLower(w.N("r"))
+
+	code, out, errOut := runCLI(t, "workflow", "run", mine, "--run", "../"+run)
+	if code != 1 || strings.Contains(errOut, "workflow show") || !strings.Contains(errOut, "--run: workflow: invalid run id") {
+		t.Fatalf("invalid run id: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if code, out, errOut = runCLI(t, "workflow", "run", mine, "--run", run); code != 0 || !strings.HasPrefix(errOut, "run "+run+" (a2abus workflow show "+run+")") {
+		t.Fatalf("first run: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "workflow", "run", other, "--run", run)
+	if code != 1 || out != "" || !strings.Contains(errOut, "run "+run+" is a run of workflow mine ("+mine+"), not of other ("+other+")") ||
+		strings.Contains(errOut, "workflow show") {
+		t.Fatalf("another workflow: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	write("mine.yaml", "mine", "hello there")
+	code, out, errOut = runCLI(t, "workflow", "run", mine, "--run", run)
+	if code != 1 || !strings.Contains(errOut, "run "+run+" started with another version of workflow mine ("+mine+")") {
+		t.Fatalf("another version: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	write("mine.yaml", "mine", "hi")
+	code, out, errOut = runCLI(t, "workflow", "run", mine, "--run", run)
+	if code != 0 || !strings.HasPrefix(errOut, "resuming run "+run) || !strings.Contains(out, "SUCCESS") {
+		t.Fatalf("its own file: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}
+
+// TestWorkflowStepCap: a workflow file of more steps than workflow.max_steps
+// is refused when it is loaded, naming the count and the key.
+func TestWorkflowStepCap(t *testing.T) {
+	isolate(t, "")
+	t.Setenv("A2ABUS_WORKFLOW_MAX_STEPS", "2")
+	p := filepath.Join(t.TempDir(), "three.yaml")
+	if err := os.WriteFile(p, []byte("name: three\nsteps:\n  - {id: a, agent: A, skill: k, text: x}\n  - parallel:\n    - {id: b, agent: A, skill: k, text: x}\n    - {id: c, agent: A, skill: k, text: x}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, "workflow", "run", p)
+	if code != 1 || !strings.Contains(errOut, "workflow "+p+": steps: 3 steps, more than the 2 a workflow may have (workflow.max_steps)") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestWorkflowRunByNameNamesTheFailedStep: a run of the Orchestrator that
+// ends in ERROR reaches `workflow run NAME --wait` as the failed step with
+// its error (exit 2), its report read back from working memory.
+func TestWorkflowRunByNameNamesTheFailedStep(t *testing.T) {
+	isolate(t, "")
+	w := testworld.Real(t)
+	agentName, orch, callerName := w.N("WfAgent"), w.N("WfOrch"), w.N("WfCli")
+	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
+		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": ""} {
+		t.Setenv("A2ABUS_"+k, v)
+	}
+	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: agentName}, Bus: w.Connect(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Handle("fail", func(context.Context, *agent.Task) (*agent.Result, error) { return nil, errors.New("disk on fire") })
+	testworld.Start(t, a)
+	cfg := config.Default()
+	cfg.Bus.URL, cfg.Bus.Exchange, cfg.Redis.URL, cfg.Redis.KeyPrefix = w.AMQPURL, w.Exchange, w.RedisURL, w.KeyPrefix
+	n, err := node.Open(context.Background(), cfg, orch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := node.NewHost(n) // closes n
+	t.Cleanup(func() { _ = h.Close() })
+	wf, err := workflow.Parse("broken.yaml", []byte(fmt.Sprintf("name: broken\nsteps:\n  - {id: boom, agent: %s, skill: fail, text: x}\n", agentName)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agents.NewOrchestrator(h, orch, []*workflow.Workflow{wf}); err != nil {
+		t.Fatal(err)
+	}
+	h.Start(context.Background())
+
+	code, out, errOut := runCLI(t, "workflow", "run", "broken", "--orchestrator", orch, "--wait", "--timeout", "20s")
+	if code != exitTaskFailed || !strings.Contains(out, "Failed: boom — step boom ("+agentName+".fail) failed: EXECUTION_FAILED: disk on fire") ||
+		!strings.Contains(errOut, "ERROR at boom") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "invoke", orch, "broken", "x", "--wait", "--timeout", "20s", "--directory-wait", "0")
+	if code != exitTaskFailed || !strings.Contains(errOut, "EXECUTION_FAILED: workflow broken run ") ||
+		!strings.Contains(errOut, "step boom ("+agentName+".fail) failed: EXECUTION_FAILED: disk on fire") {
+		t.Fatalf("invoke: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }

@@ -24,12 +24,13 @@ import (
 const KindOrchestrator = "Orchestrator"
 
 // LoadWorkflows loads the workflows of dir (every .yaml file), or the
-// shipped ones (package workflows) when dir is "".
-func LoadWorkflows(dir string) ([]*workflow.Workflow, error) {
+// shipped ones (package workflows) when dir is "", refusing one of more
+// than maxSteps steps (workflow.max_steps; 0: workflow.DefaultMaxSteps).
+func LoadWorkflows(dir string, maxSteps int) ([]*workflow.Workflow, error) {
 	if dir == "" {
 		return workflows.Load()
 	}
-	return workflow.LoadDir(dir)
+	return workflow.Loader{MaxSteps: maxSteps}.LoadDir(dir)
 }
 
 // OrchestratorCard is the card of an Orchestrator named name: one skill per workflow.
@@ -74,7 +75,8 @@ func NewOrchestrator(h *node.Host, name string, wfs []*workflow.Workflow) (*Orch
 	if err != nil {
 		return nil, err
 	}
-	e, err := workflow.New(workflow.Options{Caller: c, Memory: h.Node.Memory, MaxRenderBytes: h.Node.Config.Workflow.MaxRenderBytes, Logger: h.Node.Log})
+	wcfg := h.Node.Config.Workflow
+	e, err := workflow.New(workflow.Options{Caller: c, Memory: h.Node.Memory, MaxRenderBytes: wcfg.MaxRenderBytes, MaxSteps: wcfg.MaxSteps, Logger: h.Node.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +104,7 @@ func ServeOrchestrator(ctx context.Context, cfg *config.Config, name, dir string
 	if err := a2a.ValidateAgentName(name); err != nil {
 		return fmt.Errorf("agents: serve %s: %w", KindOrchestrator, err)
 	}
-	wfs, err := LoadWorkflows(dir)
+	wfs, err := LoadWorkflows(dir, cfg.Workflow.MaxSteps)
 	if err != nil {
 		return err
 	}
@@ -119,7 +121,10 @@ func ServeOrchestrator(ctx context.Context, cfg *config.Config, name, dir string
 
 // runWorkflow is the handler of workflow w's skill. The run id is the
 // task id, so a task redelivered after the Orchestrator was killed resumes
-// its run instead of starting another. The input is the task's structured
+// its run instead of starting another. A SUCCESS or PARTIAL run is the
+// task's result, the report attached; an ERROR run fails the task with the
+// failed step's error code and a message naming the step and why
+// (Report.Err), its report kept in working memory. The input is the task's structured
 // input (or a text that is a JSON object); any other text is the original
 // request. The task's handoff passes on its session_id, user_id,
 // original_request and constraints.
@@ -152,6 +157,10 @@ func runWorkflow(e *workflow.Engine, w *workflow.Workflow) agent.Handler {
 			return nil, a2a.NewError(a2a.CodeInvalidInput, "%v", err)
 		case err != nil:
 			return nil, fmt.Errorf("workflow %s run %s: %w", w.Name, ro.RunID, err)
+		case rep.Status == workflow.StatusError:
+			// The step that failed, its code and message reach the caller;
+			// the report stays in working memory (workflow.Show, run id = task id).
+			return nil, rep.Err()
 		}
 		art, err := workflow.ReportArtifact(rep)
 		if err != nil {

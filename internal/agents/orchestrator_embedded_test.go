@@ -3,6 +3,8 @@ package agents_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,8 +21,10 @@ import (
 )
 
 // TestOrchestratorOutcomes: the Orchestrator answers a SUCCESS run as a
-// completed task, an ERROR run as a failed task — the report attached to
-// both — and passes its task's handoff user context to the steps.
+// completed task, the report attached; an ERROR run fails the task with the
+// failed step's error code and a message naming the step and its error, the
+// report kept in working memory; and it passes its task's handoff user
+// context to the steps.
 func TestOrchestratorOutcomes(t *testing.T) {
 	n, err := node.With(config.Default(), inproc.New(inproc.Options{}), inmem.New(inmem.Options{}), nil)
 	if err != nil {
@@ -43,11 +47,15 @@ func TestOrchestratorOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := workflow.Parse("bad.yaml", []byte("name: bad\nsteps:\n  - {id: boom, agent: SampleAgent, skill: fail, text: boom}\n"))
+	bad, err := workflow.Parse("bad.yaml", []byte("name: bad\nsteps:\n  - {id: boom, agent: SampleAgent, skill: fail, text: disk on fire}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := agents.NewOrchestrator(h, "Orchestrator", []*workflow.Workflow{good, bad}); err != nil {
+	unknown, err := workflow.Parse("unknown.yaml", []byte("name: unknown\nsteps:\n  - {id: first, agent: SampleAgent, skill: echo, text: hi}\n  - {id: nope, agent: SampleAgent, skill: nope, text: x}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agents.NewOrchestrator(h, "Orchestrator", []*workflow.Workflow{good, bad, unknown}); err != nil {
 		t.Fatal(err)
 	}
 	h.Start(context.Background())
@@ -73,8 +81,19 @@ func TestOrchestratorOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, ok = workflow.ReportFrom(out.Result.Artifacts)
-	if !ok || out.Result.State != a2a.TaskStateFailed || out.Result.Status != a2a.StatusError || rep.FailedStep != "boom" {
-		t.Fatalf("bad: %+v %+v", out.Result, rep)
+	var ae *a2a.Error
+	if !errors.As(out.Err(), &ae) || ae.Code != a2a.CodeExecutionFailed || out.Result.State != a2a.TaskStateFailed ||
+		ae.Message != "workflow bad run "+out.TaskID+": step boom (SampleAgent.fail) failed: EXECUTION_FAILED: disk on fire" {
+		t.Fatalf("bad: %v %+v", out.Err(), out.Result)
+	}
+	if rep, err := workflow.Show(ctx, n.Memory, out.TaskID); err != nil || rep.Status != workflow.StatusError || rep.FailedStep != "boom" {
+		t.Fatalf("bad: the report in working memory: %v %+v", err, rep)
+	}
+	out, err = c.Call(ctx, caller.Request{Target: "Orchestrator", Skill: "unknown", Text: "please"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.As(out.Err(), &ae) || ae.Code != a2a.CodeSkillNotSupported || !strings.Contains(ae.Message, "step nope (SampleAgent.nope) failed: SKILL_NOT_SUPPORTED: ") {
+		t.Fatalf("unknown skill: %v %+v", out.Err(), out.Result)
 	}
 }

@@ -50,8 +50,9 @@ type Loaded struct {
 // LoadConfig resolves the configuration of cmd — defaults, configFile (or
 // the a2abus.yaml found), A2ABUS_* environment variables, then cmd's flags —
 // completes it with cmd's Profile (servers and logging when unset) and
-// builds the logger it names, writing to cmd's standard error. A bad
-// configuration is an error naming every bad key.
+// builds the logger it names, writing to cmd's standard error; an A2ABUS_*
+// variable that sets no key is logged as a warning. A bad configuration is
+// an error naming every bad key.
 func LoadConfig(cmd *cobra.Command, configFile string) (*Loaded, error) {
 	return load(cmd, configFile, cmd.ErrOrStderr())
 }
@@ -68,7 +69,9 @@ func load(cmd *cobra.Command, configFile string, logTo io.Writer) (*Loaded, erro
 		return nil, err
 	}
 	// The file is resolved: an empty SearchDirs stops Load searching again.
-	cfg, err := config.Load(config.LoadOptions{File: file, SearchDirs: []string{}, Flags: cmd.Flags()})
+	var warnings []string // A2ABUS_* variables that set nothing, logged once the logger is built
+	cfg, err := config.Load(config.LoadOptions{File: file, SearchDirs: []string{}, Flags: cmd.Flags(),
+		Warn: func(w string) { warnings = append(warnings, w) }})
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +88,9 @@ func load(cmd *cobra.Command, configFile string, logTo io.Writer) (*Loaded, erro
 	log, err := logging.NewTo(cfg.Log, logTo)
 	if err != nil {
 		return nil, fmt.Errorf("build logger: %w", err)
+	}
+	for _, w := range warnings {
+		log.Warn(w)
 	}
 	return &Loaded{Config: cfg, File: file, Log: log, Origins: origins}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -118,7 +119,7 @@ type errorObject struct {
 
 // Execute runs root with args under a context cancelled by the first SIGINT
 // or SIGTERM (a second one kills the process), prints a failure to stderr as
-// "<root name>: <error>" — one line per error of a joined error — and, when
+// "<root name>: <error>" — one line per line of its message (printError) — and, when
 // the command was given --json, as {"error":{"code":…,"message":…,"exit_code":…}}
 // on its standard output too (unless it printed its outcome there already).
 // It returns ExitCode: 0, an *ExitError's Code, or 1.
@@ -143,13 +144,7 @@ func Execute(root *cobra.Command, args []string, stderr io.Writer) int {
 	if isExit {
 		err = ee.Err
 	}
-	errs := []error{err}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = joined.Unwrap() // one line per error (e.g. per bad configuration key)
-	}
-	for _, e := range errs {
-		fmt.Fprintf(stderr, "%s: %v\n", root.Name(), e)
-	}
+	printError(stderr, root.Name(), err)
 	if (!isExit || !ee.Reported) && wantsJSON(cmd, args) {
 		var obj errorObject
 		obj.Error.Code, obj.Error.Message, obj.Error.ExitCode = ErrorCode(err), err.Error(), code
@@ -160,6 +155,17 @@ func Execute(root *cobra.Command, args []string, stderr io.Writer) int {
 		_ = json.NewEncoder(out).Encode(obj)
 	}
 	return code
+}
+
+// printError writes err to w as "<name>: <line>", one line per line of its
+// message (a joined error has one per error, e.g. per bad configuration
+// key), control characters made visible (Printable): an error may quote
+// what an agent or a model said. The message is the error's own, never the
+// parts it unwraps to: those may be a sentinel and a nil cause.
+func printError(w io.Writer, name string, err error) {
+	for line := range strings.SplitSeq(strings.TrimRight(err.Error(), "\n"), "\n") {
+		fmt.Fprintf(w, "%s: %s\n", name, Printable(line))
+	}
 }
 
 // wantsJSON reports whether cmd was given --json: its parsed flag, or the

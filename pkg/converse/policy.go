@@ -81,6 +81,25 @@ func (p Policy) Check(spec Spec, orchestrator string) error {
 // to the conversation, and the local agent.
 func hopCount(spec Spec) int { return len(spec.Chain) + 1 }
 
+// negativeBound names the first of spec's limits and history bounds that
+// is negative (as its JSON field: limits.maxTurns), "" when none is.
+func negativeBound(spec Spec) string {
+	l, h := spec.Limits, spec.History
+	for _, b := range []struct {
+		name     string
+		negative bool
+	}{
+		{"limits.maxTurns", l.MaxTurns < 0}, {"limits.maxDuration", l.MaxDuration < 0}, {"limits.maxFailures", l.MaxFailures < 0},
+		{"limits.tokenBudget", l.TokenBudget < 0}, {"limits.localTimeout", l.LocalTimeout < 0}, {"limits.remoteTimeout", l.RemoteTimeout < 0},
+		{"history.maxTurns", h.MaxTurns < 0}, {"history.maxChars", h.MaxChars < 0}, {"history.maxOutputChars", h.MaxOutputChars < 0},
+	} {
+		if b.negative {
+			return b.name
+		}
+	}
+	return ""
+}
+
 // normalize validates spec and fills its defaults.
 func normalize(spec Spec) (Spec, error) {
 	for what, name := range map[string]string{"local agent": spec.Local, "remote agent": spec.Remote} {
@@ -107,19 +126,16 @@ func normalize(spec Spec) (Spec, error) {
 	if confidenceRank(spec.Threshold) < 0 {
 		return spec, fmt.Errorf("%w: threshold %q is not HIGH, MEDIUM, LOW or SPECULATIVE", ErrInvalidSpec, spec.Threshold)
 	}
-	l := &spec.Limits
-	if l.MaxTurns < 0 || l.MaxDuration < 0 || l.MaxFailures < 0 || l.TokenBudget < 0 || l.LocalTimeout < 0 || l.RemoteTimeout < 0 {
-		return spec, fmt.Errorf("%w: a limit is negative", ErrInvalidSpec)
+	if name := negativeBound(spec); name != "" {
+		return spec, fmt.Errorf("%w: %s must not be negative", ErrInvalidSpec, name)
 	}
+	l := &spec.Limits
 	def(&l.MaxTurns, DefaultMaxTurns)
 	def(&l.MaxDuration, DefaultMaxDuration)
 	def(&l.MaxFailures, DefaultMaxFailures)
 	def(&l.LocalTimeout, DefaultLocalTimeout)
 	def(&l.RemoteTimeout, DefaultRemoteTimeout)
 	h := &spec.History
-	if h.MaxTurns < 0 || h.MaxChars < 0 || h.MaxOutputChars < 0 {
-		return spec, fmt.Errorf("%w: a history bound is negative", ErrInvalidSpec)
-	}
 	def(&h.MaxTurns, DefaultMaxHistoryTurns)
 	def(&h.MaxChars, DefaultMaxHistoryChars)
 	def(&h.MaxOutputChars, DefaultMaxOutputChars)

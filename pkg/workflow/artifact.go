@@ -53,3 +53,22 @@ func (s Status) ResultStatus() a2a.ResultStatus {
 	}
 	return a2a.StatusError
 }
+
+// Err is the failure of an ERROR run as an *a2a.Error, nil for any other
+// status: the failed step's error code (EXECUTION_FAILED for a group that
+// missed its quorum, and for a step canceled by someone else: CANCELED
+// would say the run's own task was) and a message naming the workflow, the
+// run, the step and why it failed — what the Orchestrator answers a failed
+// run with.
+func (r *Report) Err() *a2a.Error {
+	if r.Status != StatusError {
+		return nil
+	}
+	e := a2a.NewError(a2a.CodeExecutionFailed, "workflow %s run %s: %s", r.Workflow, r.RunID, r.Error)
+	for _, s := range r.Steps {
+		if s.ID == r.FailedStep && s.Error != nil && s.Error.Code != "" && s.Error.Code != a2a.CodeCanceled {
+			e.Code, e.Retryable = s.Error.Code, s.Error.Retryable
+		}
+	}
+	return e
+}

@@ -18,9 +18,10 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultStateTTL       = 7 * 24 * time.Hour
-	DefaultLeaseTTL       = 6 * time.Second
-	DefaultMaxHandoffText = 2000
+	DefaultStateTTL          = 7 * 24 * time.Hour
+	DefaultLeaseTTL          = 6 * time.Second
+	DefaultMaxHandoffText    = 2000
+	DefaultMaxHandoffOutputs = 20
 	// DefaultMaxRenderBytes bounds a step's rendered text and input when
 	// Options.MaxRenderBytes is 0 (config's workflow.max_render_bytes has the same default).
 	DefaultMaxRenderBytes = 4 << 20
@@ -38,6 +39,9 @@ var (
 	ErrLeaseLost = errors.New("workflow: lease on the run lost")
 	// ErrInvalidInput: a run's input is not a JSON object.
 	ErrInvalidInput = errors.New("workflow: invalid input")
+	// ErrRunMismatch: Execute was given the id of a stored run of another
+	// workflow, or of another version of the workflow (its steps changed).
+	ErrRunMismatch = errors.New("workflow: the run belongs to another workflow")
 )
 
 // Options configures an Engine.
@@ -59,6 +63,13 @@ type Options struct {
 	// and input together, while rendering (workflow.max_render_bytes): past
 	// it the step fails with ErrRenderTooLarge. Default DefaultMaxRenderBytes.
 	MaxRenderBytes int
+	// MaxHandoffOutputs bounds the prior outputs a step's handoff carries:
+	// those of the latest steps that succeeded; default 20.
+	MaxHandoffOutputs int
+	// MaxSteps bounds the steps of a workflow Execute runs (group members
+	// included); default DefaultMaxSteps. Load the workflow with a Loader
+	// of the same bound to refuse it before.
+	MaxSteps int
 	// InstanceID names this engine in run leases; default a random UUID.
 	InstanceID string
 	// Logger receives one line per run outcome; nil means none.
@@ -84,6 +95,8 @@ func New(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("%w: no working memory", ErrInvalidOptions)
 	case opts.StateTTL < 0 || opts.LeaseTTL < 0:
 		return nil, fmt.Errorf("%w: negative TTL", ErrInvalidOptions)
+	case opts.MaxHandoffText < 0 || opts.MaxHandoffOutputs < 0 || opts.MaxSteps < 0:
+		return nil, fmt.Errorf("%w: negative bound", ErrInvalidOptions)
 	}
 	if opts.StateTTL == 0 {
 		opts.StateTTL = DefaultStateTTL
@@ -99,6 +112,12 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.MaxRenderBytes == 0 {
 		opts.MaxRenderBytes = DefaultMaxRenderBytes
+	}
+	if opts.MaxHandoffOutputs == 0 {
+		opts.MaxHandoffOutputs = DefaultMaxHandoffOutputs
+	}
+	if opts.MaxSteps == 0 {
+		opts.MaxSteps = DefaultMaxSteps
 	}
 	if opts.InstanceID == "" {
 		opts.InstanceID = uuid.NewString()
@@ -126,6 +145,10 @@ type RunOptions struct {
 	Constraints map[string]any
 	// OnEvent, when set, sees each step start and end.
 	OnEvent func(Event)
+	// OnStart, when set, is called once the run is claimed, before any
+	// step runs: resumed says a stored run of the id was found (its steps
+	// that ended are not run again; one that ended returns its report).
+	OnStart func(runID string, resumed bool)
 }
 
 // Event is a step starting (an attempt invoked) or ending.
@@ -141,8 +164,9 @@ type Event struct {
 	Err     error
 }
 
-// Execute runs wf (or, when a run of id RunOptions.RunID exists, resumes it
-// with the workflow it started with) to its end and returns its report. A
+// Execute runs wf (or, when a run of id RunOptions.RunID exists, resumes it:
+// wf must then be the workflow it started with, the same name and Digest,
+// else the error wraps ErrRunMismatch) to its end and returns its report. A
 // workflow outcome — SUCCESS, PARTIAL or ERROR — is the report's; an error
 // is returned only when the run could not be driven (ctx ended, working
 // memory failed, the lease was lost), and then the run stays resumable.
@@ -153,13 +177,16 @@ func (e *Engine) Execute(ctx context.Context, wf *Workflow, ro RunOptions) (*Rep
 	if err := wf.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkSteps(wf.File, len(wf.StepList()), e.opts.MaxSteps); err != nil {
+		return nil, err
+	}
 	if ro.RunID == "" {
 		ro.RunID = uuid.NewString()
 	}
 	if err := ValidateRunID(ro.RunID); err != nil {
 		return nil, err
 	}
-	return e.drive(ctx, ro.RunID, func() (*RunState, error) { return e.newRun(wf, ro) }, ro.OnEvent)
+	return e.drive(ctx, ro.RunID, wf, func() (*RunState, error) { return e.newRun(wf, ro) }, ro.OnStart, ro.OnEvent)
 }
 
 // Resume drives the stored run id to its end with the workflow it started
@@ -168,7 +195,7 @@ func (e *Engine) Resume(ctx context.Context, id string, onEvent func(Event)) (*R
 	if err := ValidateRunID(id); err != nil {
 		return nil, err
 	}
-	return e.drive(ctx, id, nil, onEvent)
+	return e.drive(ctx, id, nil, nil, nil, onEvent)
 }
 
 // newRun builds the initial state of a run.
@@ -193,20 +220,27 @@ func (e *Engine) newRun(wf *Workflow, ro RunOptions) (*RunState, error) {
 		constraints = map[string]any{}
 	}
 	maps.Copy(constraints, ro.Constraints)
-	return &RunState{ID: ro.RunID, Workflow: wf, Input: raw, Request: ro.Request, SessionID: ro.SessionID, UserID: ro.UserID,
+	digest, err := wf.Digest()
+	if err != nil {
+		return nil, err
+	}
+	return &RunState{ID: ro.RunID, Workflow: wf, Digest: digest, Input: raw, Request: ro.Request, SessionID: ro.SessionID, UserID: ro.UserID,
 		StepSession: stepSession(ro.RunID), Constraints: constraints, Caller: e.opts.Caller.Name(), Status: StatusRunning,
 		Created: time.Now().UTC()}, nil
 }
 
 // drive claims run id, loads it (creating it with create when absent and
-// create is set) and runs its steps to the end.
-func (e *Engine) drive(ctx context.Context, id string, create func() (*RunState, error), onEvent func(Event)) (*Report, error) {
+// create is set; a stored run must be one of wf, when set) and runs its
+// steps to the end.
+func (e *Engine) drive(ctx context.Context, id string, wf *Workflow, create func() (*RunState, error),
+	onStart func(string, bool), onEvent func(Event)) (*Report, error) {
 	ctx, release, err := e.acquire(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	r, err := e.store.loadRun(ctx, id)
+	resumed := err == nil
 	if errors.Is(err, ErrUnknownRun) && create != nil {
 		if r, err = create(); err == nil {
 			err = e.store.saveRun(ctx, r)
@@ -218,6 +252,14 @@ func (e *Engine) drive(ctx context.Context, id string, create func() (*RunState,
 	if r.Caller != e.opts.Caller.Name() {
 		return nil, fmt.Errorf("%w: run %s was started by caller %q, this engine's is %q", ErrWrongCaller, id, r.Caller, e.opts.Caller.Name())
 	}
+	if resumed && wf != nil {
+		if err := r.sameWorkflow(wf); err != nil {
+			return nil, err
+		}
+	}
+	if onStart != nil {
+		onStart(id, resumed)
+	}
 	steps, err := e.store.loadSteps(ctx, r)
 	if err != nil {
 		return nil, err
@@ -225,7 +267,7 @@ func (e *Engine) drive(ctx context.Context, id string, create func() (*RunState,
 	if r.Status != StatusRunning {
 		return buildReport(r, steps), nil // ended before: nothing runs again
 	}
-	rn := &runner{e: e, run: r, steps: steps, onEvent: onEvent}
+	rn := newRunner(e, r, steps, onEvent)
 	if err := rn.runAll(ctx); err != nil {
 		if c := context.Cause(ctx); errors.Is(c, ErrLeaseLost) {
 			err = c

@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +25,7 @@ func SimulateInvokeCrash(t testing.TB, e *Engine, mem memory.Memory, wf *Workflo
 		t.Fatal(err)
 	}
 	first := wf.StepList()[0]
-	rn := &runner{e: e, run: r, steps: map[string]*StepState{first.ID: {ID: first.ID, Phase: PhasePending}}}
+	rn := newRunner(e, r, map[string]*StepState{first.ID: {ID: first.ID, Phase: PhasePending}}, nil)
 	req, err := rn.request(first)
 	if err != nil {
 		t.Fatal(err)
@@ -37,4 +39,37 @@ func SimulateInvokeCrash(t testing.TB, e *Engine, mem memory.Memory, wf *Workflo
 		t.Fatal(err)
 	}
 	return inv.TaskID
+}
+
+// StepBookkeepingAllocs is the allocations of the engine's own work for the
+// last step of a run of n sequential steps whose n-1 first succeeded:
+// building its request (templates, handoff), its position and judging its
+// node once it ended.
+func StepBookkeepingAllocs(t testing.TB, n int) float64 {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("name: long\nsteps:\n  - {id: s1, agent: A, skill: k, text: first}\n")
+	for i := 2; i <= n; i++ {
+		fmt.Fprintf(&b, "  - {id: s%d, agent: A, skill: k, text: 'after ${steps.s1.text}'}\n", i)
+	}
+	wf, err := Loader{MaxSteps: n}.Parse("long.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := wf.StepList()
+	states := map[string]*StepState{}
+	for _, s := range list[:len(list)-1] {
+		states[s.ID] = &StepState{ID: s.ID, Phase: PhaseSucceeded, Output: &Output{Agent: "A", Skill: "k", Status: "SUCCESS", Text: "out of " + s.ID}}
+	}
+	e := &Engine{opts: Options{MaxHandoffText: DefaultMaxHandoffText, MaxHandoffOutputs: DefaultMaxHandoffOutputs}}
+	r := &RunState{ID: "r", Workflow: wf, Input: []byte(`{}`), Caller: "Orch", StepSession: stepSession("r")}
+	rn := newRunner(e, r, states, nil)
+	last, lastNode := list[len(list)-1], wf.Steps[len(wf.Steps)-1]
+	return testing.AllocsPerRun(20, func() {
+		if _, err := rn.request(last); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = rn.position(last)
+		_ = judgeNode(lastNode, rn.published)
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +19,28 @@ import (
 // MaxFileBytes bounds a workflow file; a longer one, or a path that is not a
 // regular file (a FIFO, a device), is refused unread.
 const MaxFileBytes = 1 << 20
+
+// DefaultMaxSteps is the default bound on a workflow's steps, group members
+// included (Loader.MaxSteps, Options.MaxSteps; configuration workflow.max_steps).
+const DefaultMaxSteps = 200
+
+// Loader loads workflow files, refusing one with more than MaxSteps steps.
+// Load, Parse and LoadDir are those of the zero Loader.
+type Loader struct {
+	// MaxSteps bounds a workflow's steps, group members included; 0 means DefaultMaxSteps.
+	MaxSteps int
+}
+
+// checkSteps refuses a workflow (of file) with more than limit steps.
+func checkSteps(file string, n, limit int) error {
+	if limit <= 0 {
+		limit = DefaultMaxSteps
+	}
+	if n > limit {
+		return &SpecError{File: file, Field: "steps", Rule: fmt.Sprintf("%d steps, more than the %d a workflow may have (workflow.max_steps)", n, limit)}
+	}
+	return nil
+}
 
 // ErrNoWorkflows: LoadDir found no .yaml or .yml file.
 var ErrNoWorkflows = errors.New("workflow: no workflow files")
@@ -46,27 +69,46 @@ type rawWorkflow struct {
 	Steps       []*rawStep     `yaml:"steps"`
 }
 
+// Load reads and validates the workflow file at path (Loader.Load).
+func Load(path string) (*Workflow, error) { return Loader{}.Load(path) }
+
+// Parse decodes and validates the workflow in data (Loader.Parse).
+func Parse(file string, data []byte) (*Workflow, error) { return Loader{}.Parse(file, data) }
+
+// LoadDir loads every workflow file of dir (Loader.LoadDir).
+func LoadDir(dir string) ([]*Workflow, error) { return Loader{}.LoadDir(dir) }
+
 // Load reads and validates the workflow file at path.
-func Load(path string) (*Workflow, error) {
+func (l Loader) Load(path string) (*Workflow, error) {
 	data, err := fileread.Read(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("workflow: read workflow file: %w", err)
 	}
-	return Parse(path, data)
+	return l.Parse(path, data)
 }
 
 // Parse decodes and validates the workflow in data, the content of the
-// file named file. Unknown fields are refused; errors are *SpecError.
-func Parse(file string, data []byte) (*Workflow, error) {
+// file named file. Unknown fields are refused, and a workflow of more than
+// MaxSteps steps; errors are *SpecError.
+func (l Loader) Parse(file string, data []byte) (*Workflow, error) {
 	var raw rawWorkflow
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&raw); err != nil {
-		return nil, &SpecError{File: file, Rule: fmt.Sprintf("not a valid workflow: %v", err), Err: err}
+		return nil, &SpecError{File: file, Rule: "not a valid workflow: " + yamlRule(err), Err: err}
 	}
 	var extra any
 	if err := dec.Decode(&extra); err == nil {
 		return nil, &SpecError{File: file, Rule: "a second YAML document: one workflow per file"}
+	}
+	n := 0
+	for _, r := range raw.Steps {
+		if n++; r != nil && r.Parallel != nil {
+			n += len(r.Parallel) - 1
+		}
+	}
+	if err := checkSteps(file, n, l.MaxSteps); err != nil {
+		return nil, err // before anything is built for them
 	}
 	w := &Workflow{Name: raw.Name, Description: raw.Description, File: file}
 	var err error
@@ -113,6 +155,30 @@ func Parse(file string, data []byte) (*Workflow, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// unknownField matches yaml's message for a field a type lacks.
+var unknownField = regexp.MustCompile(`field (\S+) not found in type workflow\.raw(Workflow|Step)`)
+
+// yamlRule is err as the rule of a SpecError, on one line: yaml's type
+// errors joined by "; ", an unknown field named with the fields allowed.
+func yamlRule(err error) string {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		msgs[i] = unknownField.ReplaceAllStringFunc(m, func(s string) string {
+			sub := unknownField.FindStringSubmatch(s)
+			fields := "name, description, defaults, constraints, steps"
+			if sub[2] == "Step" {
+				fields = "id, title, agent, skill, text, input, timeout, retries, optional, no_compare (a step); id, quorum, parallel (a group)"
+			}
+			return fmt.Sprintf("unknown field %s; the fields here are %s", sub[1], fields)
+		})
+	}
+	return strings.Join(msgs, "; ")
 }
 
 func (r *rawStep) step(file, field string) (*Step, error) {
@@ -197,7 +263,7 @@ func jsonValue(v any) (any, error) {
 // LoadDir loads every .yaml and .yml file of dir (not its sub-folders), in
 // name order. Two files declaring one workflow name are refused; a folder
 // with none is an error wrapping ErrNoWorkflows.
-func LoadDir(dir string) ([]*Workflow, error) {
+func (l Loader) LoadDir(dir string) ([]*Workflow, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("workflow: read workflow folder: %w", err)
@@ -214,7 +280,7 @@ func LoadDir(dir string) ([]*Workflow, error) {
 	byName := map[string]string{}
 	for _, n := range names {
 		path := filepath.Join(dir, n)
-		w, err := Load(path)
+		w, err := l.Load(path)
 		if err != nil {
 			return nil, err
 		}

@@ -111,56 +111,27 @@ func confidenceRank(c a2a.Confidence) int {
 	return 0
 }
 
-// buildReport aggregates the state of run r.
+// buildReport aggregates the state of run r, in time linear in its steps.
 func buildReport(r *RunState, steps map[string]*StepState) *Report {
 	rep := &Report{RunID: r.ID, Workflow: r.Workflow.Name, SessionID: r.SessionID, UserID: r.UserID,
 		StepSession: r.StepSession, Created: r.Created, Ended: r.Ended}
+	stateOf := func(id string) *StepState { return steps[id] }
 	open := false
 	for _, n := range r.Workflow.Steps {
-		members := []*Step{n.Step}
-		quorum := 0
-		if n.Group != nil {
-			members, quorum = n.Group.Steps, n.Group.Quorum
-		}
-		byQuorum := quorum > 0 && quorum < len(members)
-		succeeded, ended := 0, 0
-		var failed []string
+		members, group, _ := n.members()
 		for _, s := range members {
 			st := steps[s.ID]
 			if st == nil {
 				st = &StepState{ID: s.ID, Phase: PhasePending}
 			}
-			rep.Steps = append(rep.Steps, stepReport(r.Workflow, s, st))
-			switch st.Phase {
-			case PhaseSucceeded:
-				succeeded++
-				ended++
-				if st.Output != nil && st.Output.Status == a2a.StatusPartial {
-					w := fmt.Sprintf("step %s (%s.%s) returned a partial result", s.ID, s.Agent, s.Skill)
-					if len(st.Output.Warnings) > 0 {
-						w += ": " + strings.Join(st.Output.Warnings, "; ")
-					}
-					rep.Warnings = append(rep.Warnings, w)
-				}
-			case PhaseFailed:
-				ended++
-				failed = append(failed, s.ID)
-				if byQuorum || s.Optional {
-					rep.Warnings = append(rep.Warnings, failureText(s, st.Error))
-				} else if rep.FailedStep == "" {
-					rep.FailedStep, rep.Error = s.ID, failureText(s, st.Error)
-				}
-			case PhaseCanceled:
-				ended++
-			default:
-				open = true
-			}
+			rep.Steps = append(rep.Steps, stepReport(group, s, st))
 		}
-		if byQuorum && ended == len(members) && succeeded < quorum && rep.FailedStep == "" {
-			rep.FailedStep = n.Group.ID
-			rep.Error = fmt.Sprintf("group %s reached %d of the %d successes it needs (failed: %s)",
-				n.Group.ID, succeeded, quorum, strings.Join(failed, ", "))
+		j := judgeNode(n, stateOf)
+		rep.Warnings = append(rep.Warnings, j.warnings...)
+		if j.failed != "" && rep.FailedStep == "" {
+			rep.FailedStep, rep.Error = j.failed, j.err
 		}
+		open = open || j.open
 	}
 	rep.Conflicts = conflicts(r.Workflow, steps)
 	for _, s := range rep.Steps {
@@ -182,8 +153,67 @@ func buildReport(r *RunState, steps map[string]*StepState) *Report {
 	return rep
 }
 
-func stepReport(w *Workflow, s *Step, st *StepState) StepReport {
-	sr := StepReport{ID: s.ID, Title: s.Title, Group: w.groupOf(s.ID), Agent: s.Agent, Skill: s.Skill, Optional: s.Optional,
+// judgement is what one node's steps say about the run: the step (or
+// group) that fails it and why, the warnings, and whether a step has not
+// ended.
+type judgement struct {
+	failed, err string
+	warnings    []string
+	open        bool
+}
+
+// judgeNode judges node n from its members' states (stateOf returns nil
+// for a step with none): a required step that failed, or a group that
+// missed its quorum, fails the run; a failed optional step or quorum
+// member, and a partial result, are warnings.
+func judgeNode(n *Node, stateOf func(id string) *StepState) judgement {
+	var j judgement
+	members, group, quorum := n.members()
+	byQuorum := quorum > 0 && quorum < len(members)
+	succeeded, ended := 0, 0
+	var failed []string
+	for _, s := range members {
+		st := stateOf(s.ID)
+		if st == nil {
+			j.open = true
+			continue
+		}
+		switch st.Phase {
+		case PhaseSucceeded:
+			succeeded++
+			ended++
+			if st.Output != nil && st.Output.Status == a2a.StatusPartial {
+				w := fmt.Sprintf("step %s (%s.%s) returned a partial result", s.ID, s.Agent, s.Skill)
+				if len(st.Output.Warnings) > 0 {
+					w += ": " + strings.Join(st.Output.Warnings, "; ")
+				}
+				j.warnings = append(j.warnings, w)
+			}
+		case PhaseFailed:
+			ended++
+			failed = append(failed, s.ID)
+			if byQuorum || s.Optional {
+				j.warnings = append(j.warnings, failureText(s, st.Error))
+			} else if j.failed == "" {
+				j.failed, j.err = s.ID, failureText(s, st.Error)
+			}
+		case PhaseCanceled:
+			ended++
+		default:
+			j.open = true
+		}
+	}
+	if byQuorum && ended == len(members) && succeeded < quorum && j.failed == "" {
+		j.failed = group
+		j.err = fmt.Sprintf("group %s reached %d of the %d successes it needs (failed: %s)",
+			group, succeeded, quorum, strings.Join(failed, ", "))
+	}
+	return j
+}
+
+// stepReport is step s, of the parallel group group ("" for none), in state st.
+func stepReport(group string, s *Step, st *StepState) StepReport {
+	sr := StepReport{ID: s.ID, Title: s.Title, Group: group, Agent: s.Agent, Skill: s.Skill, Optional: s.Optional,
 		Phase: st.Phase, Attempts: len(st.Attempts), Started: st.Started, Ended: st.Ended, Output: st.Output, Error: st.Error}
 	for _, a := range st.Attempts {
 		if a.TaskID != "" {

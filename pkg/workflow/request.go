@@ -11,7 +11,7 @@ import (
 // against the run's input, request and the outputs of the steps that
 // succeeded, and the handoff context.
 func (rn *runner) request(s *Step) (caller.Request, error) {
-	sc, err := rn.scope()
+	sc, err := rn.scope(s)
 	if err != nil {
 		return caller.Request{}, err
 	}
@@ -39,54 +39,66 @@ func (rn *runner) request(s *Step) (caller.Request, error) {
 	}, nil
 }
 
-func (rn *runner) scope() (*scope, error) {
+// scope is what step s's templates are rendered against: the run's input
+// and request, and the outputs of the steps they refer to that succeeded.
+func (rn *runner) scope(s *Step) (*scope, error) {
 	var input any
 	if err := json.Unmarshal(rn.run.Input, &input); err != nil {
 		return nil, fmt.Errorf("decode the run's input: %w", err)
 	}
+	refs, err := references(s.Text)
+	if err != nil {
+		return nil, err
+	}
+	more, err := valueReferences(s.Input)
+	if err != nil {
+		return nil, err
+	}
 	sc := &scope{input: input, request: rn.run.Request, outputs: map[string]*Output{}, limit: rn.e.opts.MaxRenderBytes}
-	for id, st := range rn.snapshot() {
-		if st.Phase == PhaseSucceeded && st.Output != nil {
-			sc.outputs[id] = st.Output
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	for _, r := range append(refs, more...) {
+		if st := rn.steps[r.step]; r.root == rootSteps && st != nil && st.Phase == PhaseSucceeded && st.Output != nil {
+			sc.outputs[r.step] = st.Output
 		}
 	}
 	return sc, nil
 }
 
 // handoff is the handoff context of step s: the run's user context and
-// constraints, s's position, and the agents and outputs of the steps that
-// succeeded in the nodes before s's, in workflow order.
+// constraints, s's position, and the agents and outputs of the latest
+// Options.MaxHandoffOutputs steps that succeeded in the nodes before s's,
+// in workflow order (older ones are left out: a step's handoff does not
+// grow with the workflow).
 func (rn *runner) handoff(s *Step) *Handoff {
 	idx, count := rn.position(s)
 	h := &Handoff{Version: HandoffVersion, SessionID: rn.run.SessionID, UserID: rn.run.UserID, OriginalRequest: rn.run.Request,
 		Workflow: rn.run.Workflow.Name, RunID: rn.run.ID, Step: s.ID, WorkflowPosition: position(idx, count, s),
 		StepIndex: idx, StepCount: count, PriorAgents: []string{rn.run.Caller}, Constraints: rn.run.Constraints}
-	steps := rn.snapshot()
-	for _, n := range rn.run.Workflow.Steps {
-		members := []*Step{n.Step}
-		if n.Group != nil {
-			members = n.Group.Steps
-		}
-		mine := false
-		for _, m := range members {
-			mine = mine || m.ID == s.ID
-		}
-		if mine {
-			break
-		}
-		for _, m := range members {
-			st := steps[m.ID]
-			if st == nil || st.Phase != PhaseSucceeded || st.Output == nil {
-				continue
+	type prior struct {
+		id  string
+		out *Output
+	}
+	var latest []prior // newest first
+	limit := rn.e.opts.MaxHandoffOutputs
+	rn.mu.Lock()
+	for i := rn.node[s.ID] - 1; i >= 0 && len(latest) < limit; i-- {
+		members, _, _ := rn.run.Workflow.Steps[i].members()
+		for j := len(members) - 1; j >= 0 && len(latest) < limit; j-- {
+			if st := rn.steps[members[j].ID]; st != nil && st.Phase == PhaseSucceeded && st.Output != nil {
+				latest = append(latest, prior{members[j].ID, st.Output})
 			}
-			if h.PriorOutputs == nil {
-				h.PriorOutputs = map[string]*Output{}
-			}
-			o := *st.Output
-			o.Text = cut(o.Text, rn.e.opts.MaxHandoffText)
-			h.PriorOutputs[m.ID] = &o
-			h.PriorAgents = append(h.PriorAgents, o.Agent)
 		}
+	}
+	rn.mu.Unlock()
+	for i := len(latest) - 1; i >= 0; i-- {
+		if h.PriorOutputs == nil {
+			h.PriorOutputs = map[string]*Output{}
+		}
+		o := *latest[i].out
+		o.Text = cut(o.Text, rn.e.opts.MaxHandoffText)
+		h.PriorOutputs[latest[i].id] = &o
+		h.PriorAgents = append(h.PriorAgents, o.Agent)
 	}
 	return h
 }

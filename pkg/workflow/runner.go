@@ -29,6 +29,25 @@ type runner struct {
 	// invoke → task id recorded), so that at most one attempt of the run is
 	// ever between its intent and its task id: recoverTask can tell its task.
 	invokeMu sync.Mutex
+
+	// index is each step's 1-based position in the workflow, node the
+	// index of its node in Workflow.Steps, count the number of steps: a
+	// step's bookkeeping costs the same whatever the workflow's length.
+	index, node map[string]int
+	count       int
+}
+
+// newRunner returns the runner of run r, whose steps are in states steps.
+func newRunner(e *Engine, r *RunState, steps map[string]*StepState, onEvent func(Event)) *runner {
+	rn := &runner{e: e, run: r, steps: steps, onEvent: onEvent, index: map[string]int{}, node: map[string]int{}}
+	for i, n := range r.Workflow.Steps {
+		members, _, _ := n.members()
+		for _, s := range members {
+			rn.count++
+			rn.index[s.ID], rn.node[s.ID] = rn.count, i
+		}
+	}
+	return rn
 }
 
 // runAll runs the workflow's nodes in order until one fails the run.
@@ -43,11 +62,19 @@ func (rn *runner) runAll(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if rep := buildReport(rn.run, rn.snapshot()); rep.FailedStep != "" {
+		if judgeNode(n, rn.published).failed != "" {
 			return nil // ERROR: the steps after it are not run
 		}
 	}
 	return nil
+}
+
+// published returns the published state of step id (never changed once
+// published: read it, do not change it), nil for none.
+func (rn *runner) published(id string) *StepState {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	return rn.steps[id]
 }
 
 // state returns a private copy of step id's state.
@@ -381,11 +408,5 @@ func (rn *runner) event(s *Step, st *StepState, err error) {
 
 // position is s's 1-based index among the workflow's steps, and their count.
 func (rn *runner) position(s *Step) (int, int) {
-	list := rn.run.Workflow.StepList()
-	for i, x := range list {
-		if x.ID == s.ID {
-			return i + 1, len(list)
-		}
-	}
-	return 0, len(list)
+	return rn.index[s.ID], rn.count
 }

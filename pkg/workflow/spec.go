@@ -1,6 +1,9 @@
 package workflow
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -103,8 +106,13 @@ func (e *SpecError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns ErrInvalid and the cause.
-func (e *SpecError) Unwrap() []error { return []error{ErrInvalid, e.Err} }
+// Unwrap returns ErrInvalid and the cause, if any.
+func (e *SpecError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalid, e.Err}
+	}
+	return []error{ErrInvalid}
+}
 
 var stepIDPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 
@@ -212,6 +220,20 @@ func (w *Workflow) checkStep(field string, s *Step, earlier map[string]bool, see
 	return nil
 }
 
+// Digest identifies what w runs — everything but the file it was loaded
+// from — as the hex SHA-256 of its JSON. A stored run keeps the digest of
+// the workflow it started with; Execute resumes it only with that workflow.
+func (w *Workflow) Digest() (string, error) {
+	c := *w
+	c.File = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return "", fmt.Errorf("workflow: digest of %s: %w", w.Name, err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
 // StepList is the workflow's steps in workflow order, groups flattened.
 func (w *Workflow) StepList() []*Step {
 	var out []*Step
@@ -225,17 +247,11 @@ func (w *Workflow) StepList() []*Step {
 	return out
 }
 
-// groupOf returns the id of the group step id belongs to ("" for none).
-func (w *Workflow) groupOf(id string) string {
-	for _, n := range w.Steps {
-		if n.Group == nil {
-			continue
-		}
-		for _, s := range n.Group.Steps {
-			if s.ID == id {
-				return n.Group.ID
-			}
-		}
+// members returns n's steps (the one step, or the group's), the group's id
+// ("" for a step) and its quorum (0: all of them).
+func (n *Node) members() ([]*Step, string, int) {
+	if n.Group != nil {
+		return n.Group.Steps, n.Group.ID, n.Group.Quorum
 	}
-	return ""
+	return []*Step{n.Step}, "", 0
 }

@@ -11,7 +11,7 @@ import (
 func TestParseRefusesBadWorkflows(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"not yaml", "name: [", "not a valid workflow"},
-		{"unknown field", "name: a\nstepz: []", "field stepz not found"},
+		{"unknown field", "name: a\nstepz: []", "line 2: unknown field stepz; the fields here are name, description"},
 		{"bad name", "name: 'a b'\nsteps: [{id: s, agent: A, skill: k, text: t}]", "name:"},
 		{"no steps", "name: a\nsteps: []", "at least one step"},
 		{"bad step id", "name: a\nsteps: [{id: 1x, agent: A, skill: k, text: t}]", "steps[0].id"},

@@ -102,10 +102,13 @@ func (s *StepState) open() *Attempt {
 // RunState is the durable state of one run: its workflow (the spec it
 // started with, so any engine can resume it), input and context.
 type RunState struct {
-	ID       string          `json:"id"`
-	Workflow *Workflow       `json:"workflow"`
-	Input    json.RawMessage `json:"input"`
-	Request  string          `json:"request,omitempty"`
+	ID       string    `json:"id"`
+	Workflow *Workflow `json:"workflow"`
+	// Digest is the workflow's Digest when the run started ("" for a run
+	// stored before digests were kept).
+	Digest  string          `json:"digest,omitempty"`
+	Input   json.RawMessage `json:"input"`
+	Request string          `json:"request,omitempty"`
 	// SessionID and UserID are the run's user context (the handoff's).
 	SessionID string `json:"session_id,omitempty"`
 	UserID    string `json:"user_id,omitempty"`
@@ -119,6 +122,30 @@ type RunState struct {
 	Status  Status    `json:"status"`
 	Created time.Time `json:"created"`
 	Ended   time.Time `json:"ended,omitzero"`
+}
+
+// sameWorkflow refuses to resume run r with wf when wf is another
+// workflow, or another version of it (its Digest differs from the run's).
+func (r *RunState) sameWorkflow(wf *Workflow) error {
+	from := func(w *Workflow) string {
+		if w.File == "" {
+			return ""
+		}
+		return " (" + w.File + ")"
+	}
+	if r.Workflow.Name != wf.Name {
+		return fmt.Errorf("%w: run %s is a run of workflow %s%s, not of %s%s: give its workflow, or another run id",
+			ErrRunMismatch, r.ID, r.Workflow.Name, from(r.Workflow), wf.Name, from(wf))
+	}
+	digest, err := wf.Digest()
+	if err != nil {
+		return err
+	}
+	if r.Digest != "" && r.Digest != digest {
+		return fmt.Errorf("%w: run %s started with another version of workflow %s%s (its steps or settings changed since): "+
+			"give the version it started with, or another run id", ErrRunMismatch, r.ID, wf.Name, from(wf))
+	}
+	return nil
 }
 
 // Errors of the run state.

@@ -200,7 +200,7 @@ func TestChatInteractiveLineOverTheBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testworld.Start(t, s)
+	testworld.Start(t, s, chat.ErrClosed) // the refusal may close it before Run began
 	err = chatInteractive(context.Background(), s, strings.NewReader("0123456789\n0123456789A\n"), 10, p)
 	if err == nil || !strings.Contains(err.Error(), "a line: the message is longer than chat.max_input_bytes (10 bytes)") {
 		t.Fatalf("err = %v, output %q", err, out.String())

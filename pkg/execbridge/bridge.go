@@ -75,7 +75,9 @@ type Options struct {
 	// WriteTimeout is how long a frame may wait for the process to read its
 	// input; past it the process is killed (10s).
 	WriteTimeout time.Duration
-	// DrainTimeout is how long the pipes of an exited process are read on (1s).
+	// DrainTimeout is how long, in all, the output pipes of an exited process
+	// are read on: a process it started outside its process group may hold
+	// them open (1s).
 	DrainTimeout time.Duration
 	// MinBackoff and MaxBackoff bound the wait before a restart, doubling
 	// from one to the other on consecutive exits (100ms, 10s).

@@ -72,8 +72,10 @@ type Options struct {
 	// StopTimeout bounds stopping the process: its stdin closes, SIGTERM at
 	// half of it, SIGKILL at the end (10s).
 	StopTimeout time.Duration
-	// WriteTimeout is how long a frame may wait for the process to read its
-	// input; past it the process is killed (10s).
+	// WriteTimeout is how long input sent to the process (a frame being
+	// written, or on Linux one left unread in the pipe; the hello frame
+	// alone excepted) may wait for it to be read; past it the process is
+	// killed (10s).
 	WriteTimeout time.Duration
 	// DrainTimeout is how long, in all, the output pipes of an exited process
 	// are read on: a process it started outside its process group may hold

@@ -33,6 +33,9 @@ type child struct {
 
 	wmu sync.Mutex // one frame written at a time
 
+	written    int64 // bytes written to in, under wmu
+	helloBytes int64 // of which the hello frame's
+
 	mu       sync.Mutex
 	inflight map[string]*pending
 	gone     bool
@@ -88,6 +91,10 @@ func (b *Bridge) startChild() (*child, error) {
 	if err := c.send(&Frame{Type: TypeHello, Version: Version, Concurrency: b.opts.Concurrency}); err != nil {
 		b.log.Warn("agent process: hello not written", zap.Int("pid", c.pid), zap.Error(err))
 	}
+	c.wmu.Lock()
+	c.helloBytes = c.written
+	c.wmu.Unlock()
+	go c.watchInput()
 	return c, nil
 }
 
@@ -105,7 +112,9 @@ func (c *child) send(f *Frame) error {
 		return errChildGone
 	}
 	_ = c.in.SetWriteDeadline(time.Now().Add(c.b.opts.WriteTimeout))
-	if _, err := c.in.Write(line); err != nil {
+	n, err := c.in.Write(line)
+	c.written += int64(n)
+	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			c.notReading()
 		}

@@ -16,6 +16,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/internal/testworld/callers"
+	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/execbridge"
 )
 
@@ -128,4 +131,20 @@ func TestStopSaysOnlyWhatIsTrue(t *testing.T) {
 	if n := len(logs.FilterMessage("agent process did not stop: killing it").All()); n != 0 {
 		t.Errorf("a program that exited at the end of its input is said not to have stopped:\n%v", logs.All())
 	}
+}
+
+// A program that does not read its input is killed WriteTimeout after it
+// was sent a frame, though the frame fitted in the pipe, and restarted; the
+// request it was sent fails at once, saying why.
+func TestProgramNotReadingItsInputIsKilled(t *testing.T) {
+	w := testworld.Embedded(t)
+	opts, _, _ := escapeCommand(t, "exec sleep 300\n") // reads nothing, writes nothing
+	opts.WriteTimeout, opts.StopTimeout = time.Second, 2*time.Second
+	name, logs := serveBridge(t, w, opts)
+	r := &rig{t: t, w: w, name: name, logs: logs, tester: callers.Start(t, w, w.N("Tester"))}
+	out, _ := r.call("echo", "hello?", nil, "") // due in 20s: before that, a timeout is another code
+	wantCode(t, out, a2a.CodeExecutionFailed, "did not read its input for 1s")
+	testenv.Eventually(t, "the program restarted", func() bool {
+		return len(logs.FilterMessage("agent process restarted").All()) >= 1
+	})
 }

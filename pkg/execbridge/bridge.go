@@ -90,7 +90,9 @@ type Options struct {
 	// StableAfter is how long a process must run for its exit not to count
 	// against MaxCrashes (1m).
 	StableAfter time.Duration
-	// MaxFrameBytes is the longest line read from the process (4 MiB).
+	// MaxFrameBytes is the longest line read from the process (4 MiB); a
+	// longer one that answers a request ends it (RESULT_TOO_LARGE for a
+	// task.result), one that carries the card fails Start (ErrBadCard).
 	MaxFrameBytes int
 	// MaxStderrLine cuts longer stderr lines (4 KiB).
 	MaxStderrLine int
@@ -231,7 +233,11 @@ func (b *Bridge) awaitCard(ctx context.Context, c *child) (*Card, error) {
 	timer := time.NewTimer(b.opts.CardTimeout)
 	defer timer.Stop()
 	select {
-	case f := <-c.cards:
+	case l := <-c.cards:
+		if l.err != nil {
+			return nil, l.err
+		}
+		f := l.f
 		if f.Version > Version {
 			return nil, fmt.Errorf("%w: the process speaks version %d, this host %d", ErrVersion, f.Version, Version)
 		}

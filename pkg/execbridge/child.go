@@ -43,11 +43,17 @@ type child struct {
 	killedBy string   // why the host killed it, when it did
 	tail     []string // the last stderr lines, for errors
 
-	cards   chan *Frame   // agent.card frames, the first one or two
+	cards   chan cardLine // the first agent.card line, or why it was unusable
 	exited  chan struct{} // closed when the process has exited (its pipes may still be open)
 	done    chan struct{} // closed once the process ended, its pipes were drained and its requests failed
 	readEOF chan struct{} // closed when stdout reached its end
 	errEOF  chan struct{} // closed when stderr reached its end
+}
+
+// cardLine is an agent.card frame, or err when its line was unusable.
+type cardLine struct {
+	f   *Frame
+	err error
 }
 
 // tailLines is how many stderr lines an error about the child quotes.
@@ -82,7 +88,7 @@ func (b *Bridge) startChild() (*child, error) {
 	}
 	c := &child{
 		b: b, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(), in: inW, out: outR, errs: errR,
-		inflight: map[string]*pending{}, cards: make(chan *Frame, 1), exited: make(chan struct{}),
+		inflight: map[string]*pending{}, cards: make(chan cardLine, 1), exited: make(chan struct{}),
 		done: make(chan struct{}), readEOF: make(chan struct{}), errEOF: make(chan struct{}),
 	}
 	go c.read()
@@ -149,28 +155,36 @@ func (c *child) kill(reason string) {
 }
 
 // read reads the child's stdout a line at a time and dispatches the frames.
-// A line longer than MaxFrameBytes is skipped as a protocol violation.
+// A line longer than MaxFrameBytes is not kept: what it is about (its type
+// and request) is read as it streams past, and it ends its request or is
+// skipped (oversized).
 func (c *child) read() {
 	defer close(c.readEOF)
 	r := bufio.NewReaderSize(c.out, 64<<10)
 	var line []byte
-	tooLong := false
+	var long *lineHead // the head of a line over the limit, while it streams
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > c.b.opts.MaxFrameBytes {
-			tooLong, line = true, line[:0]
-		} else if !tooLong {
+		switch {
+		case long != nil:
+			long.write(chunk)
+		case len(line)+len(chunk) > c.b.opts.MaxFrameBytes:
+			long = &lineHead{}
+			long.write(line)
+			long.write(chunk)
+			line = line[:0]
+		default:
 			line = append(line, chunk...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if tooLong {
-			c.b.violation(c.pid, fmt.Sprintf("line longer than %d bytes (max frame size) skipped", c.b.opts.MaxFrameBytes), nil)
+		if long != nil {
+			c.b.oversized(c, long)
 		} else if l := bytes.TrimSpace(line); len(l) > 0 {
 			c.b.dispatch(c, l)
 		}
-		line, tooLong = line[:0], false
+		line, long = line[:0], nil
 		if err != nil {
 			return // io.EOF, or the pipe closed after the process ended
 		}

@@ -72,10 +72,14 @@ type Options struct {
 	// StopTimeout bounds stopping the process: its stdin closes, SIGTERM at
 	// half of it, SIGKILL at the end (10s).
 	StopTimeout time.Duration
-	// WriteTimeout is how long a frame may wait for the process to read its
-	// input; past it the process is killed (10s).
+	// WriteTimeout is how long input sent to the process (a frame being
+	// written, or on Linux one left unread in the pipe; the hello frame
+	// alone excepted) may wait for it to be read; past it the process is
+	// killed (10s).
 	WriteTimeout time.Duration
-	// DrainTimeout is how long the pipes of an exited process are read on (1s).
+	// DrainTimeout is how long, in all, the output pipes of an exited process
+	// are read on: a process it started outside its process group may hold
+	// them open (1s).
 	DrainTimeout time.Duration
 	// MinBackoff and MaxBackoff bound the wait before a restart, doubling
 	// from one to the other on consecutive exits (100ms, 10s).
@@ -86,7 +90,9 @@ type Options struct {
 	// StableAfter is how long a process must run for its exit not to count
 	// against MaxCrashes (1m).
 	StableAfter time.Duration
-	// MaxFrameBytes is the longest line read from the process (4 MiB).
+	// MaxFrameBytes is the longest line read from the process (4 MiB); a
+	// longer one that answers a request ends it (RESULT_TOO_LARGE for a
+	// task.result), one that carries the card fails Start (ErrBadCard).
 	MaxFrameBytes int
 	// MaxStderrLine cuts longer stderr lines (4 KiB).
 	MaxStderrLine int
@@ -227,7 +233,11 @@ func (b *Bridge) awaitCard(ctx context.Context, c *child) (*Card, error) {
 	timer := time.NewTimer(b.opts.CardTimeout)
 	defer timer.Stop()
 	select {
-	case f := <-c.cards:
+	case l := <-c.cards:
+		if l.err != nil {
+			return nil, l.err
+		}
+		f := l.f
 		if f.Version > Version {
 			return nil, fmt.Errorf("%w: the process speaks version %d, this host %d", ErrVersion, f.Version, Version)
 		}

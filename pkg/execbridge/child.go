@@ -33,16 +33,27 @@ type child struct {
 
 	wmu sync.Mutex // one frame written at a time
 
+	written    int64 // bytes written to in, under wmu
+	helloBytes int64 // of which the hello frame's
+
 	mu       sync.Mutex
 	inflight map[string]*pending
 	gone     bool
 	exitErr  error    // why it ended, once gone
+	killedBy string   // why the host killed it, when it did
 	tail     []string // the last stderr lines, for errors
 
-	cards   chan *Frame   // agent.card frames, the first one or two
-	done    chan struct{} // closed once the process ended and its requests failed
+	cards   chan cardLine // the first agent.card line, or why it was unusable
+	exited  chan struct{} // closed when the process has exited (its pipes may still be open)
+	done    chan struct{} // closed once the process ended, its pipes were drained and its requests failed
 	readEOF chan struct{} // closed when stdout reached its end
 	errEOF  chan struct{} // closed when stderr reached its end
+}
+
+// cardLine is an agent.card frame, or err when its line was unusable.
+type cardLine struct {
+	f   *Frame
+	err error
 }
 
 // tailLines is how many stderr lines an error about the child quotes.
@@ -77,7 +88,7 @@ func (b *Bridge) startChild() (*child, error) {
 	}
 	c := &child{
 		b: b, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(), in: inW, out: outR, errs: errR,
-		inflight: map[string]*pending{}, cards: make(chan *Frame, 1),
+		inflight: map[string]*pending{}, cards: make(chan cardLine, 1), exited: make(chan struct{}),
 		done: make(chan struct{}), readEOF: make(chan struct{}), errEOF: make(chan struct{}),
 	}
 	go c.read()
@@ -86,6 +97,10 @@ func (b *Bridge) startChild() (*child, error) {
 	if err := c.send(&Frame{Type: TypeHello, Version: Version, Concurrency: b.opts.Concurrency}); err != nil {
 		b.log.Warn("agent process: hello not written", zap.Int("pid", c.pid), zap.Error(err))
 	}
+	c.wmu.Lock()
+	c.helloBytes = c.written
+	c.wmu.Unlock()
+	go c.watchInput()
 	return c, nil
 }
 
@@ -103,40 +118,73 @@ func (c *child) send(f *Frame) error {
 		return errChildGone
 	}
 	_ = c.in.SetWriteDeadline(time.Now().Add(c.b.opts.WriteTimeout))
-	if _, err := c.in.Write(line); err != nil {
+	n, err := c.in.Write(line)
+	c.written += int64(n)
+	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			c.b.log.Error("agent process does not read its input: killing it", zap.Int("pid", c.pid),
-				zap.Duration("write_timeout", c.b.opts.WriteTimeout))
-			_ = signalGroup(c.cmd.Process, syscall.SIGKILL)
+			c.notReading()
 		}
 		return fmt.Errorf("execbridge: write %s frame to pid %d: %w", f.Type, c.pid, err)
 	}
 	return nil
 }
 
+// notReading kills the child for not reading its input for WriteTimeout:
+// a frame half written would garble the stream, and one left unread is
+// never answered. The requests it was running fail saying so.
+func (c *child) notReading() {
+	c.b.log.Error("agent process does not read its input: killing it", zap.Int("pid", c.pid),
+		zap.Duration("write_timeout", c.b.opts.WriteTimeout))
+	c.kill(fmt.Sprintf("it did not read its input for %s", c.b.opts.WriteTimeout))
+}
+
+// kill kills the child's process group for reason (quoted by describe),
+// unless it has exited already.
+func (c *child) kill(reason string) {
+	select {
+	case <-c.exited:
+		return
+	default:
+	}
+	c.mu.Lock()
+	if c.killedBy == "" {
+		c.killedBy = reason
+	}
+	c.mu.Unlock()
+	_ = signalGroup(c.cmd.Process, syscall.SIGKILL)
+}
+
 // read reads the child's stdout a line at a time and dispatches the frames.
-// A line longer than MaxFrameBytes is skipped as a protocol violation.
+// A line longer than MaxFrameBytes is not kept: what it is about (its type
+// and request) is read as it streams past, and it ends its request or is
+// skipped (oversized).
 func (c *child) read() {
 	defer close(c.readEOF)
 	r := bufio.NewReaderSize(c.out, 64<<10)
 	var line []byte
-	tooLong := false
+	var long *lineHead // the head of a line over the limit, while it streams
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > c.b.opts.MaxFrameBytes {
-			tooLong, line = true, line[:0]
-		} else if !tooLong {
+		switch {
+		case long != nil:
+			long.write(chunk)
+		case len(line)+len(chunk) > c.b.opts.MaxFrameBytes:
+			long = &lineHead{}
+			long.write(line)
+			long.write(chunk)
+			line = line[:0]
+		default:
 			line = append(line, chunk...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if tooLong {
-			c.b.violation(c.pid, fmt.Sprintf("line longer than %d bytes (max frame size) skipped", c.b.opts.MaxFrameBytes), nil)
+		if long != nil {
+			c.b.oversized(c, long)
 		} else if l := bytes.TrimSpace(line); len(l) > 0 {
 			c.b.dispatch(c, l)
 		}
-		line, tooLong = line[:0], false
+		line, long = line[:0], nil
 		if err != nil {
 			return // io.EOF, or the pipe closed after the process ended
 		}
@@ -184,20 +232,26 @@ func (c *child) logStderr() {
 	}
 }
 
-// wait waits for the process to end, lets its pipes drain (bounded: a
-// grandchild may hold them open), then fails the requests it was running.
+// wait waits for the process to end, lets its pipes drain (for DrainTimeout
+// at most, in all: a process it started outside its process group may hold
+// them open for good), then fails the requests it was running.
 func (c *child) wait() {
 	err := c.cmd.Wait()
+	close(c.exited)
 	killOrphans(c.pid)
 	drain := time.NewTimer(c.b.opts.DrainTimeout)
 	defer drain.Stop()
+drained:
 	for _, ch := range []chan struct{}{c.readEOF, c.errEOF} {
 		select {
 		case <-ch:
 		case <-drain.C:
+			c.b.log.Warn("agent process exited, but something holds its output open (a process it started outside its process group): no longer reading it",
+				zap.Int("pid", c.pid), zap.Duration("drained_for", c.b.opts.DrainTimeout))
+			break drained
 		}
 	}
-	closeAll(c.out, c.errs)
+	closeAll(c.out, c.errs, c.in) // ends the reads, and a write blocked on a pipe such a process holds
 	<-c.readEOF
 	<-c.errEOF
 	c.wmu.Lock()
@@ -210,7 +264,6 @@ func (c *child) wait() {
 	reqs := c.inflight
 	c.inflight = map[string]*pending{}
 	c.mu.Unlock()
-	closeAll(c.in)
 	c.wmu.Unlock()
 	reason := c.describe()
 	for _, p := range reqs {
@@ -224,6 +277,9 @@ func (c *child) describe() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := fmt.Sprintf("agent process %d exited (%v)", c.pid, c.exitErr)
+	if c.killedBy != "" {
+		s = fmt.Sprintf("agent process %d was killed (%v): %s", c.pid, c.exitErr, c.killedBy)
+	}
 	if len(c.tail) > 0 {
 		s += "; its last stderr lines: " + strings.Join(c.tail, " | ")
 	}
@@ -273,27 +329,26 @@ func (c *child) lookup(id string, remove bool) *pending {
 
 // stop ends the process within timeout: its stdin is closed (a well-behaved
 // child exits at end of input), then SIGTERM at half the time, then SIGKILL,
-// both to its whole process group (what it started goes too).
+// both to its whole process group (what it started goes too). It returns
+// once the process has exited and its pipes are drained (DrainTimeout at
+// most), so within timeout and DrainTimeout.
 func (c *child) stop(timeout time.Duration) {
-	c.wmu.Lock()
-	if !c.isGone() {
-		closeAll(c.in)
-	}
-	c.wmu.Unlock()
+	// Not under wmu: closing ends at once a write blocked on a child that
+	// does not read (os.File.Close is safe beside a Write), and the stream
+	// ends here anyway.
+	closeAll(c.in)
 	select {
-	case <-c.done:
-		return
+	case <-c.exited:
 	case <-time.After(timeout / 2):
+		_ = signalGroup(c.cmd.Process, syscall.SIGTERM)
+		select {
+		case <-c.exited:
+		case <-time.After(timeout / 2):
+			c.b.log.Warn("agent process did not stop: killing it", zap.Int("pid", c.pid), zap.Duration("after", timeout))
+			c.kill("it did not stop in time")
+		}
 	}
-	_ = signalGroup(c.cmd.Process, syscall.SIGTERM)
-	select {
-	case <-c.done:
-		return
-	case <-time.After(timeout / 2):
-	}
-	c.b.log.Warn("agent process did not stop: killing it", zap.Int("pid", c.pid), zap.Duration("after", timeout))
-	_ = signalGroup(c.cmd.Process, syscall.SIGKILL)
-	<-c.done // bounded: the pipes are closed DrainTimeout after the process ends
+	<-c.done
 }
 
 func closeAll(cs ...io.Closer) {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -79,6 +80,13 @@ func testChild(mode string) int {
 	case "silent":
 		time.Sleep(time.Minute)
 		return 0
+	case "bigcard": // a card line far over the host's line limit, then silence
+		card := strings.Replace(childCard, `"the test child"`, `"`+strings.Repeat("x", bigCardBytes)+`"`, 1)
+		raw(`{"type":"agent.card","version":1,"card":` + card + `}`)
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "oversize":
+		send(execbridge.Frame{Type: execbridge.TypeAgentCard, Card: json.RawMessage(childCard)})
 	case "family", "orphaning": // a card, and a grandchild holding our stdout
 		send(execbridge.Frame{Type: execbridge.TypeAgentCard, Card: json.RawMessage(childCard)})
 		if err := startGrandchild(); err != nil {
@@ -117,6 +125,11 @@ func testChild(mode string) int {
 			}
 			mu.Unlock()
 		case execbridge.TypeInvokeResult:
+			if mode == "oversize" { // the answer to its over-long invoke
+				send(execbridge.Frame{Type: execbridge.TypeTaskResult, RequestID: f.RequestID,
+					Text: fmt.Sprintf("%s %s: %s: %s", f.CallID, f.Status, f.Code, f.Message)})
+				continue
+			}
 			mu.Lock()
 			ch := calls[f.CallID]
 			mu.Unlock()
@@ -125,6 +138,10 @@ func testChild(mode string) int {
 			}
 		case execbridge.TypeTaskRequest:
 			id := f.RequestID
+			if mode == "oversize" {
+				oversize(raw, f)
+				continue
+			}
 			result := func(text string) {
 				send(execbridge.Frame{Type: execbridge.TypeTaskResult, RequestID: id, Text: text})
 			}
@@ -198,4 +215,29 @@ func testChild(mode string) int {
 		}
 	}
 	return 0 // end of input: the host stops us
+}
+
+// bigCardBytes is how long the "bigcard" child's card description is: far
+// over the host's default line limit (bus.max_message_bytes, 4 MiB).
+const bigCardBytes = 20 << 20
+
+// oversize answers request f with a line longer than the number of bytes
+// f.Text says, its request_id last (a program's JSON library may
+// put it anywhere): echo with a task.result, fail with a task.error, and
+// progress with a task.progress followed by a short result, call with an
+// invoke (whose answer is its result).
+func oversize(raw func(string), f execbridge.Frame) {
+	n, _ := strconv.Atoi(f.Text)
+	big, id := strings.Repeat("x", n), strconv.Quote(f.RequestID)
+	switch f.Skill {
+	case "echo":
+		raw(`{"type":"task.result","text":"` + big + `","confidence":"HIGH","request_id":` + id + `}`)
+	case "fail":
+		raw(`{"type":"task.error","message":"` + big + `","code":"INVALID_INPUT","request_id":` + id + `}`)
+	case "progress":
+		raw(`{"type":"task.progress","message":"` + big + `","request_id":` + id + `}`)
+		raw(`{"type":"task.result","text":"after the long progress","request_id":` + id + `}`)
+	case "call":
+		raw(`{"type":"invoke","agent":"Anyone","skill":"echo","text":"` + big + `","call_id":"c-big","request_id":` + id + `}`)
+	}
 }

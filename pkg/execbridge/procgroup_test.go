@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/execbridge"
 )
@@ -50,6 +53,8 @@ func alive(pid int) bool {
 func TestStopKillsWhatTheProcessStarted(t *testing.T) {
 	opts, grandchild := familyCommand(t, "family")
 	opts.StopTimeout, opts.DrainTimeout = 400*time.Millisecond, 5*time.Second
+	core, logs := observer.New(zap.DebugLevel)
+	opts.Logger = zap.New(core)
 	b, err := execbridge.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +74,9 @@ func TestStopKillsWhatTheProcessStarted(t *testing.T) {
 		t.Errorf("Close took %v: it waited for the grandchild's output (DrainTimeout %v)", took, opts.DrainTimeout)
 	}
 	testenv.Eventually(t, "the grandchild is killed with the process", func() bool { return !alive(pid) })
+	if len(logs.FilterMessage("agent process did not stop: killing it").All()) != 1 {
+		t.Errorf("the kill of a process deaf to SIGTERM is not logged once:\n%v", logs.All())
+	}
 }
 
 // An agent process that exits leaves nothing running behind it: what is

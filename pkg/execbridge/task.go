@@ -21,9 +21,9 @@ type pending struct {
 	id     string
 	frames chan *Frame   // its frames, in the order the process wrote them
 	ended  chan struct{} // closed when the handler returned
-	failed chan struct{} // closed by fail
+	failed chan struct{} // closed by failWith
 	once   sync.Once
-	reason string
+	err    *a2a.Error // why it failed, once failed is closed
 }
 
 func newPending(id string) *pending {
@@ -32,8 +32,13 @@ func newPending(id string) *pending {
 
 // fail ends the request with EXECUTION_FAILED for reason (the process exited).
 func (p *pending) fail(reason string) {
+	p.failWith(a2a.NewError(a2a.CodeExecutionFailed, "%s", reason))
+}
+
+// failWith ends the request with e; the first failure wins.
+func (p *pending) failWith(e *a2a.Error) {
 	p.once.Do(func() {
-		p.reason = reason
+		p.err = e
 		close(p.failed)
 	})
 }
@@ -48,7 +53,7 @@ func (b *Bridge) dispatch(c *child, line []byte) {
 	switch f.Type {
 	case TypeAgentCard:
 		select {
-		case c.cards <- f:
+		case c.cards <- cardLine{f: f}:
 		default:
 			b.log.Debug("agent process: repeated agent.card ignored", zap.Int("pid", c.pid))
 		}
@@ -117,7 +122,7 @@ func (b *Bridge) handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 				}()
 			}
 		case <-p.failed:
-			return nil, a2a.NewError(a2a.CodeExecutionFailed, "%s", p.reason)
+			return nil, p.err
 		case <-ctx.Done():
 			b.cancel(c, p)
 			return nil, ctx.Err()

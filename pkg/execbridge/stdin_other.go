@@ -1,0 +1,13 @@
+//go:build !linux
+
+package execbridge
+
+import (
+	"errors"
+	"os"
+)
+
+// unreadInput is not known here (the write end of a pipe does not tell how
+// much of it is unread): only the write deadline detects a child that does
+// not read.
+func unreadInput(*os.File) (int, error) { return 0, errors.ErrUnsupported }

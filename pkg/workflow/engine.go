@@ -52,6 +52,10 @@ type Options struct {
 	LeaseTTL time.Duration
 	// MaxHandoffText bounds each prior output's text in the handoff; default 2000 characters.
 	MaxHandoffText int
+	// MemoryRetryBound is how long a run rides out an outage of working
+	// memory (each read, write or wait retried with backoff) before it
+	// fails; default memory.DefaultRetryBound.
+	MemoryRetryBound time.Duration
 	// InstanceID names this engine in run leases; default a random UUID.
 	InstanceID string
 	// Logger receives one line per run outcome; nil means none.
@@ -77,6 +81,11 @@ func New(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("%w: no working memory", ErrInvalidOptions)
 	case opts.StateTTL < 0 || opts.LeaseTTL < 0:
 		return nil, fmt.Errorf("%w: negative TTL", ErrInvalidOptions)
+	case opts.MemoryRetryBound < 0:
+		return nil, fmt.Errorf("%w: negative MemoryRetryBound", ErrInvalidOptions)
+	}
+	if opts.MemoryRetryBound == 0 {
+		opts.MemoryRetryBound = memory.DefaultRetryBound
 	}
 	if opts.StateTTL == 0 {
 		opts.StateTTL = DefaultStateTTL
@@ -93,7 +102,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	return &Engine{opts: opts, store: store{mem: opts.Memory, ttl: opts.StateTTL}, log: opts.Logger}, nil
+	return &Engine{opts: opts, store: store{mem: opts.Memory, ttl: opts.StateTTL, bound: opts.MemoryRetryBound}, log: opts.Logger}, nil
 }
 
 // RunOptions are what a run starts with; a run resumed keeps what it
@@ -238,7 +247,7 @@ func (e *Engine) acquire(ctx context.Context, id string) (context.Context, func(
 	lease := memory.Lease{Store: e.opts.Memory, Key: leaseKey(id), Owner: e.opts.InstanceID, TTL: ttl}
 	for {
 		ok, err := lease.Acquire(ctx)
-		if err != nil && !errors.Is(err, memory.ErrUnavailable) {
+		if err != nil && !memory.Transient(err) {
 			return nil, nil, fmt.Errorf("workflow: claim run %s: %w", id, err)
 		}
 		if ok {

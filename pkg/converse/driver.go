@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/backoff"
 	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -25,11 +26,17 @@ type driver struct {
 	watch *caller.Watch
 }
 
-// invoke invokes req, watching the task.
-func (d *driver) invoke(ctx context.Context, req caller.Request) (caller.Invocation, error) {
+// invoke invokes req, watching the task. A call that working memory
+// failed (the task could not be recorded, so it was not sent) is made again
+// while the outage lasts, within the bound.
+func (d *driver) invoke(ctx context.Context, req caller.Request) (inv caller.Invocation, err error) {
 	d.unwatch()
-	inv, w, err := d.o.opts.Caller.InvokeWatched(ctx, req)
-	d.watch = w
+	err = d.o.st.retry(ctx, "invoke "+req.Target, d.c.ID, func(ctx context.Context) (err error) {
+		var w *caller.Watch
+		inv, w, err = d.o.opts.Caller.InvokeWatched(ctx, req)
+		d.watch = w
+		return err
+	})
 	return inv, err
 }
 
@@ -350,7 +357,11 @@ func (d *driver) findSend(ctx context.Context) (string, error) {
 	for _, id := range c.FailedSends {
 		known[id] = true
 	}
-	pending, err := caller.PendingTasks(ctx, d.o.opts.Memory, d.o.name, 10_000)
+	var pending []string
+	err := d.o.st.retry(ctx, "look for the last send", c.ID, func(ctx context.Context) (err error) {
+		pending, err = caller.PendingTasks(ctx, d.o.opts.Memory, d.o.name, 10_000)
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("converse: look for the last send of %s: %w", c.ID, err)
 	}
@@ -366,7 +377,11 @@ func (d *driver) findSend(ctx context.Context) (string, error) {
 			return id, nil
 		}
 	}
-	hist, err := caller.History(ctx, d.o.opts.Memory, c.Session)
+	var hist []caller.HistoryEntry
+	err = d.o.st.retry(ctx, "look for the last send", c.ID, func(ctx context.Context) (err error) {
+		hist, err = caller.History(ctx, d.o.opts.Memory, c.Session)
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("converse: look for the last send of %s: %w", c.ID, err)
 	}
@@ -399,8 +414,13 @@ func (d *driver) await(ctx context.Context, id string) (*caller.Outcome, error) 
 			return w.Wait(ctx, f)
 		}
 	}
+	st, conv := d.o.st, d.c.ID
 	go func() {
-		out, err := wait(wctx, id, nil)
+		var out *caller.Outcome
+		err := st.retry(wctx, "wait for task "+id, conv, func(ctx context.Context) (err error) {
+			out, err = wait(ctx, id, nil)
+			return err
+		})
 		ch <- result{out, err}
 	}()
 	limit := time.NewTimer(max(time.Until(d.deadline()), 0))
@@ -441,7 +461,8 @@ func (d *driver) failure(ctx context.Context, phase, taskID string, took time.Du
 	c.Failures++
 	reason := redact.String(err.Error())
 	var ae *a2a.Error
-	retryable := errors.As(err, &ae) && (ae.Retryable || retryableCode(ae.Code))
+	// max_failures is the conversation's explicit bound: work that failed is tried again.
+	retryable := errors.As(err, &ae) && ae.ShouldRetry(a2a.RetryFailedWork)
 	d.audit(phase, taskID, took, "ERROR", reason, nil)
 	d.emit(EventFailure, fmt.Sprintf("%s call failed (%d in a row): %s", phase, c.Failures, reason), "")
 	if phase == "remote" && p.RemoteTaskID != "" {
@@ -456,20 +477,31 @@ func (d *driver) failure(ctx context.Context, phase, taskID string, took time.Du
 	}
 	if phase == "local" {
 		p.LocalTaskID = ""
-		return d.save(ctx)
+	} else {
+		p.RemoteTaskID = ""
+		c.State = ReadyToSend // the same draft goes again, as the next attempt
 	}
-	p.RemoteTaskID = ""
-	c.State = ReadyToSend // the same draft goes again, as the next attempt
-	return d.save(ctx)
+	if err := d.save(ctx); err != nil {
+		return err
+	}
+	return d.backOff(ctx, callBackoff.Delay(c.Failures-1))
 }
 
-// retryableCode reports whether a failure with code may pass on a retry.
-func retryableCode(code a2a.ErrorCode) bool {
-	switch code {
-	case a2a.CodeTimeout, a2a.CodeExecutionFailed, a2a.CodeBusy, a2a.CodeRateLimited, a2a.CodeCircuitOpen, a2a.CodeUnavailable, a2a.CodeInternal:
-		return true
+// callBackoff is the wait before a failed call is made again.
+var callBackoff = backoff.Policy{Min: 500 * time.Millisecond, Max: 5 * time.Second}
+
+// backOff waits up to wait (not past max_duration), or until a control
+// wakes the driver or ctx ends.
+func (d *driver) backOff(ctx context.Context, wait time.Duration) error {
+	t := time.NewTimer(min(wait, max(time.Until(d.deadline()), 0)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-d.wake:
+	case <-t.C:
 	}
-	return false
+	return nil
 }
 
 // audit logs one call of the conversation.

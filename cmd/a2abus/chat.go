@@ -134,7 +134,7 @@ func openChat(ctx context.Context, e *env, session string, onEvent func(chat.Eve
 		}
 	})
 	s, err := chat.New(chat.Options{SessionID: session, Model: model, Caller: cl, Agents: tools.DirectoryLister{Directory: d},
-		Resolver: resolver, Memory: n.Memory, Chat: e.Config.Chat, OnEvent: onEvent, Logger: e.Log})
+		Resolver: resolver, Memory: n.Memory, Chat: e.Config.Chat, MemoryRetryBound: e.Config.Memory.RetryBound, OnEvent: onEvent, Logger: e.Log})
 	if err != nil {
 		stopRun()
 		_ = cl.Close()

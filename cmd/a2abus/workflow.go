@@ -120,7 +120,7 @@ func runWorkflowFile(ctx context.Context, e *env, f workflowRunFlags, wf *workfl
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() { _ = cl.Run(runCtx) }()
-	eng, err := workflow.New(workflow.Options{Caller: cl, Memory: n.Memory, Logger: e.Log})
+	eng, err := workflow.New(workflow.Options{Caller: cl, Memory: n.Memory, MemoryRetryBound: e.Config.Memory.RetryBound, Logger: e.Log})
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func NewOrchestrator(n *node.Node, name string, wfs []*workflow.Workflow, resolv
 	if err != nil {
 		return nil, err
 	}
-	e, err := workflow.New(workflow.Options{Caller: c, Memory: n.Memory, Logger: n.Log})
+	e, err := workflow.New(workflow.Options{Caller: c, Memory: n.Memory, MemoryRetryBound: n.Config.Memory.RetryBound, Logger: n.Log})
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,8 @@ type PrimaryOptions struct {
 	Memory chat.Memory
 	// Chat bounds each session's loop.
 	Chat config.ChatConfig
+	// MemoryRetryBound is each session's chat.Options.MemoryRetryBound (memory.retry_bound).
+	MemoryRetryBound time.Duration
 	// Idle is how long a quiet session is watched; default DefaultPrimaryIdle.
 	Idle time.Duration
 	// Logger receives the sessions' failures; nil means none.
@@ -154,7 +156,7 @@ func (p *Primary) session(id string) (*chat.Session, error) {
 	w.seen.Store(time.Now().UnixNano())
 	s, err := chat.New(chat.Options{
 		SessionID: id, Model: p.opts.Model, Caller: p.opts.Caller, Agents: p.opts.Agents, Resolver: p.opts.Resolver,
-		Memory: p.opts.Memory, Chat: p.opts.Chat, Logger: p.opts.Logger,
+		Memory: p.opts.Memory, Chat: p.opts.Chat, MemoryRetryBound: p.opts.MemoryRetryBound, Logger: p.opts.Logger,
 		OnEvent: func(ev chat.Event) {
 			if ev.Kind == chat.EventTurn {
 				w.seen.Store(time.Now().UnixNano())
@@ -258,7 +260,7 @@ func servePrimary(ctx context.Context, n *node.Node, name string) error {
 		return err
 	}
 	p, err := NewPrimary(PrimaryOptions{Model: model, Caller: c, Agents: tools.DirectoryLister{Directory: d}, Resolver: resolver,
-		Memory: n.Memory, Chat: n.Config.Chat, Logger: n.Log})
+		Memory: n.Memory, Chat: n.Config.Chat, MemoryRetryBound: n.Config.Memory.RetryBound, Logger: n.Log})
 	if err != nil {
 		return errors.Join(err, c.Close())
 	}

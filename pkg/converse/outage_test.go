@@ -34,7 +34,7 @@ func privateMemory(t *testing.T, w *testworld.World) *goredis.Client {
 		t.Fatal(err)
 	}
 	_ = w.Memory.Close()
-	w.Memory = mem // closed by the world's cleanup, before the server stops
+	w.Memory = mem // closed by the world's cleanup (after the rig's parts stop)
 	opts, err := goredis.ParseURL(srv.URL)
 	if err != nil {
 		t.Fatal(err)

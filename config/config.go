@@ -8,6 +8,18 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/bus/rabbitmq"
+	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/memory/redismem"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/llm"
+	"github.com/a2abus/a2abus/pkg/workflow"
 )
 
 // ErrInvalid is wrapped by every error about a bad configuration value.
@@ -43,7 +55,8 @@ type LogConfig struct {
 
 // BusConfig configures the message bus.
 type BusConfig struct {
-	// URL is the RabbitMQ URL (amqp:// or amqps://); empty selects the embedded in-process bus.
+	// URL is the RabbitMQ URL (amqp:// or amqps://), or EmbeddedURL for the
+	// embedded in-process bus; empty: see EmbeddedURL.
 	URL string `mapstructure:"url" yaml:"url"`
 	// Exchange is the durable topic exchange every message goes through.
 	Exchange string `mapstructure:"exchange" yaml:"exchange"`
@@ -69,7 +82,8 @@ type BusConfig struct {
 // RedisConfig configures working memory. With neither URL nor Addrs the
 // embedded in-memory store is used.
 type RedisConfig struct {
-	// URL is a redis:// or rediss:// URL of a single server.
+	// URL is a redis:// or rediss:// URL of a single server, or EmbeddedURL
+	// for the embedded in-memory store; empty: see EmbeddedURL.
 	URL string `mapstructure:"url" yaml:"url"`
 	// Addrs are host:port seeds: Sentinels when MasterName is set, else Cluster nodes.
 	Addrs []string `mapstructure:"addrs" yaml:"addrs"`
@@ -96,6 +110,9 @@ type MemoryConfig struct {
 	// ConversationTTL expires a session's conversation that long after its
 	// last append; 0 keeps conversations forever.
 	ConversationTTL time.Duration `mapstructure:"conversation_ttl" yaml:"conversation_ttl"`
+	// RetryBound is how long a workflow run, a conversation's driver and a
+	// chat session ride out an outage of working memory before they fail.
+	RetryBound time.Duration `mapstructure:"retry_bound" yaml:"retry_bound"`
 }
 
 // DirectoryConfig configures the agent directory's files.
@@ -269,125 +286,93 @@ type WorkflowConfig struct {
 	MaxSteps int `mapstructure:"max_steps" yaml:"max_steps"`
 }
 
-// Default size bounds of what models send and templates render.
+// Defaults that belong to the configuration itself. Every other default is
+// the constant of the package the setting configures (Default refers to
+// it): written once, and a test checks every key against it.
 const (
-	// DefaultLLMMaxResponseBytes is llm.max_response_bytes's default.
-	DefaultLLMMaxResponseBytes = 4 << 20
+	DefaultLogLevel  = "info"
+	DefaultLogFormat = "json"
+	// DefaultConsumerTimeout is RabbitMQ's own default consumer_timeout.
+	DefaultConsumerTimeout = 30 * time.Minute
+	DefaultConversationTTL = 7 * 24 * time.Hour
+	DefaultWellKnownFile   = "well-known-agents.json"
+	DefaultKnownAgentsFile = "known-agents.json"
+	DefaultCallerName      = "Cli"
+	DefaultDocsDir         = "docs"
+	DefaultLLMTemperature  = 0.2
+	DefaultLLMTimeout      = 2 * time.Minute
+	DefaultLLMMaxRetries   = 2
+	DefaultMaxToolRounds   = 8
+	DefaultMaxHistoryTurns = 40
+	DefaultMaxHistoryChars = 48_000
+	// DefaultMaxChatInput is chat.max_input_bytes's default: the longest
+	// user turn a2abus chat reads.
+	DefaultMaxChatInput = 1 << 20
 	// DefaultLLMMaxToolArgumentBytes is llm.max_tool_argument_bytes's default.
 	DefaultLLMMaxToolArgumentBytes = 1 << 20
-	// DefaultMaxRenderBytes is workflow.max_render_bytes's default,
-	// bus.max_message_bytes's: a larger step request could not be sent.
-	DefaultMaxRenderBytes = DefaultMaxMessageBytes
 )
 
-// Default values; a2abus.example.yaml documents the same values.
-const (
-	DefaultLogLevel         = "info"
-	DefaultLogFormat        = "json"
-	DefaultExchange         = "a2a"
-	DefaultQueueType        = "classic"
-	DefaultPublishTimeout   = 10 * time.Second
-	DefaultReconnectMin     = 100 * time.Millisecond
-	DefaultReconnectMax     = 10 * time.Second
-	DefaultMaxMessageBytes  = 4 << 20
-	DefaultMaxAttempts      = 5
-	DefaultConsumerTimeout  = 30 * time.Minute // RabbitMQ's own default
-	DefaultMaxTaskDuration  = 25 * time.Minute
-	DefaultMemoryRetryBound = 25 * time.Minute
-	DefaultConversationTTL  = 7 * 24 * time.Hour
-	DefaultKeyPrefix        = "a2abus:"
-	DefaultRedisTimeout     = 2 * time.Second
-	DefaultResultTTL        = 60 * time.Minute
-	DefaultWellKnownFile    = "well-known-agents.json"
-	DefaultKnownAgentsFile  = "known-agents.json"
-	DefaultConcurrency      = 4
-	DefaultStopTimeout      = 30 * time.Second
-	DefaultMaxTasks         = 1
-	DefaultIdleTimeout      = 30 * time.Second
-	DefaultCallerName       = "Cli"
-	DefaultCallTimeout      = 30 * time.Second
-	DefaultMaxCallTimeout   = 5 * time.Minute
-	DefaultSweepInterval    = time.Second
-	DefaultMaxDepth         = 5
-	DefaultDocsDir          = "docs"
-	DefaultAnnounceInterval = 2 * time.Minute
-	DefaultForgetAfter      = 24 * time.Hour
-	DefaultVetWait          = 2 * time.Second
-	DefaultMaxAgents        = 1000
-	DefaultPolicy           = "allow"
-	DefaultMaxInFlight      = 10
-	DefaultBurst            = 10
-	DefaultBreakerFailures  = 5
-	DefaultBreakerCooldown  = 30 * time.Second
-	DefaultLLMTemperature   = 0.2
-	DefaultLLMTimeout       = 2 * time.Minute
-	DefaultLLMMaxRetries    = 2
-	DefaultMaxToolRounds    = 8
-	DefaultMaxHistoryTurns  = 40
-	DefaultMaxHistoryChars  = 48_000
-	DefaultMaxChatInput     = 1 << 20
-	DefaultMaxWorkflowSteps = 200
-)
-
-// Default returns the configuration used when nothing is set: the embedded
-// bus and working memory, JSON logs at info.
+// Default returns the configuration used when nothing is set: no bus.url nor
+// redis.url (see EmbeddedURL), JSON logs at info, and every other key at
+// the default of the package it configures.
 func Default() *Config {
 	return &Config{
 		Log: LogConfig{Level: DefaultLogLevel, Format: DefaultLogFormat},
 		Bus: BusConfig{
-			Exchange:        DefaultExchange,
-			QueueType:       DefaultQueueType,
-			PublishTimeout:  DefaultPublishTimeout,
-			ReconnectMin:    DefaultReconnectMin,
-			ReconnectMax:    DefaultReconnectMax,
-			MaxMessageBytes: DefaultMaxMessageBytes,
-			MaxAttempts:     DefaultMaxAttempts,
+			Exchange:        a2a.DefaultExchange,
+			QueueType:       rabbitmq.QueueTypeClassic,
+			PublishTimeout:  rabbitmq.DefaultPublishTimeout,
+			ReconnectMin:    rabbitmq.DefaultReconnectMin,
+			ReconnectMax:    rabbitmq.DefaultReconnectMax,
+			MaxMessageBytes: a2a.DefaultMaxBodyBytes,
+			MaxAttempts:     bus.DefaultMaxAttempts,
 			ConsumerTimeout: DefaultConsumerTimeout,
 		},
-		Identity: IdentityConfig{Mode: DefaultIdentityMode, SharedUsers: slices.Clone(DefaultSharedUsers), Users: []string{}},
+		Identity: IdentityConfig{Mode: bus.IdentityAuto, SharedUsers: slices.Clone(bus.DefaultSharedUsers), Users: []string{}},
 		Redis: RedisConfig{
 			Addrs:     []string{},
-			KeyPrefix: DefaultKeyPrefix,
-			Timeout:   DefaultRedisTimeout,
+			KeyPrefix: redismem.DefaultKeyPrefix,
+			Timeout:   redismem.DefaultTimeout,
 		},
-		Memory: MemoryConfig{ResultTTL: DefaultResultTTL, ConversationTTL: DefaultConversationTTL},
+		Memory: MemoryConfig{ResultTTL: caller.DefaultResultTTL, ConversationTTL: DefaultConversationTTL,
+			RetryBound: memory.DefaultRetryBound},
 		Directory: DirectoryConfig{
 			WellKnownFile:   DefaultWellKnownFile,
 			KnownAgentsFile: DefaultKnownAgentsFile,
-			ForgetAfter:     DefaultForgetAfter,
-			VetWait:         DefaultVetWait,
-			MaxAgents:       DefaultMaxAgents,
+			ForgetAfter:     directory.DefaultForgetAfter,
+			VetWait:         directory.DefaultVetWait,
+			MaxAgents:       directory.DefaultMaxAgents,
 			Trust:           TrustPinned,
 		},
 		Agent: AgentConfig{
-			Concurrency:      DefaultConcurrency,
-			StopTimeout:      DefaultStopTimeout,
-			MaxTaskDuration:  DefaultMaxTaskDuration,
-			MaxTasks:         DefaultMaxTasks,
-			IdleTimeout:      DefaultIdleTimeout,
-			AnnounceInterval: DefaultAnnounceInterval,
+			Concurrency:      agent.DefaultConcurrency,
+			StopTimeout:      agent.DefaultStopTimeout,
+			MaxTaskDuration:  agent.DefaultMaxTaskDuration,
+			MaxTasks:         agent.DefaultMaxTasks,
+			IdleTimeout:      agent.DefaultIdleTimeout,
+			AnnounceInterval: agent.DefaultAnnounceInterval,
 		},
 		Caller: CallerConfig{
 			Name:             DefaultCallerName,
-			DefaultTimeout:   DefaultCallTimeout,
-			MaxTimeout:       DefaultMaxCallTimeout,
-			SweepInterval:    DefaultSweepInterval,
-			MaxDepth:         DefaultMaxDepth,
-			MemoryRetryBound: DefaultMemoryRetryBound,
+			DefaultTimeout:   caller.DefaultTimeout,
+			MaxTimeout:       caller.DefaultMaxTimeout,
+			SweepInterval:    caller.DefaultSweepInterval,
+			MaxDepth:         a2a.DefaultMaxDepth,
+			MemoryRetryBound: caller.DefaultMemoryRetryBound,
 		},
-		Policy: PolicyConfig{Default: DefaultPolicy, Rules: []PolicyRule{}},
+		Policy: PolicyConfig{Default: string(guard.Allow), Rules: []PolicyRule{}},
 		Limits: LimitsConfig{
-			MaxInFlight:     DefaultMaxInFlight,
-			Burst:           DefaultBurst,
-			BreakerFailures: DefaultBreakerFailures,
-			BreakerCooldown: DefaultBreakerCooldown,
+			MaxInFlight:     guard.DefaultMaxInFlight,
+			Burst:           guard.DefaultBurst,
+			BreakerFailures: guard.DefaultBreakerFailures,
+			BreakerCooldown: guard.DefaultBreakerCooldown,
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 		LLM: LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries,
-			MaxResponseBytes: DefaultLLMMaxResponseBytes, MaxToolArgumentBytes: DefaultLLMMaxToolArgumentBytes},
+			MaxResponseBytes: llm.DefaultMaxResponseBytes, MaxToolArgumentBytes: DefaultLLMMaxToolArgumentBytes},
 		Chat: ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars,
 			MaxInputBytes: DefaultMaxChatInput},
-		Workflow: WorkflowConfig{MaxRenderBytes: DefaultMaxRenderBytes, MaxSteps: DefaultMaxWorkflowSteps},
+		Workflow: WorkflowConfig{MaxRenderBytes: workflow.DefaultMaxRenderBytes, MaxSteps: workflow.DefaultMaxSteps},
 	}
 }
 
@@ -399,8 +384,19 @@ func (c *Config) EffectiveStaleAfter() time.Duration {
 	return 3 * c.Agent.AnnounceInterval
 }
 
-// Embedded reports whether the bus is the embedded in-process one (no bus.url).
-func (c *BusConfig) Embedded() bool { return c.URL == "" }
+// EmbeddedURL, as bus.url or redis.url, asks for the embedded in-process bus
+// or working memory on purpose: only this process reaches it. An empty URL
+// is the embedded one too for an SDK program (node.Open warns that nothing
+// else can reach it), but the local servers for the a2abus commands; see
+// docs/operations.md.
+const EmbeddedURL = "embedded://"
 
-// Embedded reports whether working memory is the embedded in-memory store (no redis.url nor redis.addrs).
-func (c *RedisConfig) Embedded() bool { return c.URL == "" && len(c.Addrs) == 0 }
+// Embedded reports whether the bus is the embedded in-process one: bus.url
+// empty or EmbeddedURL.
+func (c *BusConfig) Embedded() bool { return c.URL == "" || c.URL == EmbeddedURL }
+
+// Embedded reports whether working memory is the embedded in-memory store:
+// redis.url empty or EmbeddedURL, and no redis.addrs.
+func (c *RedisConfig) Embedded() bool {
+	return (c.URL == "" || c.URL == EmbeddedURL) && len(c.Addrs) == 0
+}

@@ -3,18 +3,10 @@ package config
 import (
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/a2abus/a2abus/bus"
 )
-
-// Defaults of the identity keys.
-const DefaultIdentityMode = bus.IdentityAuto
-
-// DefaultSharedUsers is identity.shared_users by default: RabbitMQ's
-// development user (bus.DefaultSharedUsers).
-var DefaultSharedUsers = slices.Clone(bus.DefaultSharedUsers)
 
 // IdentityConfig says how a receiver learns who sent a message: from the
 // broker user that published it (AMQP user_id, validated by RabbitMQ), mapped

@@ -55,8 +55,8 @@ type LoadOptions struct {
 // AddFlags defines on fs the flags Load understands: --amqp-url (bus.url),
 // --redis-url (redis.url), --log-level (log.level), --log-format (log.format).
 func AddFlags(fs *pflag.FlagSet) {
-	fs.String("amqp-url", "", "RabbitMQ URL, amqp:// or amqps:// (bus.url; default: the embedded bus)")
-	fs.String("redis-url", "", "Redis URL, redis:// or rediss:// (redis.url; default: the embedded memory)")
+	fs.String("amqp-url", "", "RabbitMQ URL, amqp:// or amqps://, or "+EmbeddedURL+" for the in-process bus (bus.url)")
+	fs.String("redis-url", "", "Redis URL, redis:// or rediss://, or "+EmbeddedURL+" for the in-process memory (redis.url)")
 	fs.String("log-level", "", "log level: debug|info|warn|error (log.level; default "+DefaultLogLevel+")")
 	fs.String("log-format", "", "log format: json|console (log.format; default "+DefaultLogFormat+")")
 }
@@ -92,9 +92,20 @@ func (o LoadOptions) ResolveFile() (string, error) {
 // validates it. Every bad key is reported (errors.Join of errors wrapping
 // ErrInvalid); unknown keys in the file are errors too.
 func Load(opts LoadOptions) (*Config, error) {
+	cfg, _, err := LoadGiven(opts)
+	return cfg, err
+}
+
+// Given is the set of keys whose value came from the file, an A2ABUS_*
+// variable or a flag, rather than from the defaults.
+type Given map[string]bool
+
+// LoadGiven is Load that also says which keys were given (see Given), for a
+// program that completes what was left to the defaults.
+func LoadGiven(opts LoadOptions) (*Config, Given, error) {
 	path, err := opts.ResolveFile()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	v := viper.New()
 	cfg := Default()
@@ -105,13 +116,18 @@ func Load(opts LoadOptions) (*Config, error) {
 	v.SetEnvPrefix(EnvPrefix)
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
+	given := Given{}
 	if path != "" {
-		if err := readFile(v, path); err != nil {
-			return nil, err
+		fileKeys, err := readFile(v, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, k := range fileKeys {
+			given[k] = true
 		}
 	}
 	if err := bindFlags(v, opts.Flags); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if opts.Warn != nil {
 		for _, w := range UnknownEnv(os.Environ()) {
@@ -123,19 +139,29 @@ func Load(opts LoadOptions) (*Config, error) {
 		if err := f.set(v.Get(f.key)); err != nil {
 			errs = append(errs, err)
 		}
+		if os.Getenv(EnvName(f.key)) != "" { // an empty variable counts as unset, as for viper
+			given[f.key] = true
+		}
+	}
+	if opts.Flags != nil {
+		for name, key := range flagKeys {
+			if f := opts.Flags.Lookup(name); f != nil && f.Changed {
+				given[key] = true
+			}
+		}
 	}
 	if err := errors.Join(append(errs, cfg.validate()...)...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return cfg, nil
+	return cfg, given, nil
 }
 
 // readFile merges the YAML (or JSON) file at path into v, rejecting keys that
-// are not configuration keys.
-func readFile(v *viper.Viper, path string) error {
+// are not configuration keys, and returns the keys it sets.
+func readFile(v *viper.Viper, path string) ([]string, error) {
 	data, err := fileread.Read(path, MaxFileBytes)
 	if err != nil {
-		return fmt.Errorf("config: read file: %w", err)
+		return nil, fmt.Errorf("config: read file: %w", err)
 	}
 	typ := "yaml"
 	if strings.EqualFold(filepath.Ext(path), ".json") {
@@ -145,16 +171,16 @@ func readFile(v *viper.Viper, path string) error {
 	fv := viper.New()
 	fv.SetConfigType(typ)
 	if err := fv.ReadConfig(bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
+		return nil, fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
 	}
 	if err := unknownKeys(fv.AllKeys(), path); err != nil {
-		return err
+		return nil, err
 	}
 	v.SetConfigType(typ)
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
+		return nil, fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
 	}
-	return nil
+	return fv.AllKeys(), nil
 }
 
 // unknownKeys reports every key of a file that is not a configuration key.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/internal/testca"
 )
 
@@ -77,7 +79,7 @@ func TestLoadPrecedence(t *testing.T) {
 	if cfg.Bus.URL != "amqp://h/" || cfg.Redis.URL != "redis://r:6379/0" || cfg.Log.Format != "console" {
 		t.Errorf("flags not applied: %+v", cfg)
 	}
-	if cfg.Bus.Exchange != "fromfile" || cfg.Bus.QueueType != DefaultQueueType {
+	if cfg.Bus.Exchange != "fromfile" || cfg.Bus.QueueType != rabbitmq.QueueTypeClassic {
 		t.Errorf("file and default values lost: exchange %q queue_type %q", cfg.Bus.Exchange, cfg.Bus.QueueType)
 	}
 }
@@ -111,6 +113,7 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"redis.timeout":               "500ms",
 		"memory.result_ttl":           "2h",
 		"memory.conversation_ttl":     "72h",
+		"memory.retry_bound":          "40s",
 		"directory.well_known_file":   "/data/wk.json",
 		"directory.known_agents_file": "/data/known.json",
 		"agent.concurrency":           "16",
@@ -174,7 +177,7 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 			Addrs: []string{"s1:26379", "s2:26379"}, MasterName: "mymaster", Username: "agent",
 			Password: "pw", DB: 4, KeyPrefix: "t1:", Timeout: 500 * time.Millisecond,
 		},
-		Memory: MemoryConfig{ResultTTL: 2 * time.Hour, ConversationTTL: 72 * time.Hour},
+		Memory: MemoryConfig{ResultTTL: 2 * time.Hour, ConversationTTL: 72 * time.Hour, RetryBound: 40 * time.Second},
 		Directory: DirectoryConfig{WellKnownFile: "/data/wk.json", KnownAgentsFile: "/data/known.json", StaleAfter: 90 * time.Second, ForgetAfter: time.Hour, MaxAgents: 50, AnnounceSecret: "0123456789abcdef",
 			Trust: "tofu", PinsFile: "/data/pins.json", VetWait: 5 * time.Second},
 		Agent: AgentConfig{Concurrency: 16, StopTimeout: 5 * time.Second, MaxTaskDuration: 45 * time.Minute, Ephemeral: true, MaxTasks: 3, IdleTimeout: 45 * time.Second, AnnounceInterval: 30 * time.Second,
@@ -214,6 +217,50 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("Load() =\n%+v\nwant\n%+v", cfg, want)
+	}
+}
+
+// LoadGiven names the keys the file, the environment and the flags set,
+// and no key left to its default: what the commands complete themselves.
+func TestLoadGivenNamesWhatWasSet(t *testing.T) {
+	dir := isolate(t)
+	p := writeFile(t, dir, "given.yaml", "log:\n  format: json\nmemory:\n  result_ttl: 15m\n")
+	t.Setenv(EnvName("caller.name"), "Primary")
+	t.Setenv(EnvName("caller.max_depth"), "") // empty: unset
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	AddFlags(fs)
+	if err := fs.Parse([]string{"--log-level", "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, given, err := LoadGiven(LoadOptions{File: p, Flags: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Given{"log.format": true, "memory.result_ttl": true, "caller.name": true, "log.level": true}
+	if !maps.Equal(given, want) || cfg.Log.Level != "debug" || cfg.Caller.Name != "Primary" {
+		t.Errorf("given %v, want %v (level %s, caller %s)", given, want, cfg.Log.Level, cfg.Caller.Name)
+	}
+}
+
+// embedded:// names the embedded bus and memory explicitly; any other
+// spelling of that scheme is refused.
+func TestEmbeddedURL(t *testing.T) {
+	c := Default()
+	c.Bus.URL, c.Redis.URL = EmbeddedURL, EmbeddedURL
+	if err := c.Validate(); err != nil || !c.Bus.Embedded() || !c.Redis.Embedded() || c.Bus.TLSOn() || c.Redis.TLSOn() || len(c.TLSWarnings()) != 0 {
+		t.Fatalf("embedded://: %v (embedded %v/%v, warnings %v)", err, c.Bus.Embedded(), c.Redis.Embedded(), c.TLSWarnings())
+	}
+	c.Bus.URL, c.Redis.URL = "embedded://x", "embedded:"
+	err := c.Validate()
+	for _, key := range []string{"bus.url", "redis.url"} {
+		if !strings.Contains(fmt.Sprint(err), "config: "+key+": the embedded one is spelt exactly embedded://") {
+			t.Errorf("%s: %v", key, err)
+		}
+	}
+	c = Default()
+	c.Redis.URL, c.Redis.Addrs = EmbeddedURL, []string{"a:1"}
+	if err := c.Validate(); !strings.Contains(fmt.Sprint(err), "redis.addrs: cannot be combined with redis.url") {
+		t.Errorf("embedded:// with redis.addrs: %v", err)
 	}
 }
 

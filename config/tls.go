@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -181,8 +182,8 @@ func (t *TLSConfig) validateTLS(prefix string, on bool, off string) []error {
 var amqpTLSParams = []string{"cacertfile", "certfile", "keyfile", "server_name_indication"}
 
 func (c *BusConfig) validateTLS() []error {
-	off := "bus.url is empty (the embedded bus has no network)"
-	if c.URL != "" {
+	off := fmt.Sprintf("bus.url is %s (the embedded bus has no network)", cmp.Or(c.URL, "empty"))
+	if !c.Embedded() {
 		off = fmt.Sprintf("use an amqps:// bus.url, got %q", redact.URL(c.URL))
 	}
 	errs := c.TLS.validateTLS("bus.tls", c.TLSOn(), off)
@@ -199,10 +200,12 @@ func (c *BusConfig) validateTLS() []error {
 func (c *RedisConfig) validateTLS() []error {
 	var off string
 	switch {
-	case c.URL != "":
+	case c.URL != "" && c.URL != EmbeddedURL:
 		off = fmt.Sprintf("use a rediss:// redis.url, got %q", redact.URL(c.URL))
 	case len(c.Addrs) > 0:
 		off = "set redis.tls.enabled: true for redis.addrs"
+	case c.URL == EmbeddedURL:
+		off = "redis.url is " + EmbeddedURL + " (the embedded memory has no network)"
 	default:
 		off = "neither redis.url nor redis.addrs is set (the embedded memory has no network)"
 	}
@@ -226,7 +229,7 @@ func (c *BusConfig) TLSWarnings() []string {
 	if c.TLSOn() && c.TLS.InsecureSkipVerify {
 		w = append(w, "bus.tls.insecure_skip_verify is true: the broker's certificate is not checked, so anyone on the network path can impersonate it and read every message")
 	}
-	if c.URL != "" && !c.TLSOn() && !loopback(c.URL) {
+	if !c.Embedded() && !c.TLSOn() && !loopback(c.URL) {
 		w = append(w, fmt.Sprintf("bus.url %q is amqp:// to another host: messages and the broker password travel in clear (use amqps://)", redact.URL(c.URL)))
 	}
 	return w
@@ -238,7 +241,7 @@ func (c *RedisConfig) TLSWarnings() []string {
 	if c.TLSOn() && c.TLS.InsecureSkipVerify {
 		w = append(w, "redis.tls.insecure_skip_verify is true: Redis's certificate is not checked, so anyone on the network path can impersonate it and read working memory")
 	}
-	if c.URL != "" && !c.TLSOn() && !loopback(c.URL) {
+	if c.URL != "" && c.URL != EmbeddedURL && !c.TLSOn() && !loopback(c.URL) {
 		w = append(w, fmt.Sprintf("redis.url %q is redis:// to another host: working memory and the password travel in clear (use rediss://)", redact.URL(c.URL)))
 	}
 	return w

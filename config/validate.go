@@ -59,7 +59,7 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.Bus.validate()...)
 	errs = append(errs, c.validateIdentity()...)
 	errs = append(errs, c.Redis.validate()...)
-	errs = append(errs, positive("memory.result_ttl", c.Memory.ResultTTL))
+	errs = append(errs, positive("memory.result_ttl", c.Memory.ResultTTL), positive("memory.retry_bound", c.Memory.RetryBound))
 	if c.Memory.ConversationTTL < 0 {
 		errs = append(errs, invalid("memory.conversation_ttl", "must be 0 (keep conversations forever) or a positive duration, got %s", c.Memory.ConversationTTL))
 	}
@@ -185,7 +185,7 @@ func (c *LimitsConfig) validate() []error {
 
 func (c *BusConfig) validate() []error {
 	errs := []error{
-		validateURL("bus.url", c.URL, "amqp", "amqps"),
+		validateServerURL("bus.url", c.URL, "amqp", "amqps"),
 		oneOf("bus.queue_type", c.QueueType, "classic", "quorum"),
 		positive("bus.publish_timeout", c.PublishTimeout),
 		positive("bus.reconnect_min", c.ReconnectMin),
@@ -207,11 +207,13 @@ func (c *BusConfig) validate() []error {
 
 func (c *RedisConfig) validate() []error {
 	errs := []error{
-		validateURL("redis.url", c.URL, "redis", "rediss"),
+		validateServerURL("redis.url", c.URL, "redis", "rediss"),
 		positive("redis.timeout", c.Timeout),
 	}
-	if c.URL != "" {
+	if c.URL != "" && c.URL != EmbeddedURL {
 		errs = append(errs, redisDBPath(c.URL))
+	}
+	if c.URL != "" {
 		if len(c.Addrs) > 0 {
 			errs = append(errs, invalid("redis.addrs", "cannot be combined with redis.url (use one or the other)"))
 		}
@@ -260,6 +262,17 @@ func between(key string, v, lo, hi int) error {
 		return invalid(key, "must be between %d and %d, got %d", lo, hi, v)
 	}
 	return nil
+}
+
+// validateServerURL accepts what validateURL does, and EmbeddedURL.
+func validateServerURL(key, raw string, schemes ...string) error {
+	if raw == EmbeddedURL {
+		return nil
+	}
+	if hasScheme(raw, "embedded") {
+		return invalid(key, "the embedded one is spelt exactly %s, got %q", EmbeddedURL, redact.URL(raw))
+	}
+	return validateURL(key, raw, schemes...)
 }
 
 // validateURL accepts "" or a URL with one of schemes. Values in messages are

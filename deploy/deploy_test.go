@@ -185,7 +185,7 @@ func TestDeadLetterPolicy(t *testing.T) {
 		t.Errorf("apiVersion = %q, want the Messaging Topology Operator's rabbitmq.com/v1beta1", got)
 	}
 	spec := p.Spec
-	dead := a2a.DeadLetterQueue(config.DefaultExchange)
+	dead := a2a.DeadLetterQueue(a2a.DefaultExchange)
 	pattern := "^" + regexp.QuoteMeta(dead) + "$"
 	if spec.Pattern != pattern || spec.ApplyTo != "queues" || spec.Name != "a2a-dead-limits" {
 		t.Errorf("spec = %+v, want name a2a-dead-limits, pattern %s, applyTo queues", spec, pattern)

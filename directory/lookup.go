@@ -98,6 +98,10 @@ func editDistance(a, b []rune) int {
 	return prev[len(b)]
 }
 
+// DefaultVetWait is how long a PatientResolver of the binaries waits for an
+// agent it does not know yet to announce itself (directory.vet_wait).
+const DefaultVetWait = 2 * time.Second
+
 // PatientResolver resolves through a directory that may have just started:
 // an agent it does not know yet gets up to Wait to answer the directory's
 // discovery query before it is refused as AGENT_NOT_FOUND. It satisfies

@@ -14,4 +14,8 @@ var (
 	ErrClosed = errors.New("memory: closed")
 	// ErrUnavailable: the backend did not answer in time or the connection failed; the call may be retried.
 	ErrUnavailable = errors.New("memory: unavailable")
+	// ErrRefused: the server answered the call with an error of its own (out
+	// of memory, no permission, misconfigured …) that it or its operator can
+	// fix; the call may be retried.
+	ErrRefused = errors.New("memory: refused by the server")
 )

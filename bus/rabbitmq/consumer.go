@@ -103,7 +103,7 @@ func (b *Bus) Consume(ctx context.Context, queue string, opts bus.ConsumeOptions
 		}
 		b.log.Warn("rabbitmq consumer interrupted, re-subscribing",
 			zap.String("queue", queue), zap.Error(err))
-		if sleep(ctx, backoff(b.reconnectMin, b.reconnectMax, fails)) {
+		if sleep(ctx, b.reconnect.Delay(fails)) {
 			fails++
 		}
 	}

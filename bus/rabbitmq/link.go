@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/backoff"
 )
 
 // handshakeTimeout bounds the TCP, TLS and AMQP handshakes of one dial.
@@ -25,14 +25,14 @@ const handshakeTimeout = 30 * time.Second
 // runs setup (topology declaration) on every new connection before handing
 // it out.
 type link struct {
-	role     string
-	url      string
-	name     string
-	tls      *tls.Config // Options.TLS; each dial uses a copy (tls.go)
-	setup    func(c *amqp.Connection) error
-	min, max time.Duration
-	log      *zap.Logger
-	done     <-chan struct{} // closed when the bus closes
+	role  string
+	url   string
+	name  string
+	tls   *tls.Config // Options.TLS; each dial uses a copy (tls.go)
+	setup func(c *amqp.Connection) error
+	retry backoff.Policy // the wait before each re-dial
+	log   *zap.Logger
+	done  <-chan struct{} // closed when the bus closes
 
 	mu  sync.Mutex
 	cur *session
@@ -86,7 +86,7 @@ func (l *link) run(ctx context.Context) {
 // redial retries until a connection is set up or ctx is done.
 func (l *link) redial(ctx context.Context) (*amqp.Connection, error) {
 	for attempt := 0; ; attempt++ {
-		t := time.NewTimer(backoff(l.min, l.max, attempt))
+		t := time.NewTimer(l.retry.Delay(attempt))
 		select {
 		case <-t.C:
 		case <-ctx.Done():
@@ -232,16 +232,4 @@ func (l *link) close(deadline time.Time) error {
 		return fmt.Errorf("close %s connection: %w", l.role, err)
 	}
 	return nil
-}
-
-// backoff is the delay before re-dial attempt n (0-based): min·2ⁿ capped at
-// max, with jitter drawn from its upper half.
-func backoff(lo, hi time.Duration, n int) time.Duration {
-	d := lo
-	for i := 0; i < n && d < hi; i++ {
-		d *= 2
-	}
-	d = min(d, hi)
-	half := d / 2
-	return half + rand.N(d-half+1)
 }

@@ -62,18 +62,3 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
-
-func TestBackoff(t *testing.T) {
-	lo, hi := 100*time.Millisecond, 2*time.Second
-	for n, ceil := range []time.Duration{lo, 2 * lo, 4 * lo, 8 * lo, 16 * lo, hi, hi} {
-		for range 50 {
-			d := backoff(lo, hi, n)
-			if d < ceil/2 || d > ceil {
-				t.Fatalf("backoff attempt %d = %v, want within [%v, %v]", n, d, ceil/2, ceil)
-			}
-		}
-	}
-	if d := backoff(lo, hi, 1000); d > hi {
-		t.Errorf("backoff after many attempts = %v, above the cap %v", d, hi)
-	}
-}

@@ -29,6 +29,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/backoff"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -36,8 +37,7 @@ import (
 type Bus struct {
 	exchange, dlx, queueType string
 	publishTimeout           time.Duration
-	reconnectMin             time.Duration
-	reconnectMax             time.Duration
+	reconnect                backoff.Policy // ReconnectMin..ReconnectMax: re-dials and re-subscriptions
 	log                      *zap.Logger
 	user                     string // the connection's broker user, set as every publish's user_id
 
@@ -75,8 +75,7 @@ func Dial(ctx context.Context, opts Options) (*Bus, error) {
 		dlx:            a2a.DeadLetterExchange(opts.Exchange),
 		queueType:      opts.QueueType,
 		publishTimeout: opts.PublishTimeout,
-		reconnectMin:   opts.ReconnectMin,
-		reconnectMax:   opts.ReconnectMax,
+		reconnect:      backoff.Policy{Min: opts.ReconnectMin, Max: opts.ReconnectMax},
 		log:            opts.Logger,
 		user:           urlUser(opts.URL),
 		ctx:            bctx,
@@ -84,7 +83,7 @@ func Dial(ctx context.Context, opts Options) (*Bus, error) {
 	}
 	newLink := func(role string, setup func(*amqp.Connection) error) *link {
 		return &link{role: role, url: opts.URL, name: opts.ConnectionName, setup: setup, tls: opts.TLS,
-			min: opts.ReconnectMin, max: opts.ReconnectMax, log: opts.Logger, done: bctx.Done()}
+			retry: b.reconnect, log: opts.Logger, done: bctx.Done()}
 	}
 	b.publish = newLink("publish", b.setupPublish)
 	b.consume = newLink("consume", b.setupConsume)

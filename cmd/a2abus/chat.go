@@ -150,7 +150,8 @@ func buildChat(ctx context.Context, h *node.Host, e *env, session string, onEven
 		return nil, cliutil.Refused(fmt.Errorf("chat: session %q: %w", session, err))
 	}
 	s, err := chat.New(chat.Options{SessionID: session, Model: model, Caller: cl, Agents: tools.DirectoryLister{Directory: d},
-		Resolver: resolver, Memory: h.Node.Memory, Chat: e.Config.Chat, MaxToolArgumentBytes: e.Config.LLM.MaxToolArgumentBytes, OnEvent: onEvent, Logger: e.Log})
+		Resolver: resolver, Memory: h.Node.Memory, Chat: e.Config.Chat, MaxToolArgumentBytes: e.Config.LLM.MaxToolArgumentBytes,
+		MemoryRetryBound: e.Config.Memory.RetryBound, OnEvent: onEvent, Logger: e.Log})
 	if err != nil {
 		return nil, err
 	}

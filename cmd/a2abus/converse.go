@@ -273,7 +273,7 @@ func runConverse(ctx context.Context, e *env, f *converseFlags, body func(contex
 	cl, n := oc.cl, oc.node
 	out := eventPrinter(e.Out, f.asJSON)
 	o, err := converse.New(converse.Options{
-		Caller: cl, Bus: n.Bus, Memory: n.Memory, LeaseTTL: f.leaseTTL, Logger: e.Log,
+		Caller: cl, Bus: n.Bus, Memory: n.Memory, LeaseTTL: f.leaseTTL, MemoryRetryBound: e.Config.Memory.RetryBound, Logger: e.Log,
 		Policy:  converse.Policy{Rules: policyRules(e.Config.Policy), Bus: n.Guard},
 		OnEvent: func(c *converse.Conversation, ev converse.Event) { out(c, ev) },
 	})

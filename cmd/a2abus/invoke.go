@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -58,7 +57,7 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fl.BoolVar(&f.noNestedCalls, "no-nested-calls", false, "forbid the agent to call other agents for this task (they are refused with FORBIDDEN)")
 	fl.BoolVar(&f.stream, "stream", false, "ask the agent to send status updates (--wait always does): a later \"a2abus wait TASK\" shows those that arrive while it waits")
-	fl.DurationVar(&f.directoryWait, "directory-wait", config.DefaultVetWait,
+	fl.DurationVar(&f.directoryWait, "directory-wait", directory.DefaultVetWait,
 		"how long an agent the directory does not know yet may take to announce itself before the call is refused (directory.vet_wait; 0: do not check the directory)")
 	_ = cmd.RegisterFlagCompletionFunc("priority", cobra.FixedCompletions([]string{"high", "normal", "low"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

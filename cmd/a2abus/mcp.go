@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/mcpserver"
 	"github.com/a2abus/a2abus/pkg/node"
@@ -58,7 +58,7 @@ func newMCPCmd(c *cli) *cobra.Command {
 	fl.StringVar(&f.httpAddr, "http", "", "serve streamable HTTP on this address (host:port; port 0 picks one) at /mcp instead of stdio")
 	fl.StringVar(&f.session, "session", "", "the a2a session every MCP session works in (default: a fresh mcp-<random> per MCP session)")
 	fl.StringVar(&f.callerName, "caller", "", "caller name; results come back on agent.response.<caller> (default caller.name)")
-	fl.DurationVar(&f.directoryWait, "directory-wait", config.DefaultVetWait,
+	fl.DurationVar(&f.directoryWait, "directory-wait", directory.DefaultVetWait,
 		"how long an agent the directory does not know yet may take to announce itself before invoke_agent refuses it (directory.vet_wait)")
 	fl.DurationVar(&f.callTimeout, "call-timeout", mcpserver.DefaultCallTimeout, "bound of one tool call (a call with wait: true gets caller.max_timeout more)")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "close an HTTP session idle this long")

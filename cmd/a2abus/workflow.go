@@ -128,7 +128,7 @@ func runWorkflowFile(ctx context.Context, e *env, f workflowRunFlags, wf *workfl
 	}
 	cl, n := oc.cl, oc.node
 	eng, err := workflow.New(workflow.Options{Caller: cl, Memory: n.Memory, Logger: e.Log, MaxSteps: e.Config.Workflow.MaxSteps,
-		MaxRenderBytes: e.Config.Workflow.MaxRenderBytes})
+		MaxRenderBytes: e.Config.Workflow.MaxRenderBytes, MemoryRetryBound: e.Config.Memory.RetryBound})
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,9 @@
 //
 // It is configured like the a2abus binaries: a2abus.yaml in the working
 // directory (or /etc/a2abus), then A2ABUS_* variables. Without bus.url and
-// redis.url it runs on the embedded bus, alone in its process; to be called
-// from elsewhere, point it at RabbitMQ and Redis:
+// redis.url it runs on the embedded bus, alone in its process (node.Open
+// warns so; embedded:// says it on purpose); to be called from elsewhere,
+// point it at RabbitMQ and Redis:
 //
 //	A2ABUS_BUS_URL=amqp://guest:guest@127.0.0.1:5672/ A2ABUS_REDIS_URL=redis://127.0.0.1:6379/0 go run ./examples/go-agent
 //

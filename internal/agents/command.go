@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/cliutil"
+	"github.com/a2abus/a2abus/pkg/agent"
 )
 
 // Flags are the command-line overrides of a served agent: --name,
@@ -34,8 +35,8 @@ func AddFlags(fs *pflag.FlagSet, oneShot bool) *Flags {
 	} else {
 		fs.BoolVar(&f.ephemeral, "ephemeral", false, "run --max-tasks tasks (or wait --idle-timeout for one), then exit (agent.ephemeral)")
 	}
-	fs.IntVar(&f.maxTasks, "max-tasks", config.DefaultMaxTasks, "tasks an ephemeral agent runs before it exits (agent.max_tasks)")
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", config.DefaultIdleTimeout, "how long an ephemeral agent waits for a task before it exits (agent.idle_timeout)")
+	fs.IntVar(&f.maxTasks, "max-tasks", agent.DefaultMaxTasks, "tasks an ephemeral agent runs before it exits (agent.max_tasks)")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", agent.DefaultIdleTimeout, "how long an ephemeral agent waits for a task before it exits (agent.idle_timeout)")
 	fs.StringVar(&f.docs, "docs", "", "ResearchAgent: folder of .md and .txt files to search (research.docs_dir; default "+config.DefaultDocsDir+")")
 	return f
 }

@@ -76,7 +76,8 @@ func NewOrchestrator(h *node.Host, name string, wfs []*workflow.Workflow) (*Orch
 		return nil, err
 	}
 	wcfg := h.Node.Config.Workflow
-	e, err := workflow.New(workflow.Options{Caller: c, Memory: h.Node.Memory, MaxRenderBytes: wcfg.MaxRenderBytes, MaxSteps: wcfg.MaxSteps, Logger: h.Node.Log})
+	e, err := workflow.New(workflow.Options{Caller: c, Memory: h.Node.Memory, MaxRenderBytes: wcfg.MaxRenderBytes, MaxSteps: wcfg.MaxSteps,
+		MemoryRetryBound: h.Node.Config.Memory.RetryBound, Logger: h.Node.Log})
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,8 @@ type PrimaryOptions struct {
 	Chat config.ChatConfig
 	// MaxToolArgumentBytes bounds each tool call's arguments (llm.max_tool_argument_bytes; 0: the default).
 	MaxToolArgumentBytes int
+	// MemoryRetryBound is each session's chat.Options.MemoryRetryBound (memory.retry_bound).
+	MemoryRetryBound time.Duration
 	// Idle is how long a quiet session is watched; default DefaultPrimaryIdle.
 	Idle time.Duration
 	// Logger receives the sessions' failures; nil means none.
@@ -151,7 +153,7 @@ func (p *Primary) session(id string) (*chat.Session, error) {
 	w.seen.Store(time.Now().UnixNano())
 	s, err := chat.New(chat.Options{
 		SessionID: id, Model: p.opts.Model, Caller: p.opts.Caller, Agents: p.opts.Agents, Resolver: p.opts.Resolver,
-		Memory: p.opts.Memory, Chat: p.opts.Chat, MaxToolArgumentBytes: p.opts.MaxToolArgumentBytes, Logger: p.opts.Logger,
+		Memory: p.opts.Memory, Chat: p.opts.Chat, MaxToolArgumentBytes: p.opts.MaxToolArgumentBytes, MemoryRetryBound: p.opts.MemoryRetryBound, Logger: p.opts.Logger,
 		OnEvent: func(ev chat.Event) {
 			if ev.Kind == chat.EventTurn {
 				w.seen.Store(time.Now().UnixNano())
@@ -259,7 +261,7 @@ func buildPrimary(h *node.Host, name string) error {
 		return err
 	}
 	p, err := NewPrimary(PrimaryOptions{Model: model, Caller: c, Agents: tools.DirectoryLister{Directory: d}, Resolver: resolver,
-		Memory: n.Memory, Chat: n.Config.Chat, MaxToolArgumentBytes: n.Config.LLM.MaxToolArgumentBytes, Logger: n.Log})
+		Memory: n.Memory, Chat: n.Config.Chat, MaxToolArgumentBytes: n.Config.LLM.MaxToolArgumentBytes, MemoryRetryBound: n.Config.Memory.RetryBound, Logger: n.Log})
 	if err != nil {
 		return err
 	}

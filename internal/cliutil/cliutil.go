@@ -24,10 +24,10 @@ import (
 func AddConfigFlags(fs *pflag.FlagSet, file *string) {
 	fs.StringVar(file, "config", "", "configuration file (default: "+config.FileName+" in the working directory, then /etc/a2abus/, if present)")
 	config.AddFlags(fs)
-	fs.Lookup("amqp-url").Usage = "RabbitMQ URL, amqp:// or amqps:// (bus.url, " + config.EnvName("bus.url") + "; default " +
-		LocalAMQPURL + ", demo: the embedded bus)"
-	fs.Lookup("redis-url").Usage = "Redis URL, redis:// or rediss:// (redis.url, " + config.EnvName("redis.url") + "; default " +
-		LocalRedisURL + ", demo: the embedded memory)"
+	fs.Lookup("amqp-url").Usage = "RabbitMQ URL, amqp:// or amqps://, or " + config.EmbeddedURL + " (bus.url, " + config.EnvName("bus.url") +
+		"; default " + LocalAMQPURL + ", demo: the embedded bus)"
+	fs.Lookup("redis-url").Usage = "Redis URL, redis:// or rediss://, or " + config.EmbeddedURL + " (redis.url, " + config.EnvName("redis.url") +
+		"; default " + LocalRedisURL + ", demo: the embedded memory)"
 	fs.Lookup("log-level").Usage = "log level: debug|info|warn|error (log.level; default warn, info for serve, directory, mcp and the agents)"
 	fs.Lookup("log-format").Usage = "log format: json|console (log.format; default console, json for serve, directory, mcp and the agents)"
 	fs.Bool(EmbeddedFlag, false, "with bus.url / redis.url unset, use an embedded in-process bus / memory instead of the local servers "+
@@ -70,15 +70,12 @@ func load(cmd *cobra.Command, configFile string, logTo io.Writer) (*Loaded, erro
 	}
 	// The file is resolved: an empty SearchDirs stops Load searching again.
 	var warnings []string // A2ABUS_* variables that set nothing, logged once the logger is built
-	cfg, err := config.Load(config.LoadOptions{File: file, SearchDirs: []string{}, Flags: cmd.Flags(),
+	cfg, given, err := config.LoadGiven(config.LoadOptions{File: file, SearchDirs: []string{}, Flags: cmd.Flags(),
 		Warn: func(w string) { warnings = append(warnings, w) }})
 	if err != nil {
 		return nil, err
 	}
-	origins, err := ProfileOf(cmd).apply(cfg, cmd.Flags(), file)
-	if err != nil {
-		return nil, err
-	}
+	origins := ProfileOf(cmd).apply(cfg, cmd.Flags(), given)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

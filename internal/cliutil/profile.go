@@ -1,13 +1,8 @@
 package cliutil
 
 import (
-	"fmt"
-	"os"
-	"strings"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/a2abus/a2abus/config"
 )
@@ -79,7 +74,8 @@ const (
 	Configured Origin = iota
 	// LocalDefault: unset, so the local server (LocalAMQPURL, LocalRedisURL).
 	LocalDefault
-	// Embedded: unset, so the embedded in-process one.
+	// Embedded: the embedded in-process one: config.EmbeddedURL, or unset
+	// under Demo or --embedded.
 	Embedded
 )
 
@@ -87,71 +83,43 @@ const (
 type Origins struct{ Bus, Memory Origin }
 
 // apply completes cfg for p: the servers, then the logging. fs holds the
-// command's flags (--embedded, --log-level, --log-format); file is the
-// configuration file read ("" for none).
-func (p Profile) apply(cfg *config.Config, fs *pflag.FlagSet, file string) (Origins, error) {
+// command's flags (--embedded); given, the keys the file, the environment
+// or a flag set. The embedded bus or memory it chooses is written as
+// config.EmbeddedURL: asked for, so node.Open does not warn about it.
+func (p Profile) apply(cfg *config.Config, fs *pflag.FlagSet, given config.Given) Origins {
 	var o Origins
 	embedded := p == Demo
 	if f := fs.Lookup(EmbeddedFlag); f != nil && f.Changed {
 		embedded = f.Value.String() == "true"
 	}
+	if cfg.Bus.URL == config.EmbeddedURL {
+		o.Bus = Embedded
+	}
+	if cfg.Redis.URL == config.EmbeddedURL {
+		o.Memory = Embedded
+	}
 	if p != AsConfigured {
 		if cfg.Bus.URL == "" {
-			o.Bus = Embedded
+			cfg.Bus.URL, o.Bus = config.EmbeddedURL, Embedded
 			if !embedded {
 				cfg.Bus.URL, o.Bus = LocalAMQPURL, LocalDefault
 			}
 		}
-		if cfg.Redis.Embedded() {
-			o.Memory = Embedded
+		if cfg.Redis.URL == "" && len(cfg.Redis.Addrs) == 0 {
+			cfg.Redis.URL, o.Memory = config.EmbeddedURL, Embedded
 			if !embedded {
 				cfg.Redis.URL, o.Memory = LocalRedisURL, LocalDefault
 			}
 		}
 	}
 	if p == Daemon || p == AsConfigured {
-		return o, nil
+		return o
 	}
-	asked, err := logAsked(fs, file)
-	if err != nil {
-		return o, err
-	}
-	if !asked["level"] {
+	if !given["log.level"] {
 		cfg.Log.Level = "warn"
 	}
-	if !asked["format"] {
+	if !given["log.format"] {
 		cfg.Log.Format = "console"
 	}
-	return o, nil
-}
-
-// logAsked reports which of log.level and log.format were set by a flag, an
-// A2ABUS_* variable or the file.
-func logAsked(fs *pflag.FlagSet, file string) (map[string]bool, error) {
-	asked := map[string]bool{}
-	for _, k := range []string{"level", "format"} {
-		f := fs.Lookup("log-" + k)
-		asked[k] = f != nil && f.Changed || os.Getenv(config.EnvName("log."+k)) != ""
-	}
-	if file == "" || asked["level"] && asked["format"] {
-		return asked, nil
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("config: read file: %w", err)
-	}
-	var doc map[string]any // YAML or JSON; config.Load has validated it already
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%w: parse %q: %v", config.ErrInvalid, file, err)
-	}
-	for k, v := range doc {
-		if !strings.EqualFold(k, "log") {
-			continue
-		}
-		section, _ := v.(map[string]any)
-		for sk := range section {
-			asked[strings.ToLower(sk)] = true
-		}
-	}
-	return asked, nil
+	return o
 }

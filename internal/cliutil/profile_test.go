@@ -54,15 +54,17 @@ func TestProfilesChooseServersAndLogging(t *testing.T) {
 		wantUnsetParent bool
 	}{
 		{"interactive by default", "", nil, nil, LocalAMQPURL, LocalRedisURL, local, "warn", "console", false},
-		{"interactive --embedded", Interactive, nil, []string{"--embedded"}, "", "", embedded, "warn", "console", false},
+		{"interactive --embedded", Interactive, nil, []string{"--embedded"}, config.EmbeddedURL, config.EmbeddedURL, embedded, "warn", "console", false},
+		{"embedded:// configured", Interactive, map[string]string{"A2ABUS_BUS_URL": config.EmbeddedURL}, nil,
+			config.EmbeddedURL, LocalRedisURL, Origins{Bus: Embedded, Memory: LocalDefault}, "warn", "console", false},
 		{"interactive, level asked by the environment", Interactive, map[string]string{"A2ABUS_LOG_LEVEL": "debug"}, nil,
 			LocalAMQPURL, LocalRedisURL, local, "debug", "console", false},
 		{"interactive, format asked by the file", Interactive, nil, []string{"--config", logFile}, LocalAMQPURL, LocalRedisURL, local, "warn", "json", false},
 		{"interactive, level asked by the flag", Interactive, nil, []string{"--log-level", "info"}, LocalAMQPURL, LocalRedisURL, local, "info", "console", false},
 		{"configured servers are kept", Interactive, map[string]string{"A2ABUS_BUS_URL": "amqp://u:p@rabbit:5672/"}, []string{"--embedded"},
-			"amqp://u:p@rabbit:5672/", "", Origins{Bus: Configured, Memory: Embedded}, "warn", "console", false},
+			"amqp://u:p@rabbit:5672/", config.EmbeddedURL, Origins{Bus: Configured, Memory: Embedded}, "warn", "console", false},
 		{"daemon", Daemon, nil, nil, LocalAMQPURL, LocalRedisURL, local, config.DefaultLogLevel, config.DefaultLogFormat, false},
-		{"demo", Demo, nil, nil, "", "", embedded, "warn", "console", false},
+		{"demo", Demo, nil, nil, config.EmbeddedURL, config.EmbeddedURL, embedded, "warn", "console", false},
 		{"demo --embedded=false", Demo, nil, []string{"--embedded=false"}, LocalAMQPURL, LocalRedisURL, local, "warn", "console", false},
 		{"as configured", AsConfigured, nil, nil, "", "", Origins{}, config.DefaultLogLevel, config.DefaultLogFormat, false},
 	} {

@@ -175,10 +175,10 @@ func (l *Loaded) Explain(err error) error {
 	}
 	r := l.Config.Redis
 	switch {
-	case server == "bus" && l.Config.Bus.URL != "":
+	case server == "bus" && !l.Config.Bus.Embedded():
 		return &UnreachableError{Server: "RabbitMQ", Where: redact(l.Config.Bus.URL), Key: "bus.url", Env: config.EnvName("bus.url"),
 			Flag: "--amqp-url", Origin: l.Origins.Bus, Err: err}
-	case server == "memory" && r.URL != "":
+	case server == "memory" && r.URL != "" && !r.Embedded():
 		return &UnreachableError{Server: "Redis", Where: redact(r.URL), Key: "redis.url", Env: config.EnvName("redis.url"),
 			Flag: "--redis-url", Origin: l.Origins.Memory, Err: err}
 	}

@@ -134,8 +134,10 @@ func (m *backend) call(ctx context.Context, op string, fn func(ctx context.Conte
 // classify maps a go-redis error: a missing key to memory.ErrNotFound, a closed
 // client to memory.ErrClosed, and — unless the caller's own ctx ended — a
 // timeout, a broken connection or a server that cannot serve now to
-// memory.ErrUnavailable.
+// memory.ErrUnavailable, and any other error the server answered (OOM,
+// NOPERM, MISCONF …) to memory.ErrRefused.
 func classify(ctx context.Context, err error) error {
+	var reply goredis.Error
 	switch {
 	case errors.Is(err, goredis.Nil):
 		return memory.ErrNotFound
@@ -145,6 +147,8 @@ func classify(ctx context.Context, err error) error {
 		return err
 	case unavailable(err):
 		return fmt.Errorf("%w: %w", memory.ErrUnavailable, err)
+	case errors.As(err, &reply):
+		return fmt.Errorf("%w: %w", memory.ErrRefused, err)
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/backoff"
 	"github.com/a2abus/a2abus/memory"
 )
 
@@ -18,10 +19,10 @@ const (
 	// resyncInterval is how often an idle subscription re-reads the list, in
 	// case an announcement was lost on a connection that looked healthy.
 	resyncInterval = 10 * time.Second
-	// retryMin and retryMax bound the backoff of a subscription whose reads fail.
-	retryMin = 100 * time.Millisecond
-	retryMax = 5 * time.Second
 )
+
+// readBackoff is the wait before a subscription whose reads fail reads again.
+var readBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}
 
 // SubscribeTurns delivers every turn of session with Seq > afterSeq, in order,
 // without gaps or duplicates. It subscribes to the session's channel first,
@@ -93,7 +94,7 @@ func (s *subscription) run(ctx context.Context) {
 	events := s.ps.ChannelWithSubscriptions()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	backoff, failing := retryMin, false
+	fails := 0 // reads failed in a row
 	for {
 		select {
 		case <-ctx.Done():
@@ -113,19 +114,17 @@ func (s *subscription) run(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			if !failing {
+			if fails == 0 {
 				s.log.Warn("redis working memory: subscription cannot read turns, retrying", zap.Error(err))
-				failing = true
 			}
-			timer.Reset(backoff)
-			backoff = min(2*backoff, retryMax)
+			timer.Reset(readBackoff.Delay(fails))
+			fails++
 			continue
 		}
-		if failing {
+		if fails > 0 {
 			s.log.Info("redis working memory: subscription reads turns again", zap.Int64("seq", s.last))
-			failing = false
+			fails = 0
 		}
-		backoff = retryMin
 		timer.Reset(resyncInterval)
 	}
 }

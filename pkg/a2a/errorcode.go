@@ -33,13 +33,82 @@ const (
 // Valid reports whether c is well formed (upper case, digits and '_').
 func (c ErrorCode) Valid() bool { return errorCodePattern.match(string(c)) }
 
-// DefaultRetryable reports whether a failure with this code is worth retrying by default.
-func (c ErrorCode) DefaultRetryable() bool {
+// Retry is an error code's answer to "may the same call pass if it is made
+// again?": the one rule every retry loop of a2abus follows (see
+// ErrorCode.Retry and Error.ShouldRetry).
+type Retry uint8
+
+const (
+	// RetryNever: the same call fails the same way. Its input, address,
+	// permission or call chain is wrong, it was canceled, or its result can
+	// never be delivered. No loop tries it again, whatever the error's
+	// retryable flag says.
+	RetryNever Retry = iota
+	// RetryLater: a passing condition (a deadline, load, a limit, an open
+	// circuit, an outage). The call may pass after a wait; every loop tries
+	// it again.
+	RetryLater
+	// RetrySenderKnows: the work itself failed, or the code is one this
+	// version does not know. Only the sender knows whether another attempt
+	// can pass, and says so in the error's retryable flag; a loop with its
+	// own, explicit bound on attempts may try anyway (RetryFailedWork).
+	RetrySenderKnows
+)
+
+// String names r as the docs do.
+func (r Retry) String() string {
+	switch r {
+	case RetryNever:
+		return "never"
+	case RetryLater:
+		return "later"
+	case RetrySenderKnows:
+		return "sender knows"
+	}
+	return fmt.Sprintf("Retry(%d)", uint8(r))
+}
+
+// Retry is this code's retry rule; docs/wire-protocol.md has the table.
+func (c ErrorCode) Retry() Retry {
 	switch c {
 	case CodeTimeout, CodeRateLimited, CodeBusy, CodeCircuitOpen, CodeUnavailable:
+		return RetryLater
+	case CodeAgentNotFound, CodeSkillNotSupported, CodeInvalidInput, CodeCanceled, CodeCycleDetected,
+		CodeDepthExceeded, CodeForbidden, CodeResultTooLarge:
+		return RetryNever
+	}
+	return RetrySenderKnows // EXECUTION_FAILED, INTERNAL, and codes of newer peers
+}
+
+// DefaultRetryable is the retryable flag of an error with this code when
+// its sender does not choose: true for the RetryLater codes.
+func (c ErrorCode) DefaultRetryable() bool { return c.Retry() == RetryLater }
+
+// RetryPolicy is how a retry loop treats a failure whose code leaves the
+// choice to its sender (RetrySenderKnows). The codes that say never or
+// later mean the same to every loop.
+type RetryPolicy uint8
+
+const (
+	// FollowSender tries such a failure again only when its error says retryable.
+	FollowSender RetryPolicy = iota
+	// RetryFailedWork tries it again whatever the flag says: for a loop whose
+	// user set an explicit bound on the attempts (a workflow step's
+	// retries, a conversation's max_failures).
+	RetryFailedWork
+)
+
+// ShouldRetry reports whether a retry loop under policy p makes the call
+// that failed with e again: never for a RetryNever code, always for a
+// RetryLater one, and for the others as e.Retryable and p say.
+func (e *Error) ShouldRetry(p RetryPolicy) bool {
+	switch e.Code.Retry() {
+	case RetryNever:
+		return false
+	case RetryLater:
 		return true
 	}
-	return false
+	return e.Retryable || p == RetryFailedWork
 }
 
 // Error is a typed failure of a call: a code, a human message and whether a

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/backoff"
 	"github.com/a2abus/a2abus/internal/textcut"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -146,6 +147,9 @@ func (a *Agent) announceWorking(ctx context.Context, t *Task) {
 // statusSendTimeout bounds the send of a working status.
 const statusSendTimeout = 2 * time.Second
 
+// replyBackoff is the wait between the attempts of a reply's publish.
+var replyBackoff = backoff.Policy{Min: 50 * time.Millisecond, Max: 2 * time.Second}
+
 func (a *Agent) publishTo(ctx context.Context, caller string, p a2a.Payload, trace a2a.Trace) error {
 	key, err := a2a.ResponseRoutingKey(caller)
 	if err != nil {
@@ -156,18 +160,14 @@ func (a *Agent) publishTo(ctx context.Context, caller string, p a2a.Payload, tra
 		return fmt.Errorf("%w: %s: %w", errUnencodable, p.Kind(), err)
 	}
 	msg := bus.FromEnvelope(key, env)
-	backoff := 50 * time.Millisecond
-	for {
+	for attempt := 0; ; attempt++ {
 		err = a.opts.Bus.Publish(ctx, msg)
 		if err == nil || !retryable(err) {
 			break
 		}
-		select {
-		case <-ctx.Done():
+		if !backoff.Sleep(ctx, replyBackoff.Delay(attempt)) {
 			return fmt.Errorf("publish %s to %q: %w (last error: %w)", p.Kind(), key, ctx.Err(), err)
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 2*time.Second)
 	}
 	if err != nil {
 		return fmt.Errorf("publish %s to %q: %w", p.Kind(), key, err)

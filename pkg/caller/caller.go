@@ -42,13 +42,12 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultResultTTL      = 60 * time.Minute
-	DefaultTimeout        = 30 * time.Second
-	DefaultMaxTimeout     = 5 * time.Minute
-	DefaultSweepInterval  = time.Second
-	DefaultConcurrency    = 8
-	DefaultPollInterval   = 500 * time.Millisecond
-	DefaultMemoryRetryMax = 2 * time.Second
+	DefaultResultTTL     = 60 * time.Minute
+	DefaultTimeout       = 30 * time.Second
+	DefaultMaxTimeout    = 5 * time.Minute
+	DefaultSweepInterval = time.Second
+	DefaultConcurrency   = 8
+	DefaultPollInterval  = 500 * time.Millisecond
 	// DefaultMemoryRetryBound is the default of Options.MemoryRetryBound:
 	// below RabbitMQ's default consumer_timeout of 30 minutes.
 	DefaultMemoryRetryBound = 25 * time.Minute
@@ -302,53 +301,34 @@ func (c *Caller) mode() string {
 }
 
 // retry runs op until it succeeds, backing off after every failure of
-// working memory — unavailable, read-only, out of memory, refused by an
-// ACL, misconfigured — so that an outcome waits until memory takes it
-// instead of its response being requeued into the dead-letter queue. It
-// gives up at once on a permanent error (see permanent), and when ctx ends:
-// handleResponse bounds ctx with Options.MemoryRetryBound.
+// working memory that waiting may cure (memory.Transient: unavailable,
+// read-only, out of memory, refused by an ACL, misconfigured), so that an
+// outcome waits until memory takes it instead of its response being
+// requeued into the dead-letter queue. It gives up at once on any other
+// error, and when ctx ends: handleResponse bounds ctx with
+// Options.MemoryRetryBound.
 func (c *Caller) retry(ctx context.Context, what string, op func(context.Context) error) error {
-	backoff := 50 * time.Millisecond
+	var failed memory.Failure
 	var first time.Time
-	for attempt := 1; ; attempt++ {
-		err := op(ctx)
-		if err == nil {
-			if attempt > 1 {
-				c.log.Info("working memory accepted the write after failures", zap.String("op", what),
-					zap.Int("attempts", attempt), zap.Duration("waited", time.Since(first)))
-			}
-			return nil
-		}
-		if permanent(err) || ctx.Err() != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		if attempt == 1 {
+	err := memory.Retry(ctx, 0, op, func(f memory.Failure) {
+		if f.First() {
 			first = time.Now()
 		}
+		failed = f
 		c.observeRetry(what)
-		if attempt == 1 || attempt%20 == 0 { // the first failure, then about every 40s
+		if f.First() || f.Attempt%20 == 0 { // the first failure, then about every 40s
 			c.log.Warn("working memory failed; the outcome waits (its response unacked) and is retried",
-				zap.String("op", what), zap.Int("attempt", attempt), zap.Duration("waited", time.Since(first)), zap.Error(err))
+				zap.String("op", what), zap.Int("attempt", f.Attempt), zap.Duration("waited", f.Waited), zap.Error(f.Err))
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: %w (last error: %w)", what, context.Cause(ctx), err)
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, DefaultMemoryRetryMax)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-}
-
-// permanent reports whether a failure of working memory cannot go away by
-// waiting: an invalid key or argument (a bug), a closed memory, a stored
-// value that does not decode. Anything else — unavailable, or an error the
-// server answered (READONLY, OOM, NOPERM, MISCONF, NOAUTH …) — may be fixed
-// by the server or its operator, and is retried.
-func permanent(err error) bool {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	return errors.Is(err, memory.ErrInvalidKey) || errors.Is(err, memory.ErrInvalidArgument) ||
-		errors.Is(err, memory.ErrClosed) || errors.As(err, &syntax) || errors.As(err, &typ)
+	if failed.Attempt > 0 {
+		c.log.Info("working memory accepted the write after failures", zap.String("op", what),
+			zap.Int("attempts", failed.Attempt+1), zap.Duration("waited", time.Since(first)))
+	}
+	return nil
 }
 
 // errRetryBound is the cause of a response's context that outlived

@@ -208,8 +208,9 @@ func (f *flakyMemory) left() int {
 // TIMEOUT. (Before the fix it was requeued at once until dead-lettered.)
 func TestMemoryErrorsDelayButLoseNothing(t *testing.T) {
 	errs := map[string]error{
-		"readonly": errors.New("READONLY You can't write against a read only replica."),
-		"oom":      errors.New("OOM command not allowed when used memory > 'maxmemory'."),
+		// As memory/redismem reports them.
+		"readonly": fmt.Errorf("%w: READONLY You can't write against a read only replica.", memory.ErrUnavailable),
+		"oom":      fmt.Errorf("%w: OOM command not allowed when used memory > 'maxmemory'.", memory.ErrRefused),
 	}
 	each(t, func(t *testing.T, w *world) {
 		for name, merr := range errs {
@@ -253,7 +254,7 @@ func TestRetryStopsOnPermanentErrorsAndAtTheBound(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), 300*time.Millisecond, errRetryBound)
 	defer cancel()
-	oom := errors.New("OOM command not allowed")
+	oom := fmt.Errorf("%w: OOM command not allowed", memory.ErrRefused)
 	calls = 0
 	err = c.retry(ctx, "store", func(context.Context) error { calls++; return oom })
 	if !errors.Is(err, errRetryBound) || !errors.Is(err, oom) || calls < 2 {

@@ -277,17 +277,22 @@ func (c *Caller) batch(ctx context.Context, what string, ops ...memory.Op) error
 func (c *Caller) claim(ctx context.Context, key, by string) (string, error) {
 	var winner string
 	err := c.retry(ctx, "claim task", func(ctx context.Context) error {
-		res, err := c.opts.Memory.Batch(ctx, c.claimOp(key, by))
-		if err != nil {
-			return err
+		for range 3 { // a claim that expired between the two calls is claimed again
+			res, err := c.opts.Memory.Batch(ctx, c.claimOp(key, by))
+			if err != nil {
+				return err
+			}
+			if res[0].Applied {
+				winner = by
+				return nil
+			}
+			b, err := c.opts.Memory.Get(ctx, key)
+			if !errors.Is(err, memory.ErrNotFound) {
+				winner = string(b)
+				return err
+			}
 		}
-		if res[0].Applied {
-			winner = by
-			return nil
-		}
-		b, err := c.opts.Memory.Get(ctx, key)
-		winner = string(b)
-		return err
+		return fmt.Errorf("claim %s: %w: it kept expiring as it was read", key, memory.ErrNotFound)
 	})
 	return winner, err
 }

@@ -122,9 +122,6 @@ func (s *Session) claim(ctx context.Context) (int64, bool) {
 	return last, true
 }
 
-// storeAttempts bounds the retries of a step's batch when memory is unavailable.
-const storeAttempts = 4
-
 // run runs the model once for the inputs up to seq last, holding the
 // lease (renewed meanwhile), and stores every finished step; a failure is
 // stored as a KindError turn. It returns an error only when that record
@@ -305,19 +302,16 @@ func (s *Session) fail(ctx context.Context, last, spent int64, cause error) erro
 	return nil
 }
 
-// batch runs ops, again while memory is unavailable (every op is idempotent).
-func (s *Session) batch(ctx context.Context, ops []memory.Op) ([]memory.OpResult, error) {
-	backoff := 50 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		res, err := s.opts.Memory.Batch(ctx, ops...)
-		if err == nil || attempt == storeAttempts || !errors.Is(err, memory.ErrUnavailable) {
-			return res, err
+// batch runs ops, again while working memory fails (memory.Retry within
+// Options.MemoryRetryBound; every op is idempotent).
+func (s *Session) batch(ctx context.Context, ops []memory.Op) (res []memory.OpResult, err error) {
+	err = memory.Retry(ctx, s.opts.MemoryRetryBound, func(ctx context.Context) (err error) {
+		res, err = s.opts.Memory.Batch(ctx, ops...)
+		return err
+	}, func(f memory.Failure) {
+		if f.First() {
+			s.log.Warn("chat: working memory failed; retrying", zap.Duration("bound", s.opts.MemoryRetryBound), zap.Error(f.Err))
 		}
-		select {
-		case <-ctx.Done():
-			return nil, errors.Join(err, ctx.Err())
-		case <-time.After(backoff):
-		}
-		backoff *= 2
-	}
+	})
+	return res, err
 }

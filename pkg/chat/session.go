@@ -90,6 +90,10 @@ type Options struct {
 	PollInterval time.Duration
 	// StateTTL is how long the session's cursor and token count are kept; default 7 days.
 	StateTTL time.Duration
+	// MemoryRetryBound is how long storing a step of a run rides out an
+	// outage of working memory (retried with backoff) before the run fails;
+	// default memory.DefaultRetryBound.
+	MemoryRetryBound time.Duration
 	// OnEvent, when set, receives the session's events one at a time, in
 	// order; it must not block for long.
 	OnEvent func(Event)
@@ -137,7 +141,7 @@ func (o *Options) normalize() error {
 	for _, d := range []struct {
 		v   *time.Duration
 		def time.Duration
-	}{{&o.LeaseTTL, DefaultLeaseTTL}, {&o.PollInterval, DefaultPollInterval}, {&o.StateTTL, DefaultStateTTL}} {
+	}{{&o.LeaseTTL, DefaultLeaseTTL}, {&o.PollInterval, DefaultPollInterval}, {&o.StateTTL, DefaultStateTTL}, {&o.MemoryRetryBound, memory.DefaultRetryBound}} {
 		if *d.v < 0 {
 			return fmt.Errorf("%w: negative duration %s", ErrInvalidOptions, *d.v)
 		}

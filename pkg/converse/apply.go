@@ -11,7 +11,11 @@ import (
 // applyControls applies the commands of the control log not applied yet, in
 // order, and saves the record once if any was.
 func (d *driver) applyControls(ctx context.Context) error {
-	cmds, err := pendingCommands(ctx, d.o.opts.Memory, d.c.ID, d.c.AppliedSeq)
+	var cmds []loggedCommand
+	err := d.o.st.retry(ctx, "read the control log", d.c.ID, func(ctx context.Context) (err error) {
+		cmds, err = pendingCommands(ctx, d.o.opts.Memory, d.c.ID, d.c.AppliedSeq)
+		return err
+	})
 	if err != nil || len(cmds) == 0 {
 		return err
 	}

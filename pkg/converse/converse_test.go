@@ -184,6 +184,28 @@ func TestFailures(t *testing.T) {
 	})
 }
 
+// Failures follow each code's retry rule: a code that says never ends the
+// conversation at once even when its error says retryable; failed work of
+// a code this version does not know is tried again up to max_failures (it
+// is the conversation's explicit bound), even when its error says not
+// retryable.
+func TestFailuresFollowTheCodesRule(t *testing.T) {
+	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+		d := &drafter{failWith: &a2a.Error{Code: a2a.CodeInvalidInput, Message: "cannot draft that", Retryable: true}}
+		r := newRig(t, w, rigOptions{draft: d})
+		c := r.finish(r.drive(ctx(t), r.start(r.spec(converse.FullAuto)).ID))
+		if c.State != converse.Failed || c.Limit != "" || len(d.seen()) != 1 {
+			t.Fatalf("INVALID_INPUT marked retryable: state %s limit %q after %d drafts, want error at once", c.State, c.Limit, len(d.seen()))
+		}
+		a := &answerer{failWith: &a2a.Error{Code: "NEWER_FAILURE", Message: "a failure of a newer peer"}}
+		r2 := newRig(t, w, rigOptions{answer: a})
+		c = r2.finish(r2.drive(ctx(t), r2.start(r2.spec(converse.FullAuto)).ID))
+		if c.State != converse.Failed || c.Limit != converse.LimitMaxFailures || len(a.received()) != 3 {
+			t.Fatalf("an unknown code: state %s limit %q after %d sends, want error by max_failures after 3", c.State, c.Limit, len(a.received()))
+		}
+	})
+}
+
 // The token budget and the local agent's done flag end a conversation.
 func TestTokenBudgetAndDone(t *testing.T) {
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {

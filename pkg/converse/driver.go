@@ -25,11 +25,17 @@ type driver struct {
 	watch *caller.Watch
 }
 
-// invoke invokes req, watching the task.
-func (d *driver) invoke(ctx context.Context, req caller.Request) (caller.Invocation, error) {
+// invoke invokes req, watching the task. A call that working memory
+// failed (the task could not be recorded, so it was not sent) is made again
+// while the outage lasts, within the bound.
+func (d *driver) invoke(ctx context.Context, req caller.Request) (inv caller.Invocation, err error) {
 	d.unwatch()
-	inv, w, err := d.o.opts.Caller.InvokeWatched(ctx, req)
-	d.watch = w
+	err = d.o.st.retry(ctx, "invoke "+req.Target, d.c.ID, func(ctx context.Context) (err error) {
+		var w *caller.Watch
+		inv, w, err = d.o.opts.Caller.InvokeWatched(ctx, req)
+		d.watch = w
+		return err
+	})
 	return inv, err
 }
 
@@ -350,7 +356,11 @@ func (d *driver) findSend(ctx context.Context) (string, error) {
 	for _, id := range c.FailedSends {
 		known[id] = true
 	}
-	pending, err := caller.PendingTasks(ctx, d.o.opts.Memory, d.o.name, 10_000)
+	var pending []string
+	err := d.o.st.retry(ctx, "look for the last send", c.ID, func(ctx context.Context) (err error) {
+		pending, err = caller.PendingTasks(ctx, d.o.opts.Memory, d.o.name, 10_000)
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("converse: look for the last send of %s: %w", c.ID, err)
 	}
@@ -366,7 +376,11 @@ func (d *driver) findSend(ctx context.Context) (string, error) {
 			return id, nil
 		}
 	}
-	hist, err := caller.History(ctx, d.o.opts.Memory, c.Session)
+	var hist []caller.HistoryEntry
+	err = d.o.st.retry(ctx, "look for the last send", c.ID, func(ctx context.Context) (err error) {
+		hist, err = caller.History(ctx, d.o.opts.Memory, c.Session)
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("converse: look for the last send of %s: %w", c.ID, err)
 	}
@@ -399,8 +413,13 @@ func (d *driver) await(ctx context.Context, id string) (*caller.Outcome, error) 
 			return w.Wait(ctx, f)
 		}
 	}
+	st, conv := d.o.st, d.c.ID
 	go func() {
-		out, err := wait(wctx, id, nil)
+		var out *caller.Outcome
+		err := st.retry(wctx, "wait for task "+id, conv, func(ctx context.Context) (err error) {
+			out, err = wait(ctx, id, nil)
+			return err
+		})
 		ch <- result{out, err}
 	}()
 	limit := time.NewTimer(max(time.Until(d.deadline()), 0))
@@ -431,45 +450,6 @@ func (d *driver) await(ctx context.Context, id string) (*caller.Outcome, error) 
 			return nil, errInterrupted
 		}
 	}
-}
-
-// failure records a failed call: the conversation ends in error on a
-// failure a retry cannot mend or on the max_failures-th in a row; else the
-// step is tried again.
-func (d *driver) failure(ctx context.Context, phase, taskID string, took time.Duration, err error) error {
-	c, p := d.c, d.c.Pending
-	c.Failures++
-	reason := redact.String(err.Error())
-	var ae *a2a.Error
-	retryable := errors.As(err, &ae) && (ae.Retryable || retryableCode(ae.Code))
-	d.audit(phase, taskID, took, "ERROR", reason, nil)
-	d.emit(EventFailure, fmt.Sprintf("%s call failed (%d in a row): %s", phase, c.Failures, reason), "")
-	if phase == "remote" && p.RemoteTaskID != "" {
-		c.FailedSends = append(c.FailedSends, p.RemoteTaskID)
-	}
-	switch {
-	case !retryable:
-		return d.end(ctx, Failed, "", fmt.Sprintf("%s call failed: %s", phase, reason))
-	case c.Failures >= c.Spec.Limits.MaxFailures:
-		d.emit(EventLimit, fmt.Sprintf("limit reached: %d consecutive failures", c.Failures), LimitMaxFailures)
-		return d.end(ctx, Failed, LimitMaxFailures, fmt.Sprintf("%d consecutive failures, the last: %s", c.Failures, reason))
-	}
-	if phase == "local" {
-		p.LocalTaskID = ""
-		return d.save(ctx)
-	}
-	p.RemoteTaskID = ""
-	c.State = ReadyToSend // the same draft goes again, as the next attempt
-	return d.save(ctx)
-}
-
-// retryableCode reports whether a failure with code may pass on a retry.
-func retryableCode(code a2a.ErrorCode) bool {
-	switch code {
-	case a2a.CodeTimeout, a2a.CodeExecutionFailed, a2a.CodeBusy, a2a.CodeRateLimited, a2a.CodeCircuitOpen, a2a.CodeUnavailable, a2a.CodeInternal:
-		return true
-	}
-	return false
 }
 
 // audit logs one call of the conversation.

@@ -42,6 +42,10 @@ type Options struct {
 	// PollInterval is how often a waiting driver reads the control log
 	// besides the bus's nudges; default 2s.
 	PollInterval time.Duration
+	// MemoryRetryBound is how long a driver rides out an outage of working
+	// memory (each read, write and wait retried with backoff) before it
+	// stops with an error; default memory.DefaultRetryBound.
+	MemoryRetryBound time.Duration
 	// InstanceID names this process (its control queue); default random.
 	InstanceID string
 	// OnEvent, when set, sees every event of the conversations driven here,
@@ -74,10 +78,11 @@ func New(opts Options) (*Orchestrator, error) {
 		return nil, fmt.Errorf("%w: no bus", ErrInvalidSpec)
 	case opts.Memory == nil:
 		return nil, fmt.Errorf("%w: no memory", ErrInvalidSpec)
-	case opts.StateTTL < 0 || opts.LeaseTTL < 0 || opts.PollInterval < 0:
+	case opts.StateTTL < 0 || opts.LeaseTTL < 0 || opts.PollInterval < 0 || opts.MemoryRetryBound < 0:
 		return nil, fmt.Errorf("%w: a negative duration", ErrInvalidSpec)
 	}
 	def(&opts.StateTTL, DefaultStateTTL)
+	def(&opts.MemoryRetryBound, memory.DefaultRetryBound)
 	def(&opts.LeaseTTL, DefaultLeaseTTL)
 	def(&opts.PollInterval, DefaultPollInterval)
 	if opts.LeaseTTL < 30*time.Millisecond {
@@ -96,7 +101,7 @@ func New(opts Options) (*Orchestrator, error) {
 		return nil, fmt.Errorf("%w: instance id: %w", ErrInvalidSpec, err)
 	}
 	return &Orchestrator{
-		opts: opts, st: store{mem: opts.Memory, ttl: opts.StateTTL}, name: opts.Caller.Name(),
+		opts: opts, st: store{mem: opts.Memory, ttl: opts.StateTTL, bound: opts.MemoryRetryBound, log: opts.Logger}, name: opts.Caller.Name(),
 		log: opts.Logger, closed: make(chan struct{}),
 	}, nil
 }
@@ -139,7 +144,7 @@ func (o *Orchestrator) Start(ctx context.Context, spec Spec) (*Conversation, err
 // ended is returned at once. Drive resumes where the record says: a send
 // that was made is never made again.
 func (o *Orchestrator) Drive(ctx context.Context, id string) (*Conversation, error) {
-	c, err := Load(ctx, o.opts.Memory, id)
+	c, err := o.st.load(ctx, id)
 	if err != nil || c.State.Terminal() {
 		return c, err
 	}
@@ -178,7 +183,7 @@ func (o *Orchestrator) Drive(ctx context.Context, id string) (*Conversation, err
 	}
 	// The lease is ours: read the record again (the first read may predate
 	// the last driver's final save).
-	if c, err = Load(ctx, o.opts.Memory, id); err != nil {
+	if c, err = o.st.load(ctx, id); err != nil {
 		return c, err
 	}
 	d := &driver{o: o, c: c, wake: wake}

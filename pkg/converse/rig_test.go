@@ -1,6 +1,7 @@
 package converse_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,12 +45,17 @@ type drafter struct {
 	doneAt     int
 	failWith   *a2a.Error
 	requests   []converse.DraftRequest
+	// onDraft, when set, runs as each draft is asked for.
+	onDraft func()
 }
 
 func (d *drafter) handle(_ context.Context, t *agent.Task) (*agent.Result, error) {
 	var req converse.DraftRequest
 	if err := t.DecodeInput(&req); err != nil {
 		return nil, err
+	}
+	if d.onDraft != nil {
+		d.onDraft()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -135,6 +141,9 @@ type rigOptions struct {
 	draft  *drafter
 	answer *answerer
 	policy *converse.Policy
+	// leaseTTL is the orchestrator's (default 600ms); memoryRetryBound its
+	// MemoryRetryBound (default the package's).
+	leaseTTL, memoryRetryBound time.Duration
 }
 
 // rigs numbers the rigs, so that two rigs of one world have agents of their
@@ -174,7 +183,7 @@ func newRig(t testing.TB, w *testworld.World, o rigOptions) *rig {
 	}
 	r.orch, err = converse.New(converse.Options{
 		Caller: r.caller, Bus: n.Bus, Memory: w.Memory, Policy: policy,
-		LeaseTTL: 600 * time.Millisecond, PollInterval: 100 * time.Millisecond,
+		LeaseTTL: cmp.Or(o.leaseTTL, 600*time.Millisecond), PollInterval: 100 * time.Millisecond,
 		OnEvent: func(_ *converse.Conversation, e converse.Event) {
 			select {
 			case r.events <- e:

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/a2abus/a2abus/memory"
 )
 
@@ -56,6 +58,27 @@ func ControlSession(id string) string { return "converse-" + id + ".control" }
 type store struct {
 	mem memory.Memory
 	ttl time.Duration
+	// bound is how long a failing call of working memory is retried
+	// (Options.MemoryRetryBound); log gets a warning at its first failure.
+	bound time.Duration
+	log   *zap.Logger
+}
+
+// retry runs op (what it does, for conversation id) with memory.Retry
+// within the store's bound, warning at the first failure.
+func (s store) retry(ctx context.Context, what, id string, op func(context.Context) error) error {
+	return memory.Retry(ctx, s.bound, op, func(f memory.Failure) {
+		if f.First() {
+			s.log.Warn("converse: working memory failed; retrying", zap.String("conversation", id),
+				zap.String("op", what), zap.Duration("bound", s.bound), zap.Error(f.Err))
+		}
+	})
+}
+
+// load is Load, retried while working memory fails.
+func (s store) load(ctx context.Context, id string) (c *Conversation, err error) {
+	err = s.retry(ctx, "load", id, func(ctx context.Context) error { c, err = Load(ctx, s.mem, id); return err })
+	return c, err
 }
 
 // Load returns the record of conversation id from mem: ErrNotFound when
@@ -100,7 +123,7 @@ func (s store) save(ctx context.Context, c *Conversation) error {
 	if err != nil {
 		return fmt.Errorf("converse: encode record of %s: %w", c.ID, err)
 	}
-	if err := s.mem.Set(ctx, recordKey(c.ID), raw, s.ttl); err != nil {
+	if err := s.retry(ctx, "save", c.ID, func(ctx context.Context) error { return s.mem.Set(ctx, recordKey(c.ID), raw, s.ttl) }); err != nil {
 		return fmt.Errorf("converse: save %s: %w", c.ID, err)
 	}
 	return nil
@@ -113,7 +136,11 @@ func (s store) lease(id, token string, ttl time.Duration) memory.Lease {
 
 // acquire takes conversation id's lease for token; false when another holds it.
 func (s store) acquire(ctx context.Context, id, token string, ttl time.Duration) (bool, error) {
-	ok, err := s.lease(id, token, ttl).Acquire(ctx)
+	var ok bool
+	err := s.retry(ctx, "take the lease", id, func(ctx context.Context) (err error) {
+		ok, err = s.lease(id, token, ttl).Acquire(ctx) // safe to repeat: the same owner takes it again
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("converse: %s: %w", id, err)
 	}
@@ -153,7 +180,13 @@ func Driven(ctx context.Context, mem memory.Store, id string) (bool, error) {
 // claimSend marks the attempt-th send of turn as started; false when a
 // process marked it before (it may have sent it).
 func (s store) claimSend(ctx context.Context, id string, turn, attempt int, token string) (bool, error) {
-	ok, err := s.mem.SetIfAbsent(ctx, sentKey(id, turn, attempt), []byte(token), s.ttl)
+	// A retry after an outcome left unknown may find its own mark: false
+	// then, and the send is looked for as after a driver died (findSend).
+	var ok bool
+	err := s.retry(ctx, "mark a send", id, func(ctx context.Context) (err error) {
+		ok, err = s.mem.SetIfAbsent(ctx, sentKey(id, turn, attempt), []byte(token), s.ttl)
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("converse: mark send %d-%d of %s: %w", turn, attempt, id, err)
 	}

@@ -27,6 +27,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/backoff"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -82,7 +83,7 @@ type Options struct {
 	// them open (1s).
 	DrainTimeout time.Duration
 	// MinBackoff and MaxBackoff bound the wait before a restart, doubling
-	// from one to the other on consecutive exits (100ms, 10s).
+	// from one to the other on consecutive exits, with jitter (100ms, 10s).
 	MinBackoff, MaxBackoff time.Duration
 	// MaxCrashes is how many exits in a row (without StableAfter of
 	// running between them) end Run with ErrCrashLoop (10); negative never does.
@@ -397,13 +398,9 @@ func (b *Bridge) restart(ctx context.Context, crashes *int, reason string) (*chi
 	}
 }
 
-// backoff is the wait before the n-th restart in a row.
+// backoff is the wait before the n-th restart in a row (from 1).
 func (b *Bridge) backoff(n int) time.Duration {
-	d := b.opts.MinBackoff
-	for i := 1; i < n && d < b.opts.MaxBackoff; i++ {
-		d *= 2
-	}
-	return min(d, b.opts.MaxBackoff)
+	return backoff.Policy{Min: b.opts.MinBackoff, Max: b.opts.MaxBackoff}.Delay(n - 1)
 }
 
 // shutdown stops c (when set) and marks the bridge down with err (nil: closed).

@@ -1,7 +1,9 @@
 // Package node is the one place a validated configuration becomes the parts
 // of a2abus, for the a2abus binaries and for SDK programs alike. Open opens
 // the bus and working memory the configuration names (RabbitMQ and Redis
-// when their URLs are set, the embedded in-process ones otherwise) and
+// when their URLs are set, the embedded in-process ones for
+// config.EmbeddedURL, and for an empty URL too, with a warning that cannot
+// be missed: nothing outside the process reaches them) and
 // builds the call guard; the Node it returns builds callers, agents and
 // directories with every setting of the configuration: guard, limits, codec
 // limits, timeouts, announce secret and logger. A program only chooses what
@@ -164,9 +166,14 @@ func check(cfg *config.Config) error {
 // node must be closed first.
 func (n *Node) Close() error { return CloseAll(n.opsServer, n.Bus, n.Memory, n.Ops) }
 
-// Bus opens the configured bus: RabbitMQ for bus.url, else a new embedded broker.
+// Bus opens the configured bus: RabbitMQ for bus.url, else a new embedded
+// broker (warning that nothing else reaches it when bus.url is empty rather
+// than config.EmbeddedURL: see warnUnset).
 func Bus(ctx context.Context, cfg config.BusConfig, name string, log *zap.Logger) (bus.Bus, error) {
 	if cfg.Embedded() {
+		if cfg.URL == "" {
+			warnUnset(log, "bus.url", "bus")
+		}
 		return inproc.New(inproc.Options{Exchange: cfg.Exchange, Logger: log}), nil
 	}
 	tc, err := cfg.ClientTLS()
@@ -186,11 +193,14 @@ func Bus(ctx context.Context, cfg config.BusConfig, name string, log *zap.Logger
 }
 
 // Memory opens the configured working memory: Redis for redis.url or
-// redis.addrs, else a new in-process memory; conversations expire after
-// memory.conversation_ttl.
+// redis.addrs, else a new in-process memory (warning as Bus does when
+// redis.url is empty); conversations expire after memory.conversation_ttl.
 func Memory(ctx context.Context, cfg *config.Config, log *zap.Logger) (memory.Memory, error) {
 	r, ttl := cfg.Redis, cfg.Memory.ConversationTTL
 	if r.Embedded() {
+		if r.URL == "" {
+			warnUnset(log, "redis.url", "working memory")
+		}
 		return inmem.New(inmem.Options{Logger: log, ConversationTTL: ttl}), nil
 	}
 	tc, err := r.ClientTLS()
@@ -207,6 +217,22 @@ func Memory(ctx context.Context, cfg *config.Config, log *zap.Logger) (memory.Me
 		return nil, fmt.Errorf("open working memory: %w", explainTLS(err, r.TLSOn(), "redis.tls", r.TLS, redisWhere(r), req))
 	}
 	return m, nil
+}
+
+// warnUnset says that key was left empty, so the embedded what is used,
+// which no other process can reach: an SDK program that forgot its URLs
+// must not run alone without knowing it. The warning goes to log, or to
+// standard error when log would drop it (nil, a no-op logger, a level above
+// warn). config.EmbeddedURL asks for the embedded one without a warning.
+func warnUnset(log *zap.Logger, key, what string) {
+	msg := fmt.Sprintf("%s is not set: using the embedded in-process %s, which no other process can reach "+
+		"(set %s, or %s, to a server's URL; set it to %s to use the embedded one without this warning)",
+		key, what, key, config.EnvName(key), config.EmbeddedURL)
+	if log != nil && log.Core().Enabled(zap.WarnLevel) {
+		log.Warn(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, "a2abus: WARNING:", msg)
 }
 
 // closeTimeout bounds CloseAll.

@@ -3,12 +3,16 @@ package node
 import (
 	"context"
 	"errors"
+	"io"
+	"os"
+	"strings"
 	"testing"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/a2abus/a2abus/config"
-	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/pkg/a2a"
-	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
 )
 
@@ -71,16 +75,63 @@ func TestNodeBuildsEveryPart(t *testing.T) {
 	}
 }
 
-// The configuration's defaults agree with the defaults of the parts they
-// configure, where both have one (config cannot import the parts).
-func TestConfigDefaultsMatchTheParts(t *testing.T) {
-	if config.DefaultMaxAgents != directory.DefaultMaxAgents {
-		t.Errorf("directory.max_agents defaults to %d, directory.Options.MaxAgents to %d", config.DefaultMaxAgents, directory.DefaultMaxAgents)
+// An SDK program that leaves bus.url and redis.url empty runs on the
+// embedded bus and memory, and is told so where it cannot miss it: at WARN
+// on its logger, or on standard error when its logger would drop the line;
+// config.EmbeddedURL asks for them without a warning.
+func TestAnUnsetURLWarnsThatNothingElseReachesIt(t *testing.T) {
+	core, logs := observer.New(zap.WarnLevel)
+	n, err := Open(t.Context(), config.Default(), "test", zap.New(core))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if config.DefaultMaxTaskDuration != agent.DefaultMaxTaskDuration {
-		t.Errorf("agent.max_task_duration defaults to %s, agent.Options.MaxTaskDuration to %s", config.DefaultMaxTaskDuration, agent.DefaultMaxTaskDuration)
+	_ = n.Close()
+	for _, key := range []string{"bus.url", "redis.url"} {
+		if logs.FilterMessageSnippet(key+" is not set: using the embedded").Len() != 1 {
+			t.Errorf("no warning about an unset %s: %v", key, logs.All())
+		}
 	}
-	if config.DefaultMemoryRetryBound != caller.DefaultMemoryRetryBound {
-		t.Errorf("caller.memory_retry_bound defaults to %s, caller.Options.MemoryRetryBound to %s", config.DefaultMemoryRetryBound, caller.DefaultMemoryRetryBound)
+
+	explicit := config.Default()
+	explicit.Bus.URL, explicit.Redis.URL = config.EmbeddedURL, config.EmbeddedURL
+	core, logs = observer.New(zap.WarnLevel)
+	n, err = Open(t.Context(), explicit, "test", zap.New(core))
+	if err != nil {
+		t.Fatal(err)
 	}
+	_ = n.Close()
+	if !n.Config.Bus.Embedded() || !n.Config.Redis.Embedded() || logs.Len() != 0 {
+		t.Errorf("embedded:// warned (or was not embedded): %v", logs.All())
+	}
+
+	stderr := captureStderr(t, func() {
+		n, err := Open(t.Context(), config.Default(), "test", nil) // a logger that drops everything
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = n.Close()
+	})
+	if !strings.Contains(stderr, "a2abus: WARNING: bus.url is not set") || !strings.Contains(stderr, "A2ABUS_REDIS_URL") {
+		t.Errorf("without a logger the warning is not on standard error: %q", stderr)
+	}
+}
+
+// captureStderr runs f with os.Stderr going to a pipe, and returns what f wrote.
+func captureStderr(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	defer func() { os.Stderr = saved }()
+	out := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		out <- string(b)
+	}()
+	f()
+	_ = w.Close()
+	return <-out
 }

@@ -70,6 +70,10 @@ type Options struct {
 	// included); default DefaultMaxSteps. Load the workflow with a Loader
 	// of the same bound to refuse it before.
 	MaxSteps int
+	// MemoryRetryBound is how long a run rides out an outage of working
+	// memory (each read, write or wait retried with backoff) before it
+	// fails; default memory.DefaultRetryBound.
+	MemoryRetryBound time.Duration
 	// InstanceID names this engine in run leases; default a random UUID.
 	InstanceID string
 	// Logger receives one line per run outcome; nil means none.
@@ -97,6 +101,11 @@ func New(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("%w: negative TTL", ErrInvalidOptions)
 	case opts.MaxHandoffText < 0 || opts.MaxHandoffOutputs < 0 || opts.MaxSteps < 0:
 		return nil, fmt.Errorf("%w: negative bound", ErrInvalidOptions)
+	case opts.MemoryRetryBound < 0:
+		return nil, fmt.Errorf("%w: negative MemoryRetryBound", ErrInvalidOptions)
+	}
+	if opts.MemoryRetryBound == 0 {
+		opts.MemoryRetryBound = memory.DefaultRetryBound
 	}
 	if opts.StateTTL == 0 {
 		opts.StateTTL = DefaultStateTTL
@@ -125,7 +134,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	return &Engine{opts: opts, store: store{mem: opts.Memory, ttl: opts.StateTTL}, log: opts.Logger}, nil
+	return &Engine{opts: opts, store: store{mem: opts.Memory, ttl: opts.StateTTL, bound: opts.MemoryRetryBound}, log: opts.Logger}, nil
 }
 
 // RunOptions are what a run starts with; a run resumed keeps what it
@@ -293,7 +302,7 @@ func (e *Engine) acquire(ctx context.Context, id string) (context.Context, func(
 	lease := memory.Lease{Store: e.opts.Memory, Key: leaseKey(id), Owner: e.opts.InstanceID, TTL: ttl}
 	for {
 		ok, err := lease.Acquire(ctx)
-		if err != nil && !errors.Is(err, memory.ErrUnavailable) {
+		if err != nil && !memory.Transient(err) {
 			return nil, nil, fmt.Errorf("workflow: claim run %s: %w", id, err)
 		}
 		if ok {

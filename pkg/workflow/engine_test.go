@@ -170,6 +170,33 @@ steps:
 	})
 }
 
+// TestRetriesFollowTheCodesRule: a step's retries try again what its error
+// code allows (a2a.Error.ShouldRetry with the step's explicit bound): a
+// result too large for the bus is never run again, failed work and passing
+// conditions are, and so is a code this version does not know.
+func TestRetriesFollowTheCodesRule(t *testing.T) {
+	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+		ag := startStepAgent(t, w, w.N("Steps"))
+		e := newEngine(t, w, w.N("Orch"))
+		wf := parse(t, ag.name, `
+name: codes
+steps:
+  - parallel:
+      - {id: big, agent: "%[1]s", skill: fail, input: {code: RESULT_TOO_LARGE}, retries: 2, optional: true}
+      - {id: bad, agent: "%[1]s", skill: fail, input: {code: INVALID_INPUT}, retries: 2, optional: true}
+      - {id: bug, agent: "%[1]s", skill: fail, input: {code: INTERNAL}, retries: 1, optional: true}
+      - {id: down, agent: "%[1]s", skill: fail, input: {code: UNAVAILABLE}, retries: 1, optional: true}
+      - {id: newer, agent: "%[1]s", skill: fail, input: {code: NEWER_FAILURE}, retries: 1, optional: true}
+`)
+		rep := execute(t, e, wf, workflow.RunOptions{})
+		for id, runs := range map[string]int{"big": 1, "bad": 1, "bug": 2, "down": 2, "newer": 2} {
+			if s := step(t, rep, id); s.Phase != workflow.PhaseFailed || s.Attempts != runs || ag.count(id) != runs {
+				t.Errorf("step %s: phase %s, %d attempts, ran %d times; want failed after %d", id, s.Phase, s.Attempts, ag.count(id), runs)
+			}
+		}
+	})
+}
+
 // TestQuorumAndConflicts: a group with a quorum ends when enough members
 // succeeded and cancels the rest; values on which steps disagree are
 // flagged, the higher confidence preferred.

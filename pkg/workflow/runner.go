@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/backoff"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
 )
@@ -220,31 +221,22 @@ func (rn *runner) runStep(ctx context.Context, s *Step) error {
 			return rn.finish(ctx, s, st, out, nil)
 		}
 		a.Status, a.Error = a2a.StatusFor(a2a.TaskStateFailed, aerr.Code), aerr
-		if len(st.Attempts) > s.Retries || !Retryable(aerr) {
+		// The step's retries are its explicit bound: work that failed is tried again.
+		if len(st.Attempts) > s.Retries || !aerr.ShouldRetry(a2a.RetryFailedWork) {
 			return rn.finish(ctx, s, st, nil, aerr)
 		}
 		if err := rn.save(ctx, st); err != nil {
 			return err
 		}
 		rn.event(s, st, aerr)
-		select { // back off before the next attempt
-		case <-ctx.Done():
+		if !backoff.Sleep(ctx, stepBackoff.Delay(len(st.Attempts)-1)) { // back off before the next attempt
 			return ctx.Err()
-		case <-time.After(min(time.Duration(len(st.Attempts))*200*time.Millisecond, 2*time.Second)):
 		}
 	}
 }
 
-// Retryable reports whether another attempt may cure err: not for input,
-// addressing, permission and call-chain errors.
-func Retryable(err *a2a.Error) bool {
-	switch err.Code {
-	case a2a.CodeInvalidInput, a2a.CodeAgentNotFound, a2a.CodeSkillNotSupported, a2a.CodeForbidden,
-		a2a.CodeCycleDetected, a2a.CodeDepthExceeded, a2a.CodeCanceled:
-		return false
-	}
-	return true
-}
+// stepBackoff is the wait between a step's attempts.
+var stepBackoff = backoff.Policy{Min: 200 * time.Millisecond, Max: 2 * time.Second}
 
 // finish records the step's end: its output, or its error.
 func (rn *runner) finish(ctx context.Context, s *Step, st *StepState, out *Output, aerr *a2a.Error) error {
@@ -296,7 +288,8 @@ func (rn *runner) wait(ctx context.Context, a *Attempt) (*Output, *a2a.Error, er
 	if a.TaskID == "" {
 		return nil, a.Error, nil
 	}
-	o, err := rn.e.opts.Caller.Wait(ctx, a.TaskID, nil)
+	var o *caller.Outcome
+	err := rn.e.store.retry(ctx, func(ctx context.Context) (err error) { o, err = rn.e.opts.Caller.Wait(ctx, a.TaskID, nil); return err })
 	switch {
 	case errors.Is(err, caller.ErrUnknownTask):
 		return nil, a2a.NewError(a2a.CodeExecutionFailed, "task %s is unknown to caller %q (expired?)", a.TaskID, rn.run.Caller), nil

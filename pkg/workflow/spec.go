@@ -66,7 +66,7 @@ type Step struct {
 	// Timeout is each attempt's time allowed; 0 means the caller's default.
 	Timeout time.Duration `json:"timeout,omitempty" yaml:"timeout"`
 	// Retries is how many more attempts a failed attempt gets (0..MaxRetries),
-	// unless its error cannot be cured by retrying (see Retryable).
+	// unless its error cannot be cured by retrying (see a2a.Error.ShouldRetry).
 	Retries int `json:"retries,omitempty" yaml:"retries"`
 	// Optional steps that fail make the run PARTIAL instead of ERROR.
 	Optional bool `json:"optional,omitempty" yaml:"optional"`

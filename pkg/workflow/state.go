@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -176,19 +177,22 @@ func stepSession(runID string) string { return "wf-" + runID }
 // store reads and writes run state, retrying what working memory could not
 // answer for a bounded time.
 type store struct {
-	mem memory.Memory
-	ttl time.Duration
+	mem   memory.Memory
+	ttl   time.Duration
+	bound time.Duration // how long a failing call is retried; 0: memory.DefaultRetryBound
 }
 
-// memoryRetryBound bounds how long a state write is retried.
-const memoryRetryBound = 15 * time.Second
+// retry runs op with memory.Retry within the store's bound.
+func (s store) retry(ctx context.Context, op func(context.Context) error) error {
+	return memory.Retry(ctx, cmp.Or(s.bound, memory.DefaultRetryBound), op, nil)
+}
 
 func (s store) set(ctx context.Context, key string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("workflow: encode %s: %w", key, err)
 	}
-	return retry(ctx, func() error { return s.mem.Set(ctx, key, data, s.ttl) })
+	return s.retry(ctx, func(ctx context.Context) error { return s.mem.Set(ctx, key, data, s.ttl) })
 }
 
 func (s store) saveRun(ctx context.Context, r *RunState) error {
@@ -208,7 +212,7 @@ func (s store) saveStep(ctx context.Context, runID string, st *StepState) error 
 // loadRun returns the run's state, or an error wrapping ErrUnknownRun.
 func (s store) loadRun(ctx context.Context, id string) (*RunState, error) {
 	var data []byte
-	err := retry(ctx, func() (err error) { data, err = s.mem.Get(ctx, runKey(id)); return err })
+	err := s.retry(ctx, func(ctx context.Context) (err error) { data, err = s.mem.Get(ctx, runKey(id)); return err })
 	if errors.Is(err, memory.ErrNotFound) {
 		return nil, fmt.Errorf("%w %q", ErrUnknownRun, id)
 	}
@@ -227,7 +231,7 @@ func (s store) loadSteps(ctx context.Context, r *RunState) (map[string]*StepStat
 	out := map[string]*StepState{}
 	for _, st := range r.Workflow.StepList() {
 		var data []byte
-		err := retry(ctx, func() (err error) { data, err = s.mem.Get(ctx, stepKey(r.ID, st.ID)); return err })
+		err := s.retry(ctx, func(ctx context.Context) (err error) { data, err = s.mem.Get(ctx, stepKey(r.ID, st.ID)); return err })
 		switch {
 		case errors.Is(err, memory.ErrNotFound):
 			out[st.ID] = &StepState{ID: st.ID, Phase: PhasePending}
@@ -242,25 +246,6 @@ func (s store) loadSteps(ctx context.Context, r *RunState) (map[string]*StepStat
 		out[st.ID] = ss
 	}
 	return out, nil
-}
-
-// retry runs f until it succeeds, fails with an error other than
-// memory.ErrUnavailable, ctx ends or memoryRetryBound passes.
-func retry(ctx context.Context, f func() error) error {
-	deadline := time.Now().Add(memoryRetryBound)
-	wait := 50 * time.Millisecond
-	for {
-		err := f()
-		if err == nil || !errors.Is(err, memory.ErrUnavailable) || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(err, ctx.Err())
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, time.Second)
-	}
 }
 
 // Show returns the report of run id as its stored state says now: the

@@ -63,6 +63,7 @@ type stepInput struct {
 	Value      any    `json:"value"`
 	Confidence string `json:"confidence"`
 	Failures   int    `json:"failures"`
+	Code       string `json:"code"` // the fail skill's error code; EXECUTION_FAILED when empty
 	MS         int    `json:"ms"`
 }
 
@@ -91,7 +92,11 @@ func (s *stepAgent) handle(ctx context.Context, t *agent.Task) (*agent.Result, e
 	s.mu.Unlock()
 	switch t.Request.Skill {
 	case "fail":
-		return nil, a2a.NewError(a2a.CodeExecutionFailed, "asked to fail")
+		code := a2a.ErrorCode(in.Code)
+		if code == "" {
+			code = a2a.CodeExecutionFailed
+		}
+		return nil, a2a.NewError(code, "asked to fail")
 	case "flaky":
 		if n <= in.Failures {
 			return nil, a2a.NewError(a2a.CodeExecutionFailed, "flaky failure %d", n)

@@ -1,0 +1,119 @@
+package config
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/bus/rabbitmq"
+	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/memory/redismem"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/llm"
+	"github.com/a2abus/a2abus/pkg/workflow"
+)
+
+// packageDefaults are the keys a package configures, with that package's
+// default: the configuration must default to exactly it.
+var packageDefaults = map[string]any{
+	"bus.exchange":              a2a.DefaultExchange,
+	"bus.queue_type":            rabbitmq.QueueTypeClassic,
+	"bus.publish_timeout":       rabbitmq.DefaultPublishTimeout,
+	"bus.reconnect_min":         rabbitmq.DefaultReconnectMin,
+	"bus.reconnect_max":         rabbitmq.DefaultReconnectMax,
+	"bus.max_message_bytes":     a2a.DefaultMaxBodyBytes,
+	"bus.max_attempts":          bus.DefaultMaxAttempts,
+	"identity.mode":             bus.IdentityAuto,
+	"identity.shared_users":     bus.DefaultSharedUsers,
+	"redis.key_prefix":          redismem.DefaultKeyPrefix,
+	"redis.timeout":             redismem.DefaultTimeout,
+	"memory.result_ttl":         caller.DefaultResultTTL,
+	"memory.retry_bound":        memory.DefaultRetryBound,
+	"directory.forget_after":    directory.DefaultForgetAfter,
+	"directory.max_agents":      directory.DefaultMaxAgents,
+	"directory.vet_wait":        directory.DefaultVetWait,
+	"llm.max_response_bytes":    llm.DefaultMaxResponseBytes,
+	"workflow.max_render_bytes": workflow.DefaultMaxRenderBytes,
+	"workflow.max_steps":        workflow.DefaultMaxSteps,
+	"agent.concurrency":         agent.DefaultConcurrency,
+	"agent.stop_timeout":        agent.DefaultStopTimeout,
+	"agent.max_task_duration":   agent.DefaultMaxTaskDuration,
+	"agent.max_tasks":           agent.DefaultMaxTasks,
+	"agent.idle_timeout":        agent.DefaultIdleTimeout,
+	"agent.announce_interval":   agent.DefaultAnnounceInterval,
+	"caller.default_timeout":    caller.DefaultTimeout,
+	"caller.max_timeout":        caller.DefaultMaxTimeout,
+	"caller.sweep_interval":     caller.DefaultSweepInterval,
+	"caller.max_depth":          a2a.DefaultMaxDepth,
+	"caller.memory_retry_bound": caller.DefaultMemoryRetryBound,
+	"policy.default":            guard.Allow,
+	"limits.max_in_flight":      guard.DefaultMaxInFlight,
+	"limits.burst":              guard.DefaultBurst,
+	"limits.breaker_failures":   guard.DefaultBreakerFailures,
+	"limits.breaker_cooldown":   guard.DefaultBreakerCooldown,
+}
+
+// ownDefaults are the keys whose default belongs to the configuration (the
+// binaries' choices, a server's setting, the chat and model loop).
+var ownDefaults = map[string]any{
+	"log.level":                   DefaultLogLevel,
+	"log.format":                  DefaultLogFormat,
+	"bus.consumer_timeout":        DefaultConsumerTimeout,
+	"memory.conversation_ttl":     DefaultConversationTTL,
+	"directory.well_known_file":   DefaultWellKnownFile,
+	"directory.known_agents_file": DefaultKnownAgentsFile,
+	"directory.trust":             TrustPinned,
+	"caller.name":                 DefaultCallerName,
+	"research.docs_dir":           DefaultDocsDir,
+	"llm.temperature":             DefaultLLMTemperature,
+	"llm.timeout":                 DefaultLLMTimeout,
+	"llm.max_retries":             DefaultLLMMaxRetries,
+	"chat.max_tool_rounds":        DefaultMaxToolRounds,
+	"chat.max_history_turns":      DefaultMaxHistoryTurns,
+	"chat.max_history_chars":      DefaultMaxHistoryChars,
+	"chat.max_input_bytes":        DefaultMaxChatInput,
+	"llm.max_tool_argument_bytes": DefaultLLMMaxToolArgumentBytes,
+}
+
+// Every key with a default is in one of the two tables, and defaults to its
+// value: a setting a package configures to that package's constant. A
+// literal written into Default that differs from the package's constant,
+// or a new key with a default nobody classified, fails here.
+func TestDefaultsAreThePackagesConstants(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range fields(Default()) {
+		want, ok := packageDefaults[f.key]
+		if !ok {
+			want, ok = ownDefaults[f.key]
+		}
+		if !ok {
+			if !f.val.IsZero() && !(f.val.Kind() == reflect.Slice && f.val.Len() == 0) {
+				t.Errorf("%s defaults to %v, but is in neither packageDefaults nor ownDefaults: add it to one", f.key, f.val.Interface())
+			}
+			continue
+		}
+		seen[f.key] = true
+		w := reflect.ValueOf(want)
+		if w.Type().ConvertibleTo(f.val.Type()) {
+			w = w.Convert(f.val.Type())
+		}
+		if !reflect.DeepEqual(f.val.Interface(), w.Interface()) {
+			t.Errorf("%s defaults to %v, its package's default is %v", f.key, f.val.Interface(), want)
+		}
+	}
+	for _, table := range []map[string]any{packageDefaults, ownDefaults} {
+		for k := range table {
+			if !seen[k] {
+				t.Errorf("%s is not a configuration key (stale table entry)", k)
+			}
+		}
+	}
+	// directory.stale_after 0 means 3 × agent.announce_interval: the directory's own default.
+	if got := Default().EffectiveStaleAfter(); got != directory.DefaultStaleAfter {
+		t.Errorf("the effective directory.stale_after is %s, the directory's default %s", got, directory.DefaultStaleAfter)
+	}
+}

@@ -1,0 +1,63 @@
+package converse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/a2abus/a2abus/internal/backoff"
+	"github.com/a2abus/a2abus/internal/redact"
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// failure records a failed call: the conversation ends in error on a
+// failure a retry cannot mend or on the max_failures-th in a row; else the
+// step is tried again.
+func (d *driver) failure(ctx context.Context, phase, taskID string, took time.Duration, err error) error {
+	c, p := d.c, d.c.Pending
+	c.Failures++
+	reason := redact.String(err.Error())
+	var ae *a2a.Error
+	// max_failures is the conversation's explicit bound: work that failed is tried again.
+	retryable := errors.As(err, &ae) && ae.ShouldRetry(a2a.RetryFailedWork)
+	d.audit(phase, taskID, took, "ERROR", reason, nil)
+	d.emit(EventFailure, fmt.Sprintf("%s call failed (%d in a row): %s", phase, c.Failures, reason), "")
+	if phase == "remote" && p.RemoteTaskID != "" {
+		c.FailedSends = append(c.FailedSends, p.RemoteTaskID)
+	}
+	switch {
+	case !retryable:
+		return d.end(ctx, Failed, "", fmt.Sprintf("%s call failed: %s", phase, reason))
+	case c.Failures >= c.Spec.Limits.MaxFailures:
+		d.emit(EventLimit, fmt.Sprintf("limit reached: %d consecutive failures", c.Failures), LimitMaxFailures)
+		return d.end(ctx, Failed, LimitMaxFailures, fmt.Sprintf("%d consecutive failures, the last: %s", c.Failures, reason))
+	}
+	if phase == "local" {
+		p.LocalTaskID = ""
+	} else {
+		p.RemoteTaskID = ""
+		c.State = ReadyToSend // the same draft goes again, as the next attempt
+	}
+	if err := d.save(ctx); err != nil {
+		return err
+	}
+	return d.backOff(ctx, callBackoff.Delay(c.Failures-1))
+}
+
+// callBackoff is the wait before a failed call is made again.
+var callBackoff = backoff.Policy{Min: 500 * time.Millisecond, Max: 5 * time.Second}
+
+// backOff waits up to wait (not past max_duration), or until a control
+// wakes the driver or ctx ends.
+func (d *driver) backOff(ctx context.Context, wait time.Duration) error {
+	t := time.NewTimer(min(wait, max(time.Until(d.deadline()), 0)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-d.wake:
+	case <-t.C:
+	}
+	return nil
+}

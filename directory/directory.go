@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -189,7 +189,7 @@ type Directory struct {
 	queue   bus.QueueSpec
 	changes chan struct{}
 
-	life     *lifecycle.Runner // Run once; Close stops it, bounded
+	life     *component.Runner // Run once; Close stops it, bounded
 	bound    chan struct{}     // closed once Run's queue is bound: announcements reach it
 	mu       sync.Mutex
 	flushErr error     // the final flush's error, set before Run returns
@@ -219,7 +219,7 @@ func New(opts Options) (*Directory, error) {
 		reg:     newRegistry(opts.StaleAfter, opts.ForgetAfter, opts.MaxAgents),
 		queue:   queue,
 		changes: make(chan struct{}, 1),
-		life:    lifecycle.New(),
+		life:    component.New(ErrClosed, ErrRunning),
 		bound:   make(chan struct{}),
 	}
 	d.drops = &dropWarner{log: d.log}
@@ -255,11 +255,8 @@ func New(opts Options) (*Directory, error) {
 // failed final flush is returned.
 func (d *Directory) Run(ctx context.Context) error {
 	runCtx, stop, finish, err := d.life.Start(ctx, nil)
-	switch {
-	case errors.Is(err, lifecycle.ErrClosed):
-		return ErrClosed
-	case err != nil:
-		return ErrRunning
+	if err != nil {
+		return err
 	}
 	defer finish()
 	err = d.run(runCtx, stop)
@@ -307,7 +304,7 @@ func (d *Directory) run(ctx context.Context, stop context.CancelFunc) error {
 
 // sweepLoop sweeps every SweepInterval until ctx ends.
 func (d *Directory) sweepLoop(ctx context.Context) {
-	lifecycle.Every(ctx.Done(), d.opts.SweepInterval, func() {
+	component.Every(ctx.Done(), d.opts.SweepInterval, func() {
 		offline, forgotten := d.reg.sweep(d.opts.Now())
 		for _, n := range offline {
 			d.log.Info("agent offline: stopped announcing", zap.String("agent", n))

@@ -13,7 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/memory"
 )
 
@@ -237,7 +237,7 @@ func (m *backend) newItem(value []byte, ttl time.Duration) item {
 // janitor sweeps every janitorInterval until Close.
 func (m *backend) janitor() {
 	defer m.wg.Done()
-	lifecycle.Every(m.done, janitorInterval, m.sweep)
+	component.Every(m.done, janitorInterval, m.sweep)
 }
 
 // sweep removes every expired key and conversation.

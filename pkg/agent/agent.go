@@ -12,7 +12,6 @@ package agent
 import (
 	"context"
 	"crypto/ed25519"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,7 +22,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/schema"
 )
@@ -114,22 +113,22 @@ func (o *Options) normalize() error {
 	if err := a2a.ValidateAgentName(o.Card.Name); err != nil {
 		return fmt.Errorf("%w: card name: %w", ErrInvalidOptions, err)
 	}
-	lifecycle.Default(&o.Concurrency, DefaultConcurrency)
-	lifecycle.Default(&o.MaxAttempts, bus.DefaultMaxAttempts)
-	lifecycle.Default(&o.StopTimeout, DefaultStopTimeout)
-	lifecycle.Default(&o.ReplyTimeout, DefaultReplyTimeout)
-	lifecycle.Default(&o.MaxTaskDuration, DefaultMaxTaskDuration)
+	component.Default(&o.Concurrency, DefaultConcurrency)
+	component.Default(&o.MaxAttempts, bus.DefaultMaxAttempts)
+	component.Default(&o.StopTimeout, DefaultStopTimeout)
+	component.Default(&o.ReplyTimeout, DefaultReplyTimeout)
+	component.Default(&o.MaxTaskDuration, DefaultMaxTaskDuration)
 	if o.StopTimeout >= o.MaxTaskDuration {
 		return fmt.Errorf("%w: %w: StopTimeout %s, MaxTaskDuration %s", ErrInvalidOptions, ErrStopTimeoutTooLong, o.StopTimeout, o.MaxTaskDuration)
 	}
-	lifecycle.Default(&o.MaxDepth, a2a.DefaultMaxDepth)
-	lifecycle.Default(&o.AnnounceInterval, DefaultAnnounceInterval)
-	lifecycle.Default(&o.MaxTasks, DefaultMaxTasks)
-	lifecycle.Default(&o.IdleTimeout, DefaultIdleTimeout)
+	component.Default(&o.MaxDepth, a2a.DefaultMaxDepth)
+	component.Default(&o.AnnounceInterval, DefaultAnnounceInterval)
+	component.Default(&o.MaxTasks, DefaultMaxTasks)
+	component.Default(&o.IdleTimeout, DefaultIdleTimeout)
 	if o.Ephemeral && o.Concurrency > o.MaxTasks {
 		o.Concurrency = o.MaxTasks
 	}
-	lifecycle.Defaults(&o.InstanceID, &o.Logger, &o.Now)
+	component.Defaults(&o.InstanceID, &o.Logger, &o.Now)
 	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
@@ -146,7 +145,7 @@ type Agent struct {
 	running  *runningTasks
 	schemas  map[string]*schema.Schema // input schemas by skill (WithInputSchema); guarded by mu
 
-	life *lifecycle.Runner
+	life *component.Runner
 
 	mu     sync.Mutex // guards handlers, mw and frozen
 	frozen bool       // Run has begun: no more skills or middleware
@@ -164,7 +163,7 @@ func New(opts Options) (*Agent, error) {
 		panicLog: log.WithOptions(zap.AddStacktrace(zap.LevelEnablerFunc(func(zapcore.Level) bool { return false }))),
 		handlers: map[string]Handler{},
 		running:  newRunningTasks(),
-		life:     lifecycle.New(),
+		life:     component.New(ErrClosed, ErrRunning),
 	}, nil
 }
 
@@ -257,11 +256,8 @@ func (a *Agent) Run(ctx context.Context) error {
 			a.handlers[skill] = h
 		}
 	})
-	switch {
-	case errors.Is(err, lifecycle.ErrClosed):
-		return ErrClosed
-	case err != nil:
-		return ErrRunning
+	if err != nil {
+		return err
 	}
 	defer finish()
 	return a.run(runCtx, stop)

@@ -8,7 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -43,5 +43,5 @@ func (a *Agent) announce(ctx context.Context, deregistering bool) {
 // announceLoop announces at start and every AnnounceInterval until ctx ends.
 func (a *Agent) announceLoop(ctx context.Context) {
 	a.announce(ctx, false)
-	lifecycle.Every(ctx.Done(), a.opts.AnnounceInterval, func() { a.announce(ctx, false) })
+	component.Every(ctx.Done(), a.opts.AnnounceInterval, func() { a.announce(ctx, false) })
 }

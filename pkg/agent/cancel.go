@@ -8,7 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -240,5 +240,5 @@ func (a *Agent) pruneCanceled(ctx context.Context) {
 
 // pruneLoop runs pruneCanceled every AnnounceInterval until ctx ends.
 func (a *Agent) pruneLoop(ctx context.Context) {
-	lifecycle.Every(ctx.Done(), a.opts.AnnounceInterval, func() { a.pruneCanceled(ctx) })
+	component.Every(ctx.Done(), a.opts.AnnounceInterval, func() { a.pruneCanceled(ctx) })
 }

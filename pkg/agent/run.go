@@ -9,7 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -50,7 +50,7 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 	// announcer, the pruner and the idle watch beside it), then the cancel
 	// consumer, which outlives it: a cancel may still arrive for a task
 	// that is finishing. A part that fails stops the others.
-	g := lifecycle.NewGroup()
+	g := component.NewGroup()
 	_ = g.Add(0, fmt.Sprintf("consume %q", taskSpec.Name), func(ctx context.Context) error {
 		return a.consumeTasks(ctx, taskSpec.Name, workCtx, cancelWork, budget)
 	}, nil)

@@ -34,7 +34,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/guard"
@@ -130,21 +130,21 @@ func (o *Options) normalize() error {
 	if o.Bus == nil || o.Memory == nil {
 		return fmt.Errorf("%w: Bus and Memory are required", ErrInvalidOptions)
 	}
-	lifecycle.Default(&o.ResultTTL, DefaultResultTTL)
-	lifecycle.Default(&o.DefaultTimeout, DefaultTimeout)
-	lifecycle.Default(&o.MaxTimeout, DefaultMaxTimeout)
-	lifecycle.Default(&o.SweepInterval, DefaultSweepInterval)
-	lifecycle.Default(&o.MemoryRetryBound, DefaultMemoryRetryBound)
-	lifecycle.Default(&o.TransientExpiry, DefaultTransientExpiry)
+	component.Default(&o.ResultTTL, DefaultResultTTL)
+	component.Default(&o.DefaultTimeout, DefaultTimeout)
+	component.Default(&o.MaxTimeout, DefaultMaxTimeout)
+	component.Default(&o.SweepInterval, DefaultSweepInterval)
+	component.Default(&o.MemoryRetryBound, DefaultMemoryRetryBound)
+	component.Default(&o.TransientExpiry, DefaultTransientExpiry)
 	if o.Transient && o.TransientExpiry < time.Millisecond {
 		return fmt.Errorf("%w: TransientExpiry %s is below a millisecond", ErrInvalidOptions, o.TransientExpiry)
 	}
 	if o.DefaultTimeout > o.MaxTimeout {
 		o.DefaultTimeout = o.MaxTimeout
 	}
-	lifecycle.Default(&o.Concurrency, DefaultConcurrency)
-	lifecycle.Default(&o.MaxDepth, a2a.DefaultMaxDepth)
-	lifecycle.Defaults(&o.InstanceID, &o.Logger, &o.Now)
+	component.Default(&o.Concurrency, DefaultConcurrency)
+	component.Default(&o.MaxDepth, a2a.DefaultMaxDepth)
+	component.Defaults(&o.InstanceID, &o.Logger, &o.Now)
 	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
@@ -176,7 +176,7 @@ type Caller struct {
 	declMu   sync.Mutex
 	declared map[string]bool // queues this process has declared
 
-	life *lifecycle.Runner // Run once; Close wakes waiters through life.AfterClose()
+	life *component.Runner // Run once; Close wakes waiters through life.AfterClose()
 }
 
 // New validates opts and returns a caller. Call Run to handle responses.
@@ -190,7 +190,7 @@ func New(opts Options) (*Caller, error) {
 		waiters:  newWaiters(),
 		local:    newLocalTasks(),
 		declared: map[string]bool{},
-		life:     lifecycle.New(),
+		life:     component.New(ErrClosed, ErrRunning),
 	}, nil
 }
 
@@ -201,11 +201,8 @@ func (c *Caller) Name() string { return c.opts.Name }
 // for the events of the other replicas until ctx is done or Close is called.
 func (c *Caller) Run(ctx context.Context) error {
 	ctx, _, finish, err := c.life.Start(ctx, nil)
-	switch {
-	case errors.Is(err, lifecycle.ErrClosed):
-		return ErrClosed
-	case err != nil:
-		return ErrRunning
+	if err != nil {
+		return err
 	}
 	defer finish()
 
@@ -235,7 +232,7 @@ func (c *Caller) Run(ctx context.Context) error {
 
 	// The parts, in the order they stop (see the package doc): each its own
 	// stage, so each stops only once the one before has returned.
-	g := lifecycle.NewGroup()
+	g := component.NewGroup()
 	_ = g.Add(0, "responses", func(ctx context.Context) error {
 		return c.opts.Bus.Consume(ctx, respSpec.Name, bus.ConsumeOptions{Concurrency: c.opts.Concurrency, Ordered: true}, c.handleResponse)
 	}, nil)

@@ -8,13 +8,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // sweepLoop looks for overdue tasks every SweepInterval until ctx ends.
 func (c *Caller) sweepLoop(ctx context.Context) error {
-	lifecycle.Every(ctx.Done(), c.opts.SweepInterval, func() {
+	component.Every(ctx.Done(), c.opts.SweepInterval, func() {
 		if err := c.sweep(ctx); err != nil && ctx.Err() == nil {
 			c.log.Warn("deadline sweep failed", zap.Error(err))
 		}

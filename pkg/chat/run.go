@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/internal/lifecycle"
 	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/llm"
@@ -23,11 +22,8 @@ import (
 // called. It fails only when the conversation cannot be read.
 func (s *Session) Run(ctx context.Context) error {
 	ctx, stop, finish, err := s.life.Start(ctx, nil)
-	switch {
-	case errors.Is(err, lifecycle.ErrClosed):
-		return ErrClosed
-	case err != nil:
-		return ErrRunning
+	if err != nil {
+		return err
 	}
 	defer finish()
 	defer func() { _ = s.set.Close() }() // stops following the sub-tasks' status updates

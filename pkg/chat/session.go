@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -172,7 +172,7 @@ type Session struct {
 	set   *tools.Set
 	state *state
 
-	life *lifecycle.Runner // Run once; Close stops it, bounded
+	life *component.Runner // Run once; Close stops it, bounded
 
 	emitMu sync.Mutex
 
@@ -188,7 +188,7 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
-	s := &Session{opts: opts, log: opts.Logger.With(zap.String("session", opts.SessionID)), keys: k, state: newState(), life: lifecycle.New()}
+	s := &Session{opts: opts, log: opts.Logger.With(zap.String("session", opts.SessionID)), keys: k, state: newState(), life: component.New(ErrClosed, ErrRunning)}
 	s.lease = memory.Lease{Store: opts.Memory, Key: k.lease, Owner: opts.Owner, TTL: opts.LeaseTTL}
 	s.set, err = tools.New(tools.Deps{
 		Caller: opts.Caller, Agents: opts.Agents, Resolver: opts.Resolver, Memory: opts.Memory,

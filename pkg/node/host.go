@@ -11,7 +11,7 @@ import (
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
-	"github.com/a2abus/a2abus/internal/lifecycle"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -84,7 +84,7 @@ type Host struct {
 	// Node is what the host runs on; Close closes it last.
 	Node *Node
 
-	group    *lifecycle.Group
+	group    *component.Group
 	mu       sync.Mutex
 	dir      *directory.Directory
 	vetWait  time.Duration
@@ -95,7 +95,7 @@ type Host struct {
 
 // NewHost returns a host on n; closing the host closes n.
 func NewHost(n *Node) *Host {
-	return &Host{Node: n, group: lifecycle.NewGroup(), vetWait: n.Config.Directory.VetWait, closed: make(chan struct{})}
+	return &Host{Node: n, group: component.NewGroup(), vetWait: n.Config.Directory.VetWait, closed: make(chan struct{})}
 }
 
 // Add adds p in tier under name (for the errors of its stop). It runs from

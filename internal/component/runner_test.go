@@ -1,4 +1,4 @@
-package lifecycle
+package component
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 func TestRunOnceCloseIdempotent(t *testing.T) {
-	r := New()
+	r := New(nil, nil)
 	ran := false
 	ctx, _, finish, err := r.Start(context.Background(), func() { ran = true })
 	if err != nil || !ran || !r.Started() {
@@ -50,14 +50,14 @@ func TestRunOnceCloseIdempotent(t *testing.T) {
 }
 
 func TestCloseBeforeStartAndBound(t *testing.T) {
-	r := New()
+	r := New(nil, nil)
 	if err := r.Close("x", time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, _, err := r.Start(context.Background(), nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("start after close: %v", err)
 	}
-	stuck := New()
+	stuck := New(nil, nil)
 	if _, _, _, err := stuck.Start(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestEveryRunsUntilDone(t *testing.T) {
 }
 
 func TestClosingContextEndsWithClose(t *testing.T) {
-	r := New()
+	r := New(nil, nil)
 	ctx := r.ClosingContext()
 	if ctx.Err() != nil {
 		t.Fatal("closing context done before Close")

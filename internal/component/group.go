@@ -1,4 +1,4 @@
-package lifecycle
+package component
 
 import (
 	"context"
@@ -44,7 +44,7 @@ type member struct {
 }
 
 // ErrStopping: a part was added to a group that is stopping or stopped.
-var ErrStopping = errors.New("lifecycle: group is stopping")
+var ErrStopping = errors.New("component: group is stopping")
 
 // NewGroup returns an empty group.
 func NewGroup() *Group {

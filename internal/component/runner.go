@@ -1,14 +1,17 @@
-// Package lifecycle is the run-once, close-idempotently machinery shared by
-// the long-running components (agent, caller): Run blocks under a context
-// that Close cancels, and Close waits for Run to return within a bound.
+// Package component is what the long-running components (agent, caller,
+// directory, chat session) share: a Runner (Run once under a context that
+// Close cancels; Close waits for Run within a bound), a Group that runs
+// parts side by side and stops them in stages, the defaults of their
+// options, and Every for their periodic loops.
 //
-// Close, in order: ClosingContext is cancelled (work in flight gives up and
+// A Runner's Close, in order: ClosingContext is cancelled (work in flight gives up and
 // is handed back), Run's context is cancelled, Run is waited for (bounded),
 // and only then is AfterClose closed (callers blocked on the component are
 // woken once nothing of it runs any more).
-package lifecycle
+package component
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,16 +22,18 @@ import (
 	"go.uber.org/zap"
 )
 
-// Errors returned by Start; components wrap or replace them with their own.
+// Errors returned by Start when the component gave New none of its own.
 var (
 	// ErrClosed: Close was called before Run.
-	ErrClosed = errors.New("lifecycle: closed")
+	ErrClosed = errors.New("component: closed")
 	// ErrRunning: Run was called twice.
-	ErrRunning = errors.New("lifecycle: already running")
+	ErrRunning = errors.New("component: already running")
 )
 
 // Runner tracks one component's Run and Close. The zero value is not usable: use New.
 type Runner struct {
+	errClosed, errRunning error // what Start returns: the component's own sentinels
+
 	mu      sync.Mutex
 	started bool
 	closed  bool
@@ -41,9 +46,12 @@ type Runner struct {
 	afterClose chan struct{}
 }
 
-// New returns a runner that has neither started nor closed.
-func New() *Runner {
-	r := &Runner{done: make(chan struct{}), afterClose: make(chan struct{})}
+// New returns a runner that has neither started nor closed. Start returns
+// closed once Close was called, and running for a second Start: the
+// component's own sentinel errors (ErrClosed and ErrRunning when nil).
+func New(closed, running error) *Runner {
+	r := &Runner{errClosed: cmp.Or(closed, ErrClosed), errRunning: cmp.Or(running, ErrRunning),
+		done: make(chan struct{}), afterClose: make(chan struct{})}
 	r.closing, r.cancelClosing = context.WithCancel(context.Background())
 	return r
 }
@@ -56,10 +64,10 @@ func (r *Runner) Start(ctx context.Context, onStart func()) (runCtx context.Cont
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, nil, nil, ErrClosed
+		return nil, nil, nil, r.errClosed
 	}
 	if r.started {
-		return nil, nil, nil, ErrRunning
+		return nil, nil, nil, r.errRunning
 	}
 	r.started = true
 	if onStart != nil {

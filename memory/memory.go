@@ -80,7 +80,7 @@ type Conversations interface {
 	SubscribeTurns(ctx context.Context, session string, afterSeq int64) (<-chan Turn, error)
 }
 
-// Memory is a Store, Conversations and Indexes, with batched writes, and a component.
+// Memory is a Store, Conversations and Indexes, with batched writes, and Close.
 type Memory interface {
 	Store
 	Conversations

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/a2abus/a2abus/internal/fileread"
+	"github.com/a2abus/a2abus/internal/text"
 )
 
 // FileName is the configuration file searched for when none is named.
@@ -249,8 +250,8 @@ func UnknownEnv(environ []string) []string {
 			continue
 		}
 		w := fmt.Sprintf("config: environment variable %s sets no configuration key and is ignored", name)
-		if near := closest(name, names); near != "" {
-			w += fmt.Sprintf(" (did you mean %s?)", near)
+		if near := text.Nearest(name, names, 1, maxSuggestEdits); len(near) == 1 {
+			w += fmt.Sprintf(" (did you mean %s?)", near[0])
 		}
 		out = append(out, w)
 	}
@@ -258,38 +259,5 @@ func UnknownEnv(environ []string) []string {
 	return out
 }
 
-// closest is the name of names nearest to s, "" when none is within
-// maxSuggestEdits edits.
-func closest(s string, names []string) string {
-	best, bestD := "", maxSuggestEdits+1
-	for _, n := range names {
-		if d := editDistance(s, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
 // maxSuggestEdits bounds the edits between a mistyped variable and the one suggested.
 const maxSuggestEdits = 3
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

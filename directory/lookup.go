@@ -1,21 +1,16 @@
 package directory
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/text"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // maxSuggestions is how many closest names an AGENT_NOT_FOUND error names.
 const maxSuggestions = 3
-
-// maxCompared bounds the runes of a name compared by Closest, so a huge
-// input costs no more than a long agent name.
-const maxCompared = 128
 
 // Lookup returns the agent called name, ignoring case; Entry.Name is its canonical spelling.
 func (d *Directory) Lookup(name string) (Entry, bool) { return d.reg.get(name) }
@@ -26,26 +21,7 @@ func (d *Directory) List(f Filter) []Entry { return d.reg.list(f) }
 // Closest returns up to n known names nearest to name by edit distance,
 // ignoring case, nearest first (ties in name order); for AGENT_NOT_FOUND.
 func (d *Directory) Closest(name string, n int) []string {
-	if n <= 0 {
-		return nil
-	}
-	target := []rune(strings.ToLower(name))
-	target = target[:min(len(target), maxCompared)]
-	type scored struct {
-		name string
-		dist int
-	}
-	names := d.reg.names()
-	all := make([]scored, len(names))
-	for i, k := range names {
-		all[i] = scored{k, editDistance(target, []rune(strings.ToLower(k)))}
-	}
-	slices.SortStableFunc(all, func(a, b scored) int { return cmp.Compare(a.dist, b.dist) }) // names are in order already
-	out := make([]string, 0, min(n, len(all)))
-	for _, s := range all[:min(n, len(all))] {
-		out = append(out, s.name)
-	}
-	return out
+	return text.Nearest(name, d.reg.names(), n, -1)
 }
 
 // Resolve returns the canonical name of agent if it is known and its card
@@ -75,27 +51,6 @@ func (d *Directory) resolve(agent, skill string) (string, error) {
 		return "", a2a.NewError(a2a.CodeSkillNotSupported, "agent %q has no skill %q; %s", e.Name, skill, skills)
 	}
 	return e.Name, nil
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // DefaultVetWait is how long a PatientResolver of the binaries waits for an

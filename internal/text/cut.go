@@ -1,15 +1,16 @@
-// Package textcut shortens text for messages, logs and model context
-// without splitting a UTF-8 character.
-package textcut
+// Package text shapes text meant for people: Cut shortens it for
+// messages, logs and model context without splitting a UTF-8 character,
+// and Nearest suggests the names closest to a mistyped one.
+package text
 
 import "unicode/utf8"
 
 // Ellipsis marks where text was cut.
 const Ellipsis = "…"
 
-// Bytes cuts s to at most n bytes, the cut marked with Ellipsis (counted in
+// Cut cuts s to at most n bytes, the cut marked with Ellipsis (counted in
 // n), on a rune boundary; s is returned as is when it fits.
-func Bytes(s string, n int) string {
+func Cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

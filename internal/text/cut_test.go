@@ -1,8 +1,8 @@
-package textcut
+package text
 
 import "testing"
 
-func TestBytes(t *testing.T) {
+func TestCut(t *testing.T) {
 	for _, tc := range []struct {
 		s    string
 		n    int
@@ -14,8 +14,8 @@ func TestBytes(t *testing.T) {
 		{"abcdef", 2, "…"},        // n below the mark's size
 		{"", 0, ""},
 	} {
-		if got := Bytes(tc.s, tc.n); got != tc.want {
-			t.Errorf("Bytes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		if got := Cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/backoff"
-	"github.com/a2abus/a2abus/internal/textcut"
+	"github.com/a2abus/a2abus/internal/text"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -81,10 +81,10 @@ func (a *Agent) encodableReply(r *outgoing, encErr error) *outgoing {
 			e = a2a.NewError(a2a.CodeExecutionFailed, "skill %q returned a result that cannot be sent: %v", r.skill, encErr)
 		}
 	case *a2a.TaskError:
-		e = &a2a.Error{Code: p.Code, Message: textcut.Bytes(p.Message, maxReplacedMessage), Retryable: p.Retryable}
+		e = &a2a.Error{Code: p.Code, Message: text.Cut(p.Message, maxReplacedMessage), Retryable: p.Retryable}
 		if !p.Code.Valid() {
 			e = a2a.NewError(a2a.CodeExecutionFailed, "the task failed with an invalid error code %q: %s",
-				textcut.Bytes(string(p.Code), 64), textcut.Bytes(p.Message, maxReplacedMessage))
+				text.Cut(string(p.Code), 64), text.Cut(p.Message, maxReplacedMessage))
 		}
 	default:
 		return nil

@@ -11,7 +11,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/redact"
-	"github.com/a2abus/a2abus/internal/textcut"
+	"github.com/a2abus/a2abus/internal/text"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -213,7 +213,7 @@ func (a *Agent) runHandler(ctx context.Context, h Handler, t *Task) (res *Result
 		return herr
 	})
 	if p, ok := errors.AsType[*bus.PanicError](err); ok {
-		value := textcut.Bytes(fmt.Sprint(p.Value), maxPanicValue)
+		value := text.Cut(fmt.Sprint(p.Value), maxPanicValue)
 		a.panicLog.Error("skill panicked", zap.String("task", t.Request.TaskID), zap.String("skill", t.Request.Skill),
 			zap.String("caller", t.Request.Caller), zap.String("panic", redact.String(value)), zap.String("stack", string(p.Stack)))
 		return nil, fmt.Errorf("skill %q panicked: %s", t.Request.Skill, value)

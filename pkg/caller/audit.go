@@ -11,7 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/internal/redact"
-	"github.com/a2abus/a2abus/internal/textcut"
+	"github.com/a2abus/a2abus/internal/text"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -110,7 +110,7 @@ func (c *Caller) recordRefusal(ctx context.Context, req Request, err error) {
 	now := c.opts.Now()
 	e := &HistoryEntry{
 		Time: now, CreatedAt: now, TaskID: uuid.NewString(), SessionID: session, Caller: c.opts.Name,
-		Target: textcut.Bytes(req.Target, 128), Skill: textcut.Bytes(req.Skill, 128), Chain: append(slices.Clone(chain), c.opts.Name),
+		Target: text.Cut(req.Target, 128), Skill: text.Cut(req.Skill, 128), Chain: append(slices.Clone(chain), c.opts.Name),
 		Status: HistoryRefused, State: a2a.TaskStateRejected, Code: ae.Code, Error: safeMessage(ae.Message),
 	}
 	c.log.Info("call refused", zap.String("task", e.TaskID), zap.String("session", e.SessionID),
@@ -130,4 +130,4 @@ func (c *Caller) recordRefusal(ctx context.Context, req Request, err error) {
 
 // safeMessage is msg redacted, then truncated (redacting first, so that a
 // cut cannot hide a secret from the redactor).
-func safeMessage(msg string) string { return textcut.Bytes(redact.String(msg), maxHistoryError) }
+func safeMessage(msg string) string { return text.Cut(redact.String(msg), maxHistoryError) }

@@ -16,7 +16,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/a2abus/a2abus/internal/testworld"
-	"github.com/a2abus/a2abus/internal/textcut"
+	"github.com/a2abus/a2abus/internal/text"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -203,10 +203,10 @@ func TestHistoryOfUnknownOrBadSession(t *testing.T) {
 }
 
 func TestTruncateKeepsRunes(t *testing.T) {
-	if got := textcut.Bytes("héllo wörld", 6); got != "hé…" {
+	if got := text.Cut("héllo wörld", 6); got != "hé…" {
 		t.Fatalf("truncate = %q", got)
 	}
-	if got := textcut.Bytes("short", 10); got != "short" {
+	if got := text.Cut("short", 10); got != "short" {
 		t.Fatalf("truncate = %q", got)
 	}
 	long := strings.Repeat("password=secret ", 100)

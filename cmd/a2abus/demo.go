@@ -141,14 +141,8 @@ func describe(embedded bool, real string) string {
 
 // newDemoAgent assembles the agent of card on h and registers its skills.
 func newDemoAgent(h *node.Host, card a2a.AgentCard, register func(*agent.Agent) error) error {
-	a, err := h.Agent(card)
-	if err != nil {
-		return err
-	}
-	if err := register(a); err != nil {
-		return fmt.Errorf("register %s: %w", card.Name, err)
-	}
-	return nil
+	_, err := h.Agent(card, register)
+	return err
 }
 
 // demo prints the steps; the first write error is kept and returned.

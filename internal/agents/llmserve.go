@@ -126,11 +126,8 @@ func buildLLMAgent(h *node.Host, s *llmagent.Spec, model llm.Client) error {
 	if err != nil {
 		return err
 	}
-	a, err := h.Agent(s.Card())
-	if err != nil {
-		return err
-	}
-	return la.Register(a)
+	_, err = h.Agent(s.Card(), la.Register)
+	return err
 }
 
 func needsTools(s *llmagent.Spec) bool {

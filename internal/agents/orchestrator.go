@@ -67,10 +67,6 @@ func NewOrchestrator(h *node.Host, name string, wfs []*workflow.Workflow) (*Orch
 	if len(wfs) == 0 {
 		return nil, fmt.Errorf("agents: orchestrator %q: %w", name, workflow.ErrNoWorkflows)
 	}
-	a, err := h.Agent(OrchestratorCard(name, wfs))
-	if err != nil {
-		return nil, err
-	}
 	c, err := h.Caller(name)
 	if err != nil {
 		return nil, err
@@ -81,10 +77,16 @@ func NewOrchestrator(h *node.Host, name string, wfs []*workflow.Workflow) (*Orch
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range wfs {
-		if err := a.Handle(w.Name, runWorkflow(e, w)); err != nil {
-			return nil, fmt.Errorf("agents: orchestrator %q: workflow %s: %w", name, w.Name, err)
+	a, err := h.Agent(OrchestratorCard(name, wfs), func(a *agent.Agent) error {
+		for _, w := range wfs {
+			if err := a.Handle(w.Name, runWorkflow(e, w)); err != nil {
+				return fmt.Errorf("workflow %s: %w", w.Name, err)
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("agents: orchestrator %q: %w", name, err)
 	}
 	return &Orchestrator{Agent: a, Caller: c, Engine: e}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory/inmem"
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/workflow"
@@ -36,11 +37,7 @@ func TestOrchestratorOutcomes(t *testing.T) {
 			t.Errorf("host close: %v", err)
 		}
 	})
-	sa, err := h.Agent(sample.Card("SampleAgent"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sample.Register(sa, nil); err != nil {
+	if _, err := h.Agent(sample.Card("SampleAgent"), func(a *agent.Agent) error { return sample.Register(a, nil) }); err != nil {
 		t.Fatal(err)
 	}
 	good, err := workflow.Parse("good.yaml", []byte("name: good\nsteps:\n  - {id: npv, agent: SampleAgent, skill: npv, input: {cash_flows: '${input.flows}', discount_rate: 0.12}}\n"))

@@ -268,9 +268,6 @@ func buildPrimary(h *node.Host, name string) error {
 	if err := h.OnStop(node.TierWork, "primary sessions", p.Close); err != nil {
 		return err
 	}
-	a, err := h.Agent(PrimaryCard(name))
-	if err != nil {
-		return err
-	}
-	return p.Register(a)
+	_, err = h.Agent(PrimaryCard(name), p.Register)
+	return err
 }

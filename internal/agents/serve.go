@@ -93,23 +93,17 @@ func reference(kind, name string) node.Build {
 		case KindPrimary:
 			return buildPrimary(h, name)
 		case KindSample:
-			a, err := h.Agent(sample.Card(name))
-			if err != nil {
-				return err
-			}
 			c, err := h.Caller(name)
 			if err != nil {
 				return err
 			}
-			return sample.Register(a, c)
+			_, err = h.Agent(sample.Card(name), func(a *agent.Agent) error { return sample.Register(a, c) })
+			return err
 		default:
 			card := research.Card()
 			card.Name = name
-			a, err := h.Agent(card)
-			if err != nil {
-				return err
-			}
-			return registerResearch(a, h.Node)
+			_, err := h.Agent(card, func(a *agent.Agent) error { return registerResearch(a, h.Node) })
+			return err
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/node"
 )
 
@@ -53,15 +54,11 @@ func (b *Bridge) Build(ctx context.Context, h *node.Host) error {
 	if err != nil {
 		return err
 	}
-	a, err := h.Agent(card)
-	if err != nil {
-		return err
-	}
 	c, err := h.Caller(card.Name)
 	if err != nil {
 		return err
 	}
-	if err := b.Register(a, c); err != nil {
+	if _, err := h.Agent(card, func(a *agent.Agent) error { return b.Register(a, c) }); err != nil {
 		return err
 	}
 	cfg := h.Node.Config

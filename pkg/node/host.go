@@ -177,12 +177,18 @@ func (h *Host) Caller(name string) (*caller.Caller, error) {
 	return c, nil
 }
 
-// Agent builds the agent of card (Node.Agent) and adds it; it stops first.
-// Register its skills before Run.
-func (h *Host) Agent(card a2a.AgentCard) (*agent.Agent, error) {
+// Agent builds the agent of card (Node.Agent), lets register add its
+// skills (and middleware) and adds it; it stops first. The agent runs from
+// Start on, or at once on a started host: its skills are registered before.
+func (h *Host) Agent(card a2a.AgentCard, register func(*agent.Agent) error) (*agent.Agent, error) {
 	a, err := h.Node.Agent(card)
 	if err != nil {
 		return nil, err
+	}
+	if register != nil {
+		if err := register(a); err != nil {
+			return nil, errors.Join(fmt.Errorf("node: agent %q: register: %w", card.Name, err), a.Close())
+		}
 	}
 	if err := h.Add(TierEntry, "agent "+card.Name, a); err != nil {
 		return nil, err

@@ -11,6 +11,8 @@ import (
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
 )
 
 // stopLog records the order in which parts' runs return and parts close.
@@ -96,7 +98,7 @@ func TestHostStopsTiersInOrderThenClosesTheNode(t *testing.T) {
 		}
 	}
 	// A real agent and caller on the same host stop with their tiers.
-	if _, err := h.Agent(a2a.AgentCard{Name: "HostEcho", Version: "1"}); err != nil {
+	if _, err := h.Agent(a2a.AgentCard{Name: "HostEcho", Version: "1"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.Caller("HostCaller"); err != nil {
@@ -236,5 +238,31 @@ func TestHostVetsThroughOneDirectoryWithTheConfiguredWait(t *testing.T) {
 	}
 	if d2, _ := h.Directory(Vetter); d2 != d1 {
 		t.Fatal("a second directory was built")
+	}
+}
+
+// An agent built on a host that already runs gets its skills before it
+// starts taking tasks (the demo adds the Orchestrator this way).
+func TestHostAgentAddedLateHasItsSkills(t *testing.T) {
+	h := NewHost(embeddedNode(t))
+	defer func() { _ = h.Close() }()
+	c, err := h.Caller("LateCaller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Start(context.Background())
+	card := a2a.AgentCard{Name: "LateEcho", Version: "1", Skills: []a2a.AgentSkill{{ID: "echo", Name: "echo"}}}
+	if _, err := h.Agent(card, func(a *agent.Agent) error {
+		return a.Handle("echo", func(_ context.Context, t *agent.Task) (*agent.Result, error) {
+			return agent.TextResult("late " + t.Text()), nil
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := c.Call(ctx, caller.Request{Target: "LateEcho", Skill: "echo", Text: "hi"}, nil)
+	if err != nil || out.Err() != nil {
+		t.Fatalf("call: %v %v", err, out.Err())
 	}
 }

@@ -30,6 +30,8 @@ type Config struct {
 	LLM       LLMConfig       `mapstructure:"llm" yaml:"llm"`
 	Chat      ChatConfig      `mapstructure:"chat" yaml:"chat"`
 	Ops       OpsConfig       `mapstructure:"ops" yaml:"ops"`
+	HTTP      HTTPConfig      `mapstructure:"http" yaml:"http"`
+	MCP       MCPConfig       `mapstructure:"mcp" yaml:"mcp"`
 }
 
 // LogConfig selects the log level and encoding.
@@ -345,6 +347,8 @@ func Default() *Config {
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 		LLM:      LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries},
 		Chat:     ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars},
+		HTTP:     defaultHTTP(),
+		MCP:      MCPConfig{MaxSessions: DefaultMCPMaxSessions, SessionIdleTimeout: DefaultMCPSessionIdleTimeout},
 	}
 }
 

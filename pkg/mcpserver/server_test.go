@@ -248,6 +248,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		"negative bound": {NewTools: ok, Memory: w.Memory, CallTimeout: -time.Second},
 		"negative wait":  {NewTools: ok, Memory: w.Memory, WaitTimeout: -time.Second},
 		"negative idle":  {NewTools: ok, Memory: w.Memory, IdleTimeout: -time.Second},
+		"negative cap":   {NewTools: ok, Memory: w.Memory, MaxSessions: -1},
 	} {
 		if _, err := mcpserver.New(o); !errors.Is(err, mcpserver.ErrInvalidOptions) {
 			t.Errorf("%s: %v, want ErrInvalidOptions", name, err)

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -54,7 +56,14 @@ type httpHandler struct {
 	reserved int                         // places taken: sessions open and being opened
 	open     map[*mcp.ServerSession]bool // the sessions open, to close when ctx ends
 	closed   bool                        // ctx ended
+
+	refused atomic.Int64 // requests refused a session, ever
+	logged  atomic.Int64 // when a refusal was last logged (Unix ns)
 }
+
+// refusalLogEvery spaces the log lines of refused sessions: a flood of
+// requests must not flood the log too.
+const refusalLogEvery = 10 * time.Second
 
 // newSessionKey carries, in a request's context, the Session a request
 // that opens an MCP session is to get.
@@ -163,7 +172,10 @@ func (h *httpHandler) closeAll() {
 // refuse answers a request that cannot open a session: 503, with a
 // JSON-RPC error saying why (MCP clients show its message).
 func (h *httpHandler) refuse(w http.ResponseWriter, err error) {
-	h.srv.log.Warn("mcp: session refused", zap.Error(err))
+	n, now := h.refused.Add(1), time.Now().UnixNano()
+	if last := h.logged.Load(); (last == 0 || now-last >= int64(refusalLogEvery)) && h.logged.CompareAndSwap(last, now) {
+		h.srv.log.Warn("mcp: session refused (logged at most every 10s)", zap.Int64("refused_so_far", n), zap.Error(err))
+	}
 	body, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": nil,
 		"error": map[string]any{"code": CodeTooManySessions, "message": err.Error(), "data": map[string]int{"max_sessions": h.srv.opts.MaxSessions}},

@@ -43,6 +43,8 @@ type Config struct {
 	Chat      ChatConfig      `mapstructure:"chat" yaml:"chat"`
 	Workflow  WorkflowConfig  `mapstructure:"workflow" yaml:"workflow"`
 	Ops       OpsConfig       `mapstructure:"ops" yaml:"ops"`
+	HTTP      HTTPConfig      `mapstructure:"http" yaml:"http"`
+	MCP       MCPConfig       `mapstructure:"mcp" yaml:"mcp"`
 }
 
 // LogConfig selects the log level and encoding.
@@ -373,6 +375,8 @@ func Default() *Config {
 		Chat: ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars,
 			MaxInputBytes: DefaultMaxChatInput},
 		Workflow: WorkflowConfig{MaxRenderBytes: workflow.DefaultMaxRenderBytes, MaxSteps: workflow.DefaultMaxSteps},
+		HTTP:     defaultHTTP(),
+		MCP:      MCPConfig{MaxSessions: DefaultMCPMaxSessions, SessionIdleTimeout: DefaultMCPSessionIdleTimeout},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/internal/httpserve"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/redismem"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -39,6 +40,13 @@ var packageDefaults = map[string]any{
 	"llm.max_response_bytes":    llm.DefaultMaxResponseBytes,
 	"workflow.max_render_bytes": workflow.DefaultMaxRenderBytes,
 	"workflow.max_steps":        workflow.DefaultMaxSteps,
+	"http.read_header_timeout":  httpserve.DefaultReadHeaderTimeout,
+	"http.read_timeout":         httpserve.DefaultReadTimeout,
+	"http.write_timeout":        httpserve.DefaultWriteTimeout,
+	"http.idle_timeout":         httpserve.DefaultIdleTimeout,
+	"http.max_header_bytes":     httpserve.DefaultMaxHeaderBytes,
+	"http.max_body_bytes":       httpserve.DefaultMaxBodyBytes,
+	"http.max_connections":      httpserve.DefaultMaxConnections,
 	"agent.concurrency":         agent.DefaultConcurrency,
 	"agent.stop_timeout":        agent.DefaultStopTimeout,
 	"agent.max_task_duration":   agent.DefaultMaxTaskDuration,
@@ -77,6 +85,9 @@ var ownDefaults = map[string]any{
 	"chat.max_history_chars":      DefaultMaxHistoryChars,
 	"chat.max_input_bytes":        DefaultMaxChatInput,
 	"llm.max_tool_argument_bytes": DefaultLLMMaxToolArgumentBytes,
+	// The MCP server's package links the MCP SDK: config does not import it.
+	"mcp.max_sessions":         DefaultMCPMaxSessions,
+	"mcp.session_idle_timeout": DefaultMCPSessionIdleTimeout,
 }
 
 // Every key with a default is in one of the two tables, and defaults to its

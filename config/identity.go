@@ -90,8 +90,11 @@ func sharedInvalid(users []string) bool {
 
 // Warnings are the weaknesses of a valid configuration that `a2abus config
 // check` points out: a bus on which identities are not enforced (a shared
-// broker user, or identity.mode body), and the TLS ones (TLSWarnings).
-func (c *Config) Warnings() []string { return append(c.identityWarnings(), c.TLSWarnings()...) }
+// broker user, or identity.mode body), the TLS ones (TLSWarnings), and an
+// MCP endpoint allowed to serve without a token (mcp.insecure_no_auth).
+func (c *Config) Warnings() []string {
+	return append(append(c.identityWarnings(), c.TLSWarnings()...), c.MCP.warnings()...)
+}
 
 // identityWarnings says when identities are not enforced on the bus.
 func (c *Config) identityWarnings() []string {

@@ -164,6 +164,18 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"workflow.max_steps":          "50",
 		"ops.listen":                  ":9090",
 		"ops.pprof":                   "true",
+		"http.read_header_timeout":    "5s",
+		"http.read_timeout":           "20s",
+		"http.write_timeout":          "15s",
+		"http.idle_timeout":           "1m",
+		"http.max_header_bytes":       "8192",
+		"http.max_body_bytes":         "1048576",
+		"http.max_connections":        "64",
+		"mcp.token":                   "",
+		"mcp.token_file":              "/run/secrets/mcp-token",
+		"mcp.insecure_no_auth":        "true",
+		"mcp.max_sessions":            "20",
+		"mcp.session_idle_timeout":    "3m",
 	}
 	want := &Config{
 		Log: LogConfig{Level: "debug", Format: "console"},
@@ -194,6 +206,9 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		Chat:     ChatConfig{SystemPrompt: "You are the primary agent.", MaxToolRounds: 12, TokenBudget: 200_000, MaxHistoryTurns: 20, MaxHistoryChars: 30_000, MaxInputBytes: 4096},
 		Workflow: WorkflowConfig{MaxRenderBytes: 2 << 20, MaxSteps: 50},
 		Ops:      OpsConfig{Listen: ":9090", PProf: true},
+		HTTP: HTTPConfig{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 20 * time.Second, WriteTimeout: 15 * time.Second,
+			IdleTimeout: time.Minute, MaxHeaderBytes: 8192, MaxBodyBytes: 1 << 20, MaxConnections: 64},
+		MCP: MCPConfig{TokenFile: "/run/secrets/mcp-token", InsecureNoAuth: true, MaxSessions: 20, SessionIdleTimeout: 3 * time.Minute},
 	}
 	ca := testca.New(t)
 	maps.Copy(env, map[string]string{ // TLS files must exist

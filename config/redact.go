@@ -11,7 +11,7 @@ const Secret = redact.Secret
 
 // Redacted returns a copy of c that is safe to print: the passwords in
 // bus.url, redis.url and llm.base_url, redis.password,
-// directory.announce_secret and llm.api_key are replaced by Secret.
+// directory.announce_secret, llm.api_key and mcp.token are replaced by Secret.
 func (c *Config) Redacted() *Config {
 	r := *c
 	r.Redis.Addrs = slices.Clone(c.Redis.Addrs)
@@ -27,6 +27,9 @@ func (c *Config) Redacted() *Config {
 	r.LLM.BaseURL = redact.URL(c.LLM.BaseURL)
 	if r.LLM.APIKey != "" {
 		r.LLM.APIKey = Secret
+	}
+	if r.MCP.Token != "" {
+		r.MCP.Token = Secret
 	}
 	return &r
 }

@@ -84,6 +84,8 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.Chat.validate()...)
 	errs = append(errs, c.Workflow.validate()...)
 	errs = append(errs, c.Ops.validate()...)
+	errs = append(errs, c.HTTP.validate()...)
+	errs = append(errs, c.MCP.validate()...)
 	if c.Research.DocsDir == "" {
 		errs = append(errs, invalid("research.docs_dir", "must name a folder, got \"\""))
 	}

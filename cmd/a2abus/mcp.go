@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -25,9 +22,6 @@ type mcpFlags struct {
 	directoryWait, callTimeout    time.Duration
 	idleTimeout                   time.Duration
 }
-
-// httpShutdownBound bounds the end of the HTTP server (open event streams included).
-const httpShutdownBound = 5 * time.Second
 
 // newMCPCmd builds `a2abus mcp`: the a2abus tools as an MCP server.
 func newMCPCmd(c *cli) *cobra.Command {
@@ -61,13 +55,16 @@ func newMCPCmd(c *cli) *cobra.Command {
 	fl.DurationVar(&f.directoryWait, "directory-wait", directory.DefaultVetWait,
 		"how long an agent the directory does not know yet may take to announce itself before invoke_agent refuses it (directory.vet_wait)")
 	fl.DurationVar(&f.callTimeout, "call-timeout", mcpserver.DefaultCallTimeout, "bound of one tool call (a call with wait: true gets caller.max_timeout more)")
-	fl.DurationVar(&f.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "close an HTTP session idle this long")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", 0, "close an HTTP session idle this long (default mcp.session_idle_timeout)")
 	return cmd
 }
 
 func runMCP(ctx context.Context, e *env, f mcpFlags, in io.Reader) error {
-	if f.directoryWait <= 0 || f.callTimeout <= 0 || f.idleTimeout <= 0 {
+	if f.directoryWait <= 0 || f.callTimeout <= 0 || f.idleTimeout < 0 {
 		return errors.New("--directory-wait, --call-timeout and --idle-timeout must be positive")
+	}
+	if f.idleTimeout == 0 {
+		f.idleTimeout = e.Config.MCP.SessionIdleTimeout
 	}
 	if f.session != "" {
 		if err := a2a.ValidateSessionID(f.session); err != nil {
@@ -117,7 +114,7 @@ func buildMCP(ctx context.Context, h *node.Host, e *env, f mcpFlags, in io.Reade
 			Caller: cl, Agents: tools.DirectoryLister{Directory: d}, Resolver: resolver, Memory: n.Memory, Logger: e.Log,
 		}),
 		Memory: n.Memory, SessionID: f.session, CallTimeout: f.callTimeout, WaitTimeout: cfg.Caller.MaxTimeout,
-		IdleTimeout: f.idleTimeout, Version: version, Logger: e.Log,
+		IdleTimeout: f.idleTimeout, MaxSessions: cfg.MCP.MaxSessions, Version: version, Logger: e.Log,
 	})
 	if err != nil {
 		return err
@@ -130,37 +127,28 @@ func buildMCP(ctx context.Context, h *node.Host, e *env, f mcpFlags, in io.Reade
 	}))
 }
 
-// serveMCPHTTP serves srv at http://ADDR/mcp until ctx ends; the URL is
-// printed on stdout once the address is bound.
+// serveMCPHTTP serves srv at http://ADDR/mcp until ctx ends, within the
+// http.* bounds, requiring the mcp.token when one is configured (and one
+// beyond loopback unless mcp.insecure_no_auth); the URL is printed on
+// stdout once the address is bound.
 func serveMCPHTTP(ctx context.Context, e *env, srv *mcpserver.Server, addr string) error {
-	ln, err := net.Listen("tcp", addr)
+	cfg := e.Config
+	var token string
+	if cfg.MCP.HasToken() {
+		t, err := cfg.MCP.BearerToken()
+		if err != nil {
+			return err
+		}
+		token = t
+	}
+	hs, err := srv.ListenHTTP(ctx, mcpserver.HTTPOptions{Addr: addr, Token: token, InsecureNoAuth: cfg.MCP.InsecureNoAuth, Limits: cfg.HTTP.Limits()})
 	if err != nil {
-		return fmt.Errorf("mcp: listen on %s: %w", addr, err)
-	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		e.Log.Warn("mcp: serving HTTP beyond loopback without authentication: anyone who reaches it can invoke agents",
-			zap.Stringer("addr", tcp))
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.Handler(ctx))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	if _, err := fmt.Fprintf(e.Out, "mcp: http://%s/mcp\n", ln.Addr()); err != nil {
-		_ = ln.Close()
 		return err
 	}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	select {
-	case err := <-served:
-		return fmt.Errorf("mcp: serve http on %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
+	if _, err := fmt.Fprintf(e.Out, "mcp: %s\n", hs.URL()); err != nil {
+		return errors.Join(err, hs.Close())
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), httpShutdownBound)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		_ = hs.Close() // open event streams do not end by themselves
-	}
-	return nil
+	return hs.Run(ctx)
 }
 
 // nopWriteCloser lets the MCP transport write to stdout without closing it.

@@ -2,8 +2,10 @@
 // (npm @modelcontextprotocol/sdk), as an MCP host would: it lists the tools,
 // waits until list_known_agents shows the agent, calls invoke_agent on its
 // echo skill, subscribes to the result resource, waits for the
-// notifications/resources/updated, reads the result, and prints a JSON
-// summary on stdout for the Go test to check.
+// notifications/resources/updated, reads the result and a result that is not
+// there, and prints a JSON summary on stdout for the Go test to check. Over
+// HTTP it sends A2ABUS_MCP_TOKEN as a bearer token when set, and records
+// what a client without it, or beyond A2ABUS_MCP_MAX_SESSIONS=1, is told.
 //
 // usage: node client.mjs SDK_DIR AGENT stdio A2ABUS_BINARY
 //        node client.mjs SDK_DIR AGENT http URL
@@ -37,10 +39,13 @@ const until = async (what, cond) => {
   }
 };
 
+// Over HTTP the client sends the server's token (A2ABUS_MCP_TOKEN) when it has one.
+const token = process.env.A2ABUS_MCP_TOKEN;
+const withToken = token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {};
 const transport =
   mode === "stdio"
     ? new StdioClientTransport({ command: target, args: ["mcp"], env: process.env, stderr: "inherit" })
-    : new StreamableHTTPClientTransport(new URL(target));
+    : new StreamableHTTPClientTransport(new URL(target), withToken);
 const client = new Client({ name: "a2abus-ts-test", version: "1.0.0" });
 const updated = new Set();
 client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated.add(n.params.uri));
@@ -77,6 +82,29 @@ const read = await until("the result resource", async () => {
 await until("notifications/resources/updated", () => updated.has(link.uri));
 summary.updated = true;
 summary.result = JSON.parse(read.contents[0].text);
+
+// A result that is not there: "resource not found", with its code.
+try {
+  await client.readResource({ uri: link.uri.replace(/\/([^/]+)\/result$/, "/$1-missing/result") });
+  summary.notFoundCode = 0;
+} catch (e) {
+  summary.notFoundCode = e.code ?? null;
+}
+
+// Over HTTP: what a client is told when it has no token, or when the
+// sessions are full (A2ABUS_MCP_MAX_SESSIONS=1: this client holds the one).
+const refusal = async (opts) => {
+  const other = new Client({ name: "a2abus-ts-test-2", version: "1.0.0" });
+  try {
+    await other.connect(new StreamableHTTPClientTransport(new URL(target), opts));
+    await other.close();
+    return "connected";
+  } catch (e) {
+    return String(e?.message ?? e);
+  }
+};
+if (mode === "http" && token) summary.noToken = await refusal({});
+if (mode === "http" && process.env.A2ABUS_MCP_MAX_SESSIONS === "1") summary.secondClient = await refusal(withToken);
 
 console.log(JSON.stringify(summary));
 await client.close();

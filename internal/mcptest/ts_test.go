@@ -36,9 +36,12 @@ type summary struct {
 		MemoryKey string `json:"memory_key"`
 		Status    string `json:"status"`
 	} `json:"invoke"`
-	Link    string              `json:"link"`
-	Updated bool                `json:"updated"`
-	Result  caller.StoredResult `json:"result"`
+	Link         string              `json:"link"`
+	Updated      bool                `json:"updated"`
+	Result       caller.StoredResult `json:"result"`
+	NotFoundCode int                 `json:"notFoundCode"`
+	NoToken      string              `json:"noToken"`
+	SecondClient string              `json:"secondClient"`
 }
 
 // TestTypeScriptClient: the official TypeScript client lists the tools,
@@ -75,6 +78,8 @@ func TestTypeScriptClient(t *testing.T) {
 			t.Errorf("invoke %+v, link %q, updated %v", s.Invoke, s.Link, s.Updated)
 		case s.Result.TaskID != s.Invoke.TaskID || s.Result.State != a2a.TaskStateCompleted || a2a.MessageText(s.Result.Message) != want:
 			t.Errorf("result %+v, want task %s completed with %q", s.Result, s.Invoke.TaskID, want)
+		case s.NotFoundCode != mcpserver.CodeResourceNotFound:
+			t.Errorf("a result not there: code %d, want resource not found (%d)", s.NotFoundCode, mcpserver.CodeResourceNotFound)
 		}
 	}
 
@@ -86,6 +91,27 @@ func TestTypeScriptClient(t *testing.T) {
 		url := startHTTP(t, bin, env)
 		out := runClient(t, nodeBin, env, sdk, agent, "http", url)
 		check(t, "http", out)
+	})
+	// With a token and one session allowed: the client sending the token
+	// works; one without it, and one more while the first holds the only
+	// session, are told why.
+	t.Run("http with a token", func(t *testing.T) {
+		env := append(slices.Clone(env), "A2ABUS_MCP_TOKEN=ts-test-token-0123456789", "A2ABUS_MCP_MAX_SESSIONS=1")
+		url := startHTTP(t, bin, env)
+		out := runClient(t, nodeBin, env, sdk, agent, "http", url)
+		check(t, "http", out)
+		var s summary
+		if err := json.Unmarshal(out, &s); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(s.NoToken, "unauthorized: no Authorization header") {
+			t.Errorf("a client without the token was told %q, want unauthorized, it sent none", s.NoToken)
+		}
+		if !strings.Contains(s.SecondClient, "too many sessions: 1 are open") {
+			t.Errorf("a second client with one session allowed was told %q, want too many sessions", s.SecondClient)
+		}
+		t.Logf("told a client without the token: %s", s.NoToken)
+		t.Logf("told a client beyond mcp.max_sessions: %s", s.SecondClient)
 	})
 }
 

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,6 +28,45 @@ const (
 // ErrInvalidURI: a URI is not a result URI (see ResultTemplate).
 var ErrInvalidURI = errors.New("mcpserver: not a result URI")
 
+// CodeResourceNotFound is the JSON-RPC error code of a resources/read of a
+// resource that is not there, as the MCP specification up to 2025-11-25
+// says (every HTTP session, and the hosts of today). From 2026-07-28 on it
+// requires Invalid Params (-32602) instead, which requests of those
+// versions get.
+const CodeResourceNotFound = -32002
+
+// notFoundIsInvalidParamsSince is the first protocol version whose
+// "resource not found" is Invalid Params, not CodeResourceNotFound.
+const notFoundIsInvalidParamsSince = "2026-07-28"
+
+// resourceNotFound is the "resource not found" error of uri, with the code
+// of the request's protocol version and the URI in its data.
+func resourceNotFound(req *mcp.ReadResourceRequest, uri string) error {
+	code := int64(CodeResourceNotFound)
+	if req.ProtocolVersion() >= notFoundIsInvalidParamsSince { // versions are dates: they sort as strings
+		code = jsonrpc.CodeInvalidParams
+	}
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	return &jsonrpc.Error{Code: code, Message: "Resource not found", Data: data}
+}
+
+// sdkNotFound is the SDK's own "resource not found", which it answers for
+// a URI no resource template matches.
+var sdkNotFound = mcp.ResourceNotFoundError("").(*jsonrpc.Error)
+
+// notFoundCodes is the middleware that gives the SDK's own "resource not
+// found" the code of the request's protocol version too (resourceNotFound).
+func notFoundCodes(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var je *jsonrpc.Error
+		if rr, ok := req.(*mcp.ReadResourceRequest); ok && errors.As(err, &je) && je.Code == sdkNotFound.Code && je.Message == sdkNotFound.Message {
+			return nil, resourceNotFound(rr, rr.Params.URI)
+		}
+		return res, err
+	}
+}
+
 // ResultURI is the URI of the result stored at memoryKey.
 func ResultURI(memoryKey string) string { return URIScheme + memoryKey }
 
@@ -49,18 +89,19 @@ func ResultKey(uri string) (string, error) {
 }
 
 // read serves resources/read of a result of this session. A result that
-// is not there (yet), or of another session, is "resource not found".
+// is not there (yet), or of another session, is "resource not found"
+// (resourceNotFound).
 func (s *Session) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	key, err := ResultKey(uri)
 	if err != nil || !s.owns(key) {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(req, uri)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.readBound())
 	defer cancel()
 	value, err := s.srv.opts.Memory.Get(ctx, key)
 	if errors.Is(err, memory.ErrNotFound) {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(req, uri)
 	}
 	if err != nil {
 		err = s.srv.explain(ctx, fmt.Errorf("read %s: %w", uri, err), s.readBound())

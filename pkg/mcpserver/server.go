@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
 
@@ -48,7 +47,9 @@ const (
 	// DefaultWaitTimeout bounds a call with "wait": true beyond CallTimeout.
 	DefaultWaitTimeout = 5 * time.Minute
 	// DefaultIdleTimeout closes an HTTP session that sent nothing for this long.
-	DefaultIdleTimeout = 30 * time.Minute
+	DefaultIdleTimeout = 10 * time.Minute
+	// DefaultMaxSessions bounds the HTTP sessions open at once.
+	DefaultMaxSessions = 100
 	// SessionPrefix starts every fresh a2a session id the server makes.
 	SessionPrefix = "mcp-"
 )
@@ -104,6 +105,9 @@ type Options struct {
 	CallTimeout, WaitTimeout time.Duration
 	// IdleTimeout closes an HTTP session idle for this long (DefaultIdleTimeout when 0).
 	IdleTimeout time.Duration
+	// MaxSessions bounds the HTTP sessions open at once (DefaultMaxSessions
+	// when 0): a request that would open one more is refused.
+	MaxSessions int
 	// Version is the server version announced to clients ("" for "dev").
 	Version string
 	// Logger receives one line per failed call and per session; nil means no logging.
@@ -149,6 +153,12 @@ func New(opts Options) (*Server, error) {
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
+	switch {
+	case opts.MaxSessions < 0:
+		return nil, fmt.Errorf("%w: MaxSessions must not be negative, got %d", ErrInvalidOptions, opts.MaxSessions)
+	case opts.MaxSessions == 0:
+		opts.MaxSessions = DefaultMaxSessions
+	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
@@ -172,22 +182,6 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		return fmt.Errorf("mcpserver: session %s: %w", sess.ID(), err)
 	}
 	return nil
-}
-
-// Handler is the streamable HTTP endpoint: each new MCP session gets its own
-// Session. The SDK closes an MCP session when the client ends it or after
-// IdleTimeout of silence, which stops the Session's watcher; ctx ending stops
-// every watcher (the HTTP server's shutdown ends the sessions themselves).
-// It authenticates no one: serve it on loopback, or behind a proxy that does.
-func (s *Server) Handler(ctx context.Context) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
-		sess, err := s.NewSession(ctx)
-		if err != nil {
-			s.log.Error("mcp: cannot open a session", zap.Error(err))
-			return nil
-		}
-		return sess.MCP()
-	}, &mcp.StreamableHTTPOptions{SessionTimeout: s.opts.IdleTimeout})
 }
 
 // newSessionID returns a fresh a2a session id.

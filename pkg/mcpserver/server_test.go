@@ -103,7 +103,7 @@ func invokeReadAndSubscribe(t *testing.T, m *mesh, c *client) {
 	if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); !isResourceNotFound(err) && !slices.Contains(c.updates(), uri) {
+	if _, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); !c.isResourceNotFound(err) && !slices.Contains(c.updates(), uri) {
 		t.Fatalf("read before the result landed: %v, want resource not found", err)
 	}
 	testenv.Eventually(t, "resources/updated for "+uri, func() bool { return slices.Contains(c.updates(), uri) })
@@ -211,7 +211,7 @@ func TestResourcesOfOtherSessionsAreNotServed(t *testing.T) {
 	if err := m.w.Memory.Set(ctx, key, []byte(`{"secret":true}`), time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.ResultURI(key)}); !isResourceNotFound(err) {
+	if _, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.ResultURI(key)}); !c.isResourceNotFound(err) {
 		t.Errorf("read of another session's result: %v, want resource not found", err)
 	}
 	for _, uri := range []string{mcpserver.ResultURI(key), "a2a://session/mine/notes", "file:///etc/passwd"} {
@@ -248,6 +248,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		"negative bound": {NewTools: ok, Memory: w.Memory, CallTimeout: -time.Second},
 		"negative wait":  {NewTools: ok, Memory: w.Memory, WaitTimeout: -time.Second},
 		"negative idle":  {NewTools: ok, Memory: w.Memory, IdleTimeout: -time.Second},
+		"negative cap":   {NewTools: ok, Memory: w.Memory, MaxSessions: -1},
 	} {
 		if _, err := mcpserver.New(o); !errors.Is(err, mcpserver.ErrInvalidOptions) {
 			t.Errorf("%s: %v, want ErrInvalidOptions", name, err)
@@ -255,9 +256,47 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}
 }
 
-func isResourceNotFound(err error) bool {
+// isResourceNotFound reports whether err is "resource not found" with the
+// code of the client's protocol: -32002 up to 2025-11-25, -32602 from 2026-07-28.
+func (c *client) isResourceNotFound(err error) bool {
 	var je *jsonrpc.Error
-	return errors.As(err, &je) && je.Code == mcp.CodeResourceNotFound
+	return errors.As(err, &je) && je.Code == notFoundCode(c.protocol)
+}
+
+func notFoundCode(protocol string) int64 {
+	if protocol == legacy {
+		return mcpserver.CodeResourceNotFound
+	}
+	return jsonrpc.CodeInvalidParams
+}
+
+// TestResourceNotFoundCode: a read of a result that is not there, of
+// another session's result or of a URI that is no result is "resource not
+// found" with the code docs/mcp.md gives: -32002 under 2025-11-25 (as the
+// specification of that version says), -32602 under 2026-07-28 (as that
+// one requires), the URI in its data either way.
+func TestResourceNotFoundCode(t *testing.T) {
+	m := newMesh(t, testworld.Embedded(t), mcpserver.Options{SessionID: "nf"})
+	ctx := context.Background()
+	for _, protocol := range []string{legacy, latest} {
+		c := connect(t, m.server, protocol)
+		for _, uri := range []string{
+			mcpserver.ResultURI("session/nf/a2a/Agent/missing/result"),
+			mcpserver.ResultURI("session/other/a2a/Agent/t1/result"),
+			"a2a://session/nf/notes",
+		} {
+			_, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != notFoundCode(protocol) || je.Message != "Resource not found" {
+				t.Errorf("protocol %q: read %s: %v, want resource not found (%d)", protocol, uri, err, notFoundCode(protocol))
+				continue
+			}
+			var data struct{ URI string }
+			if json.Unmarshal(je.Data, &data) != nil || data.URI != uri {
+				t.Errorf("protocol %q: read %s: error data %s, want the URI", protocol, uri, je.Data)
+			}
+		}
+	}
 }
 
 func jsonEqual(t *testing.T, a, b []byte) bool {

@@ -55,6 +55,7 @@ func (s *Server) NewSession(ctx context.Context) (*Session, error) {
 		SubscribeHandler:   sess.subscribe,
 		UnsubscribeHandler: sess.unsubscribe,
 	})
+	sess.mcp.AddReceivingMiddleware(notFoundCodes)
 	for _, t := range set.Tools() {
 		sess.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.Parameters)}, sess.handler(t.Name))
 	}

@@ -78,6 +78,7 @@ func newMeshOn(t *testing.T, w *testworld.World, b bus.Bus, opts mcpserver.Optio
 // recording the notifications it receives.
 type client struct {
 	*mcp.ClientSession
+	protocol string // latest or legacy
 	mu       sync.Mutex
 	updated  []string
 	progress []*mcp.ProgressNotificationParams
@@ -98,7 +99,7 @@ func connect(t *testing.T, srv *mcpserver.Server, protocol string) *client {
 	ct, st := mcp.NewInMemoryTransports()
 	served := make(chan error, 1)
 	go func() { served <- srv.Run(ctx, st) }()
-	c := &client{}
+	c := &client{protocol: protocol}
 	mc := mcp.NewClient(&mcp.Implementation{Name: "mcpserver-test", Version: "1"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			c.mu.Lock()

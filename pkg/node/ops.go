@@ -35,11 +35,11 @@ func newOps(cfg *config.Config, log *zap.Logger) (*ops.Ops, error) {
 
 // StartOps starts the ops HTTP listener of a long-running process on
 // ops.listen (/metrics, /healthz, /readyz, and /debug/pprof/ with
-// ops.pprof) and returns it; with ops.listen empty it starts nothing and
-// returns a nil *ops.Server (whose Close does nothing). Once ctx ends
-// /readyz answers 503 (draining); the node's Close stops the listener,
-// once the process has stopped its parts. Every long-running command calls
-// it right after opening its node, once.
+// ops.pprof), bounded by the http.* keys, and returns it; with ops.listen
+// empty it starts nothing and returns a nil *ops.Server (whose Close does
+// nothing). Once ctx ends /readyz answers 503 (draining); the node's Close
+// stops the listener, once the process has stopped its parts. Every
+// long-running command calls it right after opening its node, once.
 func (n *Node) StartOps(ctx context.Context) (*ops.Server, error) {
 	cfg := n.Config.Ops
 	if !cfg.Enabled() {
@@ -56,7 +56,7 @@ func (n *Node) StartOps(ctx context.Context) (*ops.Server, error) {
 		o.Watch(n.Bus, n.Memory, n.Guard)
 		n.Ops = o
 	}
-	s, err := ops.Serve(ctx, n.Ops, ops.ServerOptions{Addr: cfg.Listen, PProf: cfg.PProf})
+	s, err := ops.Serve(ctx, n.Ops, ops.ServerOptions{Addr: cfg.Listen, PProf: cfg.PProf, Limits: n.Config.HTTP.Limits()})
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}

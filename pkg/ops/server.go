@@ -7,10 +7,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/internal/httpserve"
 )
 
 // ServerOptions configures the ops HTTP listener.
@@ -19,6 +20,9 @@ type ServerOptions struct {
 	Addr string
 	// PProf serves the Go profiler at /debug/pprof/.
 	PProf bool
+	// Limits bound what one client can hold of the listener (the http.*
+	// keys); a zero field takes its default.
+	Limits httpserve.Limits
 }
 
 // Server is the ops HTTP listener: /metrics (the Ops's registry),
@@ -26,17 +30,8 @@ type ServerOptions struct {
 // says so, else 503 with the reasons) and, with ServerOptions.PProf,
 // /debug/pprof/.
 type Server struct {
-	ln   net.Listener
-	hs   *http.Server
-	done chan struct{}
-	err  error
+	srv *httpserve.Server
 }
-
-// shutdownTimeout bounds Close.
-const shutdownTimeout = 5 * time.Second
-
-// readHeaderTimeout bounds a client's request headers.
-const readHeaderTimeout = 10 * time.Second
 
 // Serve listens on so.Addr and serves o's endpoints until Close. When ctx
 // ends the process is draining: /readyz answers 503, /metrics and /healthz
@@ -45,7 +40,11 @@ func Serve(ctx context.Context, o *Ops, so ServerOptions) (*Server, error) {
 	if o == nil {
 		return nil, errors.New("ops: serve: no Ops")
 	}
-	ln, err := net.Listen("tcp", so.Addr)
+	limits, err := so.Limits.WithDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("ops: serve: %w", err)
+	}
+	ln, err := httpserve.Listen(so.Addr, limits.MaxConnections)
 	if err != nil {
 		return nil, fmt.Errorf("ops: listen on %s (ops.listen): %w", so.Addr, err)
 	}
@@ -71,12 +70,14 @@ func Serve(ctx context.Context, o *Ops, so ServerOptions) (*Server, error) {
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
-	s := &Server{ln: ln, done: make(chan struct{}),
-		hs: &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: zap.NewStdLog(o.log)}}
+	srv, err := httpserve.Start(ln, mux, limits, zap.NewStdLog(o.log))
+	if err != nil {
+		return nil, fmt.Errorf("ops: serve: %w", err)
+	}
+	s := &Server{srv: srv}
 	go func() {
-		defer close(s.done)
-		if err := s.hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.err = err
+		<-srv.Done()
+		if err := srv.Err(); err != nil {
 			o.log.Error("ops listener stopped", zap.String("addr", ln.Addr().String()), zap.Error(err))
 		}
 	}()
@@ -85,7 +86,7 @@ func Serve(ctx context.Context, o *Ops, so ServerOptions) (*Server, error) {
 }
 
 // Addr is the address the listener is bound to.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+func (s *Server) Addr() net.Addr { return s.srv.Addr() }
 
 // Close stops the listener, letting requests in progress finish within a
 // bound. Idempotent; a nil Server does nothing.
@@ -93,15 +94,8 @@ func (s *Server) Close() error {
 	if s == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	err := s.hs.Shutdown(ctx)
-	if err != nil {
-		err = errors.Join(err, s.hs.Close())
-	}
-	<-s.done
-	if err != nil {
+	if err := s.srv.Close(); err != nil {
 		return fmt.Errorf("ops: close the listener: %w", err)
 	}
-	return s.err
+	return nil
 }

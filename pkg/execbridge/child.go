@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,6 +36,8 @@ type child struct {
 
 	written    int64 // bytes written to in, under wmu
 	helloBytes int64 // of which the hello frame's
+
+	unreadSince atomic.Int64 // UnixNano since when sent input has stayed unread; 0 while it is read
 
 	mu       sync.Mutex
 	inflight map[string]*pending

@@ -4,6 +4,7 @@ package execbridge_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 	"github.com/a2abus/a2abus/internal/testworld/callers"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/execbridge"
+	"github.com/a2abus/a2abus/pkg/node"
 )
 
 // escape is a shell function for agent programs: it starts a process in a
@@ -147,4 +149,39 @@ func TestProgramNotReadingItsInputIsKilled(t *testing.T) {
 	testenv.Eventually(t, "the program restarted", func() bool {
 		return len(logs.FilterMessage("agent process restarted").All()) >= 1
 	})
+}
+
+// TestReadinessFollowsTheProcess: the bridge is ready while its process runs
+// and reads its input; a program that leaves a request unread is reported
+// before it is killed, and the bridge is ready again once it restarted.
+func TestReadinessFollowsTheProcess(t *testing.T) {
+	w := testworld.Embedded(t)
+	opts, logs, _ := escapeCommand(t, "exec sleep 300\n") // reads nothing
+	opts.WriteTimeout, opts.StopTimeout = 4*time.Second, 2*time.Second
+	opts.Name = w.N("Ready")
+	b, err := execbridge.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Ready(); !errors.Is(err, execbridge.ErrNotReady) {
+		t.Fatalf("before Start: Ready = %v, want ErrNotReady", err)
+	}
+	n, err := node.With(testConfig(w), w.Connect(t), keepOpen{w.Memory}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- node.ServeOn(ctx, n, b.Build) }()
+	t.Cleanup(func() { cancel(); <-done })
+	testenv.Eventually(t, "the bridge is ready (the hello frame alone may stay unread)", func() bool { return b.Ready() == nil })
+	r := &rig{t: t, w: w, name: opts.Name, logs: logs, tester: callers.Start(t, w, w.N("Tester"))}
+	called := make(chan struct{})
+	go func() { defer close(called); _, _ = r.call("echo", "hello?", nil, "") }()
+	testenv.Eventually(t, "Ready says the input is left unread", func() bool {
+		err := b.Ready()
+		return errors.Is(err, execbridge.ErrNotReady) && strings.Contains(err.Error(), "input unread")
+	})
+	<-called
+	testenv.Eventually(t, "ready again once restarted", func() bool { return b.Ready() == nil })
 }

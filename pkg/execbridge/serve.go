@@ -50,6 +50,7 @@ func (b *Bridge) Build(ctx context.Context, h *node.Host) error {
 	if err := h.Add(node.TierBackends, "agent process", b); err != nil {
 		return err
 	}
+	h.Node.Ops.Check("agent process", b.Ready)
 	card, err := b.Card()
 	if err != nil {
 		return err

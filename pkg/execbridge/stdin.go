@@ -48,5 +48,10 @@ func (c *child) watchInput() {
 			return
 		}
 		lastRead = read
+		if stuckSince.IsZero() {
+			c.unreadSince.Store(0)
+		} else {
+			c.unreadSince.Store(stuckSince.UnixNano())
+		}
 	}
 }

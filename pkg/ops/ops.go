@@ -156,6 +156,18 @@ func (o *Ops) Expect(part string) {
 	}
 }
 
+// Check makes /readyz ask f too: the process is not ready while f returns
+// an error, reported under name (a part with a state of its own, such as
+// the exec bridge's agent process).
+func (o *Ops) Check(name string, f func() error) {
+	if o == nil {
+		return
+	}
+	o.ready.mu.Lock()
+	defer o.ready.mu.Unlock()
+	o.ready.checks[name] = f
+}
+
 // Drain marks the process as draining: /readyz answers 503 from now on.
 func (o *Ops) Drain() {
 	if o != nil {

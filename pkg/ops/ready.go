@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -35,11 +36,12 @@ type readiness struct {
 	broker BrokerState
 	memory memory.Memory
 	parts  map[string]*part
+	checks map[string]func() error
 }
 
 type part struct{ expected, running int }
 
-func (r *readiness) init() { r.parts = map[string]*part{} }
+func (r *readiness) init() { r.parts, r.checks = map[string]*part{}, map[string]func() error{} }
 
 func (r *readiness) watch(b BrokerState, m memory.Memory) {
 	r.mu.Lock()
@@ -85,6 +87,11 @@ func (r *readiness) check(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	b, m := r.broker, r.memory
+	checks := make([]func() error, 0, len(r.checks))
+	names := slices.Sorted(maps.Keys(r.checks))
+	for _, name := range names {
+		checks = append(checks, r.checks[name])
+	}
 	var idle []string
 	for name, p := range r.parts {
 		if p.running < p.expected {
@@ -107,6 +114,11 @@ func (r *readiness) check(ctx context.Context) error {
 	slices.Sort(idle)
 	for _, name := range idle {
 		errs = append(errs, fmt.Errorf("%w: %s", ErrNotRunning, name))
+	}
+	for i, f := range checks {
+		if err := f(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", names[i], err))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
-	"github.com/a2abus/a2abus/internal/logging"
+	"github.com/a2abus/a2abus/pkg/node"
 )
 
 // AddConfigFlags defines --config (stored in file), the flags of
@@ -82,7 +82,7 @@ func load(cmd *cobra.Command, configFile string, logTo io.Writer) (*Loaded, erro
 	if logTo == nil {
 		return &Loaded{Config: cfg, File: file, Log: zap.NewNop(), Origins: origins}, nil
 	}
-	log, err := logging.NewTo(cfg.Log, logTo)
+	log, err := node.NewLogger(cfg.Log, logTo)
 	if err != nil {
 		return nil, fmt.Errorf("build logger: %w", err)
 	}

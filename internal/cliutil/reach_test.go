@@ -11,7 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/a2abus/a2abus/config"
-	"github.com/a2abus/a2abus/internal/logging"
+	"github.com/a2abus/a2abus/pkg/node"
 )
 
 // closed returns a Loaded whose servers listen nowhere (ports 1 and 2),
@@ -21,7 +21,7 @@ func closed(t *testing.T, origins Origins, logs *bytes.Buffer) *Loaded {
 	cfg := config.Default()
 	cfg.Bus.URL = "amqp://guest:s3cret@127.0.0.1:1/"
 	cfg.Redis.URL = "redis://:s3cret@127.0.0.1:2/0"
-	log, err := logging.NewTo(config.LogConfig{Level: "warn", Format: "console"}, logs)
+	log, err := node.NewLogger(config.LogConfig{Level: "warn", Format: "console"}, logs)
 	if err != nil {
 		t.Fatal(err)
 	}

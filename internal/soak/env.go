@@ -8,7 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
-	"github.com/a2abus/a2abus/internal/logging"
+	"github.com/a2abus/a2abus/pkg/node"
 )
 
 // Environment variables the orchestrator sets for its child processes
@@ -34,7 +34,7 @@ func childConfig() (*config.Config, *zap.Logger, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := logging.New(cfg.Log)
+	log, err := node.NewLogger(cfg.Log, nil)
 	if err != nil {
 		return nil, nil, err
 	}

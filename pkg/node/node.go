@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -28,7 +27,6 @@ import (
 	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
-	"github.com/a2abus/a2abus/internal/logging"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/inmem"
 	"github.com/a2abus/a2abus/memory/redismem"
@@ -36,20 +34,6 @@ import (
 	"github.com/a2abus/a2abus/pkg/guard"
 	"github.com/a2abus/a2abus/pkg/ops"
 )
-
-// NewLogger returns the logger the a2abus binaries use, for cfg.Log
-// (config.LogConfig: level, json or console) writing to w (os.Stderr when
-// nil). It never samples: every audit line is written, one per task.
-func NewLogger(cfg config.LogConfig, w io.Writer) (*zap.Logger, error) {
-	if w == nil {
-		w = os.Stderr
-	}
-	log, err := logging.NewTo(cfg, w)
-	if err != nil {
-		return nil, fmt.Errorf("node: %w", err)
-	}
-	return log, nil
-}
 
 // ErrNoConfig: Open was given no configuration.
 var ErrNoConfig = errors.New("node: no configuration")

@@ -1,4 +1,4 @@
-package logging
+package node
 
 import (
 	"bytes"
@@ -12,9 +12,9 @@ import (
 	"github.com/a2abus/a2abus/config"
 )
 
-func TestJSON(t *testing.T) {
+func TestLoggerJSON(t *testing.T) {
 	var buf bytes.Buffer
-	log, err := NewTo(config.LogConfig{Level: "info", Format: "json"}, &buf)
+	log, err := NewLogger(config.LogConfig{Level: "info", Format: "json"}, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestJSON(t *testing.T) {
 	}
 }
 
-func TestConsoleLevels(t *testing.T) {
+func TestLoggerConsoleLevels(t *testing.T) {
 	tests := []struct {
 		level     string
 		wantDebug bool
@@ -50,7 +50,7 @@ func TestConsoleLevels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.level, func(t *testing.T) {
 			var buf bytes.Buffer
-			log, err := NewTo(config.LogConfig{Level: tt.level, Format: "console"}, &buf)
+			log, err := NewLogger(config.LogConfig{Level: tt.level, Format: "console"}, &buf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,15 +71,15 @@ func TestConsoleLevels(t *testing.T) {
 	}
 }
 
-func TestInvalid(t *testing.T) {
+func TestLoggerInvalid(t *testing.T) {
 	for _, cfg := range []config.LogConfig{
 		{Level: "trace", Format: "json"},
 		{Level: "panic", Format: "json"},
 		{Level: "info", Format: "logfmt"},
 		{},
 	} {
-		if _, err := New(cfg); !errors.Is(err, ErrInvalid) {
-			t.Errorf("New(%+v) error = %v, want ErrInvalid", cfg, err)
+		if _, err := NewLogger(cfg, nil); !errors.Is(err, ErrInvalidLog) {
+			t.Errorf("NewLogger(%+v) error = %v, want ErrInvalidLog", cfg, err)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/a2abus/a2abus/internal/errtree"
+	"github.com/a2abus/a2abus/internal/testenv"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -60,7 +60,7 @@ func FuzzLoad(f *testing.F) {
 			if cfg != nil {
 				t.Fatalf("Load returned a configuration with error %v", err)
 			}
-			for _, e := range errtree.Leaves(err) {
+			for _, e := range testenv.Leaves(err) {
 				if !errors.Is(e, ErrInvalid) {
 					t.Fatalf("Load refused a bad file with %v, which is not a configuration error (ErrInvalid)", e)
 				}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2abus/a2abus/internal/errtree"
+	"github.com/a2abus/a2abus/internal/testenv"
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/bus/inproc"
@@ -60,7 +60,7 @@ func FuzzParseWellKnown(f *testing.F) {
 				t.Fatalf("agents %+v returned with error %v", agents, err)
 			}
 			lines := bytes.Count(data, []byte("\n")) + 1
-			for _, e := range errtree.Leaves(err) {
+			for _, e := range testenv.Leaves(err) {
 				var we *WellKnownError
 				if !errors.As(e, &we) || !errors.Is(e, ErrInvalidWellKnown) {
 					t.Fatalf("error %v is not a *WellKnownError wrapping ErrInvalidWellKnown", e)
@@ -127,7 +127,7 @@ func FuzzParseKnownAgents(f *testing.F) {
 			if stored != nil {
 				t.Fatalf("agents %+v returned with error %v", stored, err)
 			}
-			for _, e := range errtree.Leaves(err) {
+			for _, e := range testenv.Leaves(err) {
 				var ke *KnownAgentsError
 				if !errors.As(e, &ke) || !errors.Is(e, ErrInvalidKnownAgents) || ke.File != fuzzFile || ke.Reason == "" {
 					t.Fatalf("error %v is not a *KnownAgentsError naming the file and a reason", e)

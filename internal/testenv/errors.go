@@ -1,6 +1,4 @@
-// Package errtree reads trees of joined errors (errors.Join). It imports
-// nothing of the project, so every package's tests can use it.
-package errtree
+package testenv
 
 // Leaves flattens err's errors.Join tree into its leaves, in order; an
 // error that joins nothing is its own one leaf.

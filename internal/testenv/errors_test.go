@@ -1,4 +1,4 @@
-package errtree
+package testenv
 
 import (
 	"errors"

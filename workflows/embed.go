@@ -1,5 +1,5 @@
 // Package workflows holds the example workflows shipped with a2abus
-// (business-case.yaml: seed 001's business case on the reference agents),
+// (business-case.yaml: a market-entry business case on the reference agents),
 // embedded so that the demo and an Orchestrator started without
 // --workflows have them.
 package workflows

@@ -36,7 +36,7 @@ func newConverseCmd(c *cli) *cobra.Command {
 		Use: "converse",
 		Example: "  a2abus converse start --local Drafter --remote Reviewer --objective \"agree on the API\" --allow\n" +
 			"  a2abus converse status cv0123456789abcdef0123\n  a2abus converse pause cv0123456789abcdef0123",
-		Short: "Orchestrate a conversation between a local and a remote agent (seed 004)",
+		Short: "Orchestrate a conversation between a local and a remote agent",
 		Long: "The orchestrator asks the local agent for a draft, sends it to the remote agent, feeds the reply back and\n" +
 			"loops, one turn in flight, until a limit, the local agent or a person ends it. The conversation lives in\n" +
 			"working memory: any process may control it (pause, resume, stop, takeover, approve) and a killed\n" +

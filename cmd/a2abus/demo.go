@@ -126,7 +126,7 @@ func runDemo(ctx context.Context, e *env, _ []string) (err error) {
 	if d.err == nil {
 		d.err = printHistory(d.out, history)
 	}
-	if d.err == nil { // the seed 001 business case through the Orchestrator (docs/workflows.md)
+	if d.err == nil { // the shipped business-case workflow through the Orchestrator (docs/workflows.md)
 		d.err = demoWorkflow(runCtx, h, demoCaller, d.out)
 	}
 	return d.err

@@ -44,7 +44,7 @@ func ServeModel(ctx context.Context, cfg *config.Config, path string, model llm.
 	if err != nil {
 		return err
 	}
-	for _, s := range specs { // fault 9: refused before anything connects
+	for _, s := range specs { // work that could outlast the broker's consumer_timeout is refused before anything connects
 		for i := range s.Skills {
 			if err := llmagent.CheckDeadline(s, &s.Skills[i], cfg.LLM.Timeout, cfg.Agent.MaxTaskDuration); err != nil {
 				return err

@@ -37,7 +37,7 @@ func LoadWorkflows(dir string, maxSteps int) ([]*workflow.Workflow, error) {
 func OrchestratorCard(name string, wfs []*workflow.Workflow) a2a.AgentCard {
 	card := a2a.AgentCard{
 		Name:               name,
-		Description:        "Runs multi-agent workflows (seed 001): each skill is a workflow whose steps call other agents in sequence and in parallel; the result is the aggregated report (SUCCESS, PARTIAL or ERROR).",
+		Description:        "Runs multi-agent workflows: each skill is a workflow whose steps call other agents in sequence and in parallel; the result is the aggregated report (SUCCESS, PARTIAL or ERROR).",
 		Version:            "1.0",
 		DefaultInputModes:  []string{"application/json", "text/plain"},
 		DefaultOutputModes: []string{"text/plain", "application/json"},

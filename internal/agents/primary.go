@@ -238,7 +238,7 @@ func (p *Primary) Close() error {
 // and the directory.
 func buildPrimary(h *node.Host, name string) error {
 	n := h.Node
-	if bound, most := n.Config.LLMTurnBound(), n.Config.Agent.MaxTaskDuration; bound > most { // fault 9
+	if bound, most := n.Config.LLMTurnBound(), n.Config.Agent.MaxTaskDuration; bound > most { // long work must stay below the broker's consumer_timeout
 		return fmt.Errorf("agents: serve %s: %w: llm.timeout %s × (chat.max_tool_rounds %d + 1) = %s exceeds agent.max_task_duration %s, "+
 			"which must stay below bus.consumer_timeout: lower llm.timeout or chat.max_tool_rounds, or raise agent.max_task_duration "+
 			"together with bus.consumer_timeout and the broker's consumer_timeout (docs/llm-agents.md)",

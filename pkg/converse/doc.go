@@ -1,4 +1,4 @@
-// Package converse runs orchestrated agent-to-agent conversations (seed 004)
+// Package converse runs orchestrated agent-to-agent conversations
 // on the bus: an orchestrator asks a local agent for a draft, sends it to a
 // remote agent, feeds the reply back and loops, one turn in flight at a time,
 // until a limit, the local agent or a person ends it.

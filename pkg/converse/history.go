@@ -19,7 +19,7 @@ type Constraints struct {
 	LocalTimeoutMs  int64 `json:"local_turn_timeout_ms"`
 }
 
-// DraftRequest is the structured input of a draft request: the seed's
+// DraftRequest is the structured input of a draft request: the protocol's
 // local prompt frame.
 type DraftRequest struct {
 	ConversationID string        `json:"conversation_id"`

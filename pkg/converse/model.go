@@ -20,7 +20,7 @@ const (
 	FullAuto Mode = "full_auto"
 )
 
-// ParseMode returns the mode named s ("" is Manual, the seed's default).
+// ParseMode returns the mode named s ("" is Manual, the default).
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
 	case "":
@@ -34,7 +34,7 @@ func ParseMode(s string) (Mode, error) {
 // State is where a conversation is in its turn.
 type State string
 
-// The states of the seed's state machine. Paused is reported for a
+// The states of a conversation's state machine. Paused is reported for a
 // non-terminal conversation whose Paused flag is set.
 const (
 	Idle             State = "idle"
@@ -60,7 +60,7 @@ const (
 	LimitTokenBudget = "token_budget"
 )
 
-// Defaults of Limits and History (the seed's).
+// Defaults of Limits and History (the protocol's).
 const (
 	DefaultMaxTurns        = 8
 	DefaultMaxDuration     = 10 * time.Minute

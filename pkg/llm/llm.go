@@ -102,7 +102,7 @@ type Client interface {
 }
 
 // EstimateTokens is the rough token count of text used where the endpoint
-// reports none: a quarter of its bytes, rounded up (as seed 002's context
+// reports none: a quarter of its bytes, rounded up (as the context filter's
 // builder counts).
 func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
 

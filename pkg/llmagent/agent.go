@@ -23,7 +23,7 @@ var (
 	ErrInvalidOptions = errors.New("llmagent: invalid options")
 	// ErrDeadlineTooLong: a skill's model requests could outlast
 	// agent.max_task_duration, which stays below the broker's
-	// consumer_timeout (RockBot fault 9).
+	// consumer_timeout.
 	ErrDeadlineTooLong = errors.New("llmagent: model time could outlast the task's maximum duration")
 )
 
@@ -101,7 +101,7 @@ func New(opts Options) (*Agent, error) {
 
 // CheckDeadline refuses a skill whose model requests could outlast
 // agent.max_task_duration: llm.timeout × (max_tool_rounds+1) — one request
-// for a skill without tools — must not exceed it (fault 9: the task's
+// for a skill without tools — must not exceed it (the task's
 // delivery stays unacked while it runs, and past the broker's
 // consumer_timeout the broker closes the channel and runs it again).
 func CheckDeadline(spec *Spec, sk *Skill, llmTimeout, maxTask time.Duration) error {
@@ -221,7 +221,7 @@ func (a *Agent) handle(ctx context.Context, sk *Skill, t *agent.Task) (*agent.Re
 		ExtraContextCharsBefore: filtered.Figures.CharsBefore, ExtraContextCharsAfter: filtered.Figures.CharsAfter,
 		ExtraContextTokens: filtered.Figures.TokensAfter, ExtraContextSummarized: filtered.Figures.Summarized,
 	}
-	if out.Estimated { // the endpoint reported none: estimated, as seed 002 does
+	if out.Estimated { // the endpoint reported none: estimated from its size
 		res.Extra[ExtraTokensEstimated] = true
 	}
 	if refused != "" {

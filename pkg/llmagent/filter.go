@@ -42,7 +42,7 @@ const (
 )
 
 // FilterTurns picks the context of a task from its session's turns (oldest
-// first), in seed 002's order: turns older than f.MaxAge before now are
+// first), in this order: turns older than f.MaxAge before now are
 // dropped; then turns whose role is not in f.Roles (notification turns have
 // the role RoleNotification); then, with keywords, turns containing none of
 // them (case-insensitive); then all but the newest f.LastMessages. With

@@ -1,4 +1,4 @@
-// Package llmagent runs LLM-backed agents declared in YAML (seed 002): each
+// Package llmagent runs LLM-backed agents declared in YAML: each
 // skill has a system prompt, an input schema, a whitelist of bus tools and
 // of agents it may call, and a context filter that picks the few turns of
 // the task's session conversation the model gets. A task runs THE shared
@@ -24,11 +24,11 @@ import (
 const (
 	// DefaultVersion is the card's version when the file names none.
 	DefaultVersion = "1.0"
-	// DefaultMaxSubAgentDepth bounds the call chain of sub-agent calls (seed 002: 5).
+	// DefaultMaxSubAgentDepth bounds the call chain of sub-agent calls.
 	DefaultMaxSubAgentDepth = 5
 	// DefaultMaxToolRounds bounds the model requests of one task that ask for tools.
 	DefaultMaxToolRounds = 4
-	// DefaultMaxContextTokens is the token budget of the filtered context (seed 002: 4000).
+	// DefaultMaxContextTokens is the token budget of the filtered context.
 	DefaultMaxContextTokens = 4000
 	// DefaultLastMessages is how many turns the context keeps when the filter names no number.
 	DefaultLastMessages = 10
@@ -145,7 +145,7 @@ type Skill struct {
 }
 
 // ContextFilter picks the turns of the task's session conversation that the
-// model gets, in seed 002's order: max age, roles, keywords, last N, summary
+// model gets, in this order: max age, roles, keywords, last N, summary
 // of the rest, then the token and char budgets (newest kept first).
 type ContextFilter struct {
 	// LastMessages keeps the newest N turns that pass the other filters;

@@ -14,7 +14,7 @@
 // what an LLM-backed agent needs to use a sub-agent inside one task.
 // task_status and cancel_task act only on the tasks of the Set's session.
 //
-// A Set may be restricted (seed 002's allowed_tools): Deps.Only names the
+// A Set may be restricted (an LLM agent skill's allowed_tools): Deps.Only names the
 // tools offered, Deps.AllowedAgents the agents invoke_agent may call and
 // list_known_agents shows.
 //
@@ -94,7 +94,7 @@ type Deps struct {
 	// MCP progress notification or a live display; it may be called from
 	// several goroutines at once and must not block.
 	OnStatus func(taskID string, st *a2a.TaskStatus)
-	// Only names the tools offered (seed 002's allowed_tools). nil offers
+	// Only names the tools offered (an LLM agent skill's allowed_tools). nil offers
 	// invoke_agent, list_known_agents and get_from_working_memory, plus
 	// task_status and cancel_task when their dependencies are at hand (a
 	// *caller.Caller as Caller gives them); empty offers none. An unknown

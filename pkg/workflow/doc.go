@@ -1,4 +1,4 @@
-// Package workflow runs seed 001's multi-agent workflows on the bus: a
+// Package workflow runs multi-agent workflows on the bus: a
 // workflow (YAML, see Parse, or built in Go) is a sequence of steps and
 // parallel groups (wait for all, or for a quorum); each step names an
 // agent, a skill, a templated text and input (see Templates in
@@ -6,7 +6,7 @@
 // and whether it is optional.
 //
 // An Engine runs workflows through one pkg/caller Caller. Every step's task
-// request carries the seed's handoff context in ONE place — the request's
+// request carries the contract's handoff context in ONE place — the request's
 // handoff field (a2a.TaskRequest.Handoff), a JSON Handoff: session and user
 // id, original request, "Step 3 of 5 (Financial Analysis)", prior agents
 // and their outputs, constraints. The engine builds it from the run's state

@@ -12,7 +12,7 @@ import (
 // HandoffVersion is the version of the Handoff format.
 const HandoffVersion = 1
 
-// Handoff is the seed's handoff context, which every step of a run receives
+// Handoff is the contract's handoff context, which every step of a run receives
 // in ONE place: the task request's handoff field (a2a.TaskRequest.Handoff,
 // "handoff" on the wire), as JSON. The engine fills it for every step from
 // the run's durable state, so a workflow author never copies context by

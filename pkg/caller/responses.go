@@ -21,7 +21,7 @@ import (
 // to the replicas' waiters; results and errors are finalized (stored,
 // notified, marked done) before the ack.
 func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
-	p, err := c.opts.Codec.Decode(d.Envelope())
+	p, err := c.opts.Codec.Decode(d.Envelope)
 	if err != nil {
 		c.log.Warn("undecodable response dead-lettered", zap.String("message_id", d.MessageID), zap.Error(err))
 		return d.DeadLetter()
@@ -45,7 +45,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	case *a2a.TaskError:
 		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status(), Error: r.AsError()}
 	default:
-		c.log.Warn("unexpected message on the response queue dead-lettered", zap.String("type", d.Type), zap.String("message_id", d.MessageID))
+		c.log.Warn("unexpected message on the response queue dead-lettered", zap.String("type", string(d.Kind)), zap.String("message_id", d.MessageID))
 		return d.DeadLetter()
 	}
 	// A context that survives the consumer's stop: a finalization that has
@@ -345,9 +345,7 @@ func (c *Caller) handleEvent(_ context.Context, d *bus.Delivery) error {
 	if d.Headers[headerOrigin] == c.opts.InstanceID || c.foreignEvent(d) { // identity.go
 		return d.Ack()
 	}
-	env := d.Envelope()
-	delete(env.Headers, headerOrigin)
-	p, err := c.opts.Codec.Decode(env)
+	p, err := c.opts.Codec.Decode(d.Envelope)
 	if err == nil {
 		c.waiters.notifyPayload(p)
 		c.guardDonePayload(p) // an outcome another replica handled (guard.go)

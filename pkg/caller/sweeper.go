@@ -70,7 +70,7 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 		c.log.Warn("cancel after timeout not sent", zap.String("task", taskID), zap.Error(err))
 	}
 	if env, err := c.opts.Codec.Encode(te, a2a.Trace{}); err == nil && !waited {
-		c.broadcast(ctx, bus.FromEnvelope("", env))
+		c.broadcast(ctx, bus.Message{Envelope: env})
 	}
 	return nil
 }

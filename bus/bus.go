@@ -7,7 +7,8 @@ package bus
 import (
 	"context"
 	"hash/fnv"
-	"time"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // Bus is one connection to the transport. All methods are safe for concurrent use.
@@ -94,19 +95,21 @@ const HeaderAttempt = "x-a2a-attempt"
 // HeaderDeathReason is set on dead-lettered messages: why the bus gave up.
 const HeaderDeathReason = "x-a2a-death-reason"
 
-// Message is what is published and delivered: the AMQP properties a2abus uses and a body.
+// Message is what is published and delivered: the protocol's envelope (the
+// AMQP properties a2abus uses, its headers and body) and what only the
+// transport knows of it. A message carries an a2a.Envelope as it is, with no
+// copy: bus.Message{Envelope: env, RoutingKey: key} is ready to publish, and
+// a delivery's d.Envelope is ready to decode. Publish neither modifies nor
+// keeps msg's headers and body, so the sender may reuse them once it returns.
+//
+// On a delivery, Headers also hold the bus's own headers when the bus set
+// them (HeaderAttempt on a requeued message, HeaderDeathReason on a
+// dead-lettered one); the protocol reads only its own (a2a's Header…
+// names), so they do not change what the envelope decodes to.
 type Message struct {
+	a2a.Envelope
 	// RoutingKey is where the message goes (publish) or went (delivery).
-	RoutingKey    string
-	Type          string // the message kind, e.g. "task.request"
-	MessageID     string
-	CorrelationID string
-	ReplyTo       string
-	ContentType   string
-	// Priority is 0..9; higher is served first on task queues.
-	Priority uint8
-	// Expiration drops the message when it has waited this long; zero means never.
-	Expiration time.Duration
+	RoutingKey string
 	// Transient asks the broker not to persist the message (it is lost if
 	// the broker restarts). For advisory messages only: status updates.
 	Transient bool
@@ -114,9 +117,6 @@ type Message struct {
 	// broker, without waiting for its confirm: a refused, unroutable or lost
 	// message goes unnoticed. For advisory messages only: status updates.
 	NoConfirm bool
-	Timestamp time.Time
-	Headers   map[string]string
-	Body      []byte
 	// UserID, on a delivery, is the broker user that published the message
 	// (AMQP user_id, which RabbitMQ checks against the publishing
 	// connection's user; kept across the bus's own requeues); empty when it

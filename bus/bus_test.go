@@ -2,26 +2,10 @@ package bus
 
 import (
 	"errors"
-	"reflect"
 	"testing"
-	"time"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
-
-func TestEnvelopeRoundTrip(t *testing.T) {
-	env := a2a.Envelope{Kind: a2a.KindTaskRequest, MessageID: "m", CorrelationID: "t", ReplyTo: "agent.response.A",
-		ContentType: a2a.ContentTypeJSON, Priority: 9, Expiration: time.Second, Timestamp: time.Unix(5, 0),
-		Headers: map[string]string{a2a.HeaderVersion: "1.0"}, Body: []byte(`{}`)}
-	m := FromEnvelope("agent.task.B", env)
-	if m.RoutingKey != "agent.task.B" || m.Type != "task.request" {
-		t.Fatalf("message = %+v", m)
-	}
-	m.Headers[HeaderAttempt] = "3"
-	if got := m.Envelope(); !reflect.DeepEqual(got, env) {
-		t.Fatalf("round trip:\n%+v\n%+v", got, env)
-	}
-}
 
 type recAcker struct{ acks, nacks, dead, released int }
 
@@ -38,7 +22,7 @@ func (r *recAcker) Nack(requeue bool) error {
 
 func TestDeliverySettlesOnce(t *testing.T) {
 	a := &recAcker{}
-	d := NewDelivery(Message{MessageID: "m"}, "q", 5, 5, a)
+	d := NewDelivery(Message{Envelope: a2a.Envelope{MessageID: "m"}}, "q", 5, 5, a)
 	if !d.LastAttempt() || d.Exhausted() {
 		t.Fatal("attempt 5 of 5 is the last, not past it")
 	}

@@ -321,7 +321,7 @@ func (d *Directory) sweepLoop(ctx context.Context) {
 // handle applies one delivery of the instance queue. Nothing is requeued:
 // the queue is exclusive, so a bad message is logged and dropped.
 func (d *Directory) handle(_ context.Context, dl *bus.Delivery) error {
-	env, now := dl.Envelope(), d.opts.Now()
+	env, now := dl.Envelope, d.opts.Now()
 	if len(d.opts.AnnounceSecret) > 0 {
 		if err := a2a.Verify(env, d.opts.AnnounceSecret, now); err != nil {
 			d.log.Warn("unauthenticated announcement dropped", zap.String("message_id", dl.MessageID), zap.Error(err))
@@ -330,12 +330,12 @@ func (d *Directory) handle(_ context.Context, dl *bus.Delivery) error {
 	}
 	p, err := d.opts.Codec.Decode(env)
 	if err != nil {
-		d.log.Warn("undecodable announcement dropped", zap.String("type", dl.Type), zap.String("message_id", dl.MessageID), zap.Error(err))
+		d.log.Warn("undecodable announcement dropped", zap.String("type", string(dl.Kind)), zap.String("message_id", dl.MessageID), zap.Error(err))
 		return nil
 	}
 	a, ok := p.(*a2a.Announcement)
 	if !ok {
-		d.log.Warn("unexpected message dropped", zap.String("type", dl.Type), zap.String("message_id", dl.MessageID))
+		d.log.Warn("unexpected message dropped", zap.String("type", string(dl.Kind)), zap.String("message_id", dl.MessageID))
 		return nil
 	}
 	if s := d.opts.Identities.Sender(bus.UserOf(d.opts.Bus), &dl.Message); !s.Allows(a.Card.Name) {
@@ -401,7 +401,7 @@ func (d *Directory) Query(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("directory: encode discovery query: %w", err)
 	}
-	msg := bus.FromEnvelope(a2a.RoutingKeyDiscoveryQuery, env)
+	msg := bus.Message{Envelope: env, RoutingKey: a2a.RoutingKeyDiscoveryQuery}
 	msg.Transient = true // a query is only useful now
 	if err := d.opts.Bus.Publish(ctx, msg); err != nil && !errors.Is(err, bus.ErrUnroutable) {
 		return fmt.Errorf("directory: publish discovery query: %w", err)

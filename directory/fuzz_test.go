@@ -252,7 +252,7 @@ func FuzzAnnouncement(f *testing.F) {
 			a2a.Sign(&env, secret)
 		}
 		before := d.List(Filter{})
-		dl := bus.NewDelivery(bus.FromEnvelope(a2a.RoutingKeyAnnounce, env), "q", 1, 1, nil)
+		dl := bus.NewDelivery(bus.Message{Envelope: env, RoutingKey: a2a.RoutingKeyAnnounce}, "q", 1, 1, nil)
 		if err := d.handle(context.Background(), dl); err != nil {
 			t.Fatalf("handle returned %v: a bad announcement must be dropped, not requeued", err)
 		}

@@ -145,7 +145,7 @@ func (f *fakeAgent) announce(ctx context.Context, deregistering bool) error {
 	if f.key != nil {
 		a2a.SignEd25519(&env, f.key)
 	}
-	return f.bus.Publish(ctx, bus.FromEnvelope(a2a.RoutingKeyAnnounce, env))
+	return f.bus.Publish(ctx, bus.Message{Envelope: env, RoutingKey: a2a.RoutingKeyAnnounce})
 }
 
 // mustAnnounce announces, retrying while no directory queue is bound yet.
@@ -186,7 +186,7 @@ func (f *fakeAgent) answerQueries(t *testing.T) {
 	go func() {
 		defer close(done)
 		_ = f.bus.Consume(ctx, spec.Name, bus.ConsumeOptions{}, func(ctx context.Context, d *bus.Delivery) error {
-			if d.Type != string(a2a.KindDiscoveryQuery) {
+			if d.Kind != a2a.KindDiscoveryQuery {
 				return nil
 			}
 			if err := f.announce(ctx, false); err != nil && !errors.Is(err, bus.ErrUnroutable) {

@@ -67,7 +67,7 @@ func (p *queryProbe) settled(t *testing.T) int32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := bus.FromEnvelope(a2a.RoutingKeyDiscoveryQuery, env)
+	m := bus.Message{Envelope: env, RoutingKey: a2a.RoutingKeyDiscoveryQuery}
 	m.MessageID = markerPrefix + uuid.NewString()
 	m.Transient = true
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.WaitBound)

@@ -199,14 +199,14 @@ func TestBadAnnouncementsAreDropped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range []bus.Message{
-			{Type: string(a2a.KindAgentCard), MessageID: "garbage", ContentType: a2a.ContentTypeJSON, Body: []byte("{not json")},
-			{Type: string(a2a.KindAgentCard), MessageID: "bad-name", ContentType: a2a.ContentTypeJSON,
+		for _, env := range []a2a.Envelope{
+			{Kind: a2a.KindAgentCard, MessageID: "garbage", ContentType: a2a.ContentTypeJSON, Body: []byte("{not json")},
+			{Kind: a2a.KindAgentCard, MessageID: "bad-name", ContentType: a2a.ContentTypeJSON,
 				Body: []byte(`{"card": {"name": "no.dots"}, "instanceId": "i", "time": "2025-01-01T00:00:00Z"}`)},
-			{Type: "bogus.kind", MessageID: "bogus", Body: []byte("{}")},
-			bus.FromEnvelope(a2a.RoutingKeyAnnounce, query), // a valid message of the wrong kind
+			{Kind: "bogus.kind", MessageID: "bogus", Body: []byte("{}")},
+			query, // a valid message of the wrong kind
 		} {
-			m.RoutingKey = a2a.RoutingKeyAnnounce
+			m := bus.Message{Envelope: env, RoutingKey: a2a.RoutingKeyAnnounce}
 			publishRouted(t, func(ctx context.Context) error { return pub.Publish(ctx, m) })
 		}
 		alpha := newFakeAgent(pub, w.N("Alpha"), "a")

@@ -161,7 +161,7 @@ func TestPinnedModeAcceptsUnpinnedNamesAndTrustAnyIgnoresKeys(t *testing.T) {
 		}
 		a2a.SignEd25519(&env, key(5))
 		env.Headers[a2a.HeaderSignerKey] = pubText(key(6))
-		return b.Publish(ctx, bus.FromEnvelope(a2a.RoutingKeyAnnounce, env))
+		return b.Publish(ctx, bus.Message{Envelope: env, RoutingKey: a2a.RoutingKeyAnnounce})
 	})
 	barrier(t, d, b)
 	if _, ok := d.Lookup("Tampered"); ok {

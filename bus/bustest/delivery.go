@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // testRoundTrip: every field survives publish→consume, and the publisher may
@@ -21,17 +22,19 @@ func testRoundTrip(t *testing.T, env Env) {
 	body := []byte(`{"text":"héllo","n":[1,2,3]}`)
 	headers := map[string]string{"a2a-version": "1.0", "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
 	full := bus.Message{
-		RoutingKey:    spec.Bindings[0],
-		Type:          "task.request",
-		MessageID:     "m-" + unique(),
-		CorrelationID: "task-" + unique(),
-		ReplyTo:       "agent.response.Caller" + unique(),
-		ContentType:   "application/json",
-		Priority:      7,
-		Expiration:    time.Minute,
-		Timestamp:     ts,
-		Headers:       headers,
-		Body:          body,
+		Envelope: a2a.Envelope{
+			Kind:          "task.request",
+			MessageID:     "m-" + unique(),
+			CorrelationID: "task-" + unique(),
+			ReplyTo:       "agent.response.Caller" + unique(),
+			ContentType:   "application/json",
+			Priority:      7,
+			Expiration:    time.Minute,
+			Timestamp:     ts,
+			Headers:       headers,
+			Body:          body,
+		},
+		RoutingKey: spec.Bindings[0],
 	}
 	publish(t, b, full)
 	want := full
@@ -41,7 +44,7 @@ func testRoundTrip(t *testing.T, env Env) {
 	copy(body, bytes.Repeat([]byte("x"), len(body)))
 	headers["a2a-version"] = "changed"
 
-	minimal := bus.Message{RoutingKey: spec.Bindings[0], MessageID: "m-" + unique()}
+	minimal := bus.Message{Envelope: a2a.Envelope{MessageID: "m-" + unique()}, RoutingKey: spec.Bindings[0]}
 	publish(t, b, minimal)
 
 	r := newRecorder()
@@ -50,7 +53,7 @@ func testRoundTrip(t *testing.T, env Env) {
 
 	got, _ := r.find(full.MessageID)
 	checkField(t, "RoutingKey", got.RoutingKey, want.RoutingKey)
-	checkField(t, "Type", got.Type, want.Type)
+	checkField(t, "Kind", got.Kind, want.Kind)
 	checkField(t, "CorrelationID", got.CorrelationID, want.CorrelationID)
 	checkField(t, "ReplyTo", got.ReplyTo, want.ReplyTo)
 	checkField(t, "ContentType", got.ContentType, want.ContentType)
@@ -67,7 +70,7 @@ func testRoundTrip(t *testing.T, env Env) {
 	bare, _ := r.find(minimal.MessageID)
 	checkField(t, "minimal Body length", len(bare.Body), 0)
 	checkField(t, "minimal Attempt", bare.Attempt, 1)
-	checkField(t, "minimal Type", bare.Type, "")
+	checkField(t, "minimal Kind", bare.Kind, "")
 }
 
 func checkField[T comparable](t *testing.T, field string, got, want T) {

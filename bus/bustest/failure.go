@@ -36,7 +36,7 @@ func expectAttempts(t *testing.T, r *recorder, id string, n int) {
 // expectSameMessage checks a dead-lettered copy kept the original's identity.
 func expectSameMessage(t *testing.T, got received, want bus.Message) {
 	t.Helper()
-	checkField(t, "dead-lettered Type", got.Type, want.Type)
+	checkField(t, "dead-lettered Kind", got.Kind, want.Kind)
 	checkField(t, "dead-lettered CorrelationID", got.CorrelationID, want.CorrelationID)
 	checkField(t, "dead-lettered Body", string(got.Body), string(want.Body))
 	checkField(t, "dead-lettered header keep", got.Headers["keep"], want.Headers["keep"])

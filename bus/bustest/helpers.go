@@ -68,7 +68,7 @@ func declare(t *testing.T, b bus.Bus, spec bus.QueueSpec) {
 
 // message returns a message to key with a unique id.
 func message(key string) bus.Message {
-	return bus.Message{RoutingKey: key, Type: "task.request", MessageID: "m-" + unique(), ContentType: "application/json", Body: []byte(`{}`)}
+	return bus.Message{Envelope: a2a.Envelope{Kind: "task.request", MessageID: "m-" + unique(), ContentType: "application/json", Body: []byte(`{}`)}, RoutingKey: key}
 }
 
 func publish(t *testing.T, b bus.Bus, msg bus.Message) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // BenchmarkPublishConsume measures one message's trip from Publish to an
@@ -38,8 +39,11 @@ func BenchmarkPublishConsume(b *testing.B) {
 					return nil
 				})
 			}()
-			msg := bus.Message{RoutingKey: spec.Bindings[0], Type: "task.request", MessageID: "m",
-				ContentType: "application/json", Body: make([]byte, 512), Headers: map[string]string{"a2a-version": "1.0"}}
+			msg := bus.Message{
+				Envelope: a2a.Envelope{Kind: "task.request", MessageID: "m", ContentType: "application/json",
+					Body: make([]byte, 512), Headers: map[string]string{"a2a-version": "1.0"}},
+				RoutingKey: spec.Bindings[0],
+			}
 			b.SetBytes(int64(len(msg.Body)))
 			b.ReportAllocs()
 			b.ResetTimer()

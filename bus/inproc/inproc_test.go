@@ -185,7 +185,8 @@ func (c *collected) all() []seen {
 func TestDeathReasons(t *testing.T) {
 	f := newFixture(t, Options{})
 	dead := deadOf(t, f)
-	rejected, exhausted, expired := bus.Message{MessageID: "rejected"}, bus.Message{MessageID: "exhausted"}, bus.Message{MessageID: "expired", Expiration: 20 * time.Millisecond}
+	rejected, exhausted := bus.Message{Envelope: a2a.Envelope{MessageID: "rejected"}}, bus.Message{Envelope: a2a.Envelope{MessageID: "exhausted"}}
+	expired := bus.Message{Envelope: a2a.Envelope{MessageID: "expired", Expiration: 20 * time.Millisecond}}
 	f.publish(t, expired) // nobody consumes the task queue yet: it expires there
 	testenv.Eventually(t, "expired message dead-lettered", func() bool { return len(dead.all()) == 1 })
 	f.publish(t, rejected)
@@ -243,7 +244,7 @@ func TestInstanceQueueIsExclusive(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	f := newFixture(t, Options{})
-	for _, m := range []bus.Message{{Priority: bus.MaxPriority + 1}, {Expiration: -time.Second}} {
+	for _, m := range []bus.Message{{Envelope: a2a.Envelope{Priority: bus.MaxPriority + 1}}, {Envelope: a2a.Envelope{Expiration: -time.Second}}} {
 		m.RoutingKey = f.spec.Bindings[0]
 		if err := f.c.Publish(ctx(t), m); !errors.Is(err, bus.ErrInvalidMessage) {
 			t.Errorf("publish %+v: %v", m, err)
@@ -263,7 +264,7 @@ func TestBadInput(t *testing.T) {
 func TestRequeueKeepsPlace(t *testing.T) {
 	f := newFixture(t, Options{})
 	for _, id := range []string{"a", "b", "c"} {
-		f.publish(t, bus.Message{MessageID: id})
+		f.publish(t, bus.Message{Envelope: a2a.Envelope{MessageID: id}})
 	}
 	var order []string
 	var n atomic.Int32
@@ -289,7 +290,7 @@ func TestCancelRequeuesAfterHandlerReturns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, Options{})
 		dead := deadOf(t, f)
-		f.publish(t, bus.Message{MessageID: "held"})
+		f.publish(t, bus.Message{Envelope: a2a.Envelope{MessageID: "held"}})
 		var returned, started atomic.Bool
 		release := make(chan struct{})
 		stop := run(t, f.c, f.spec.Name, bus.ConsumeOptions{MaxAttempts: 1}, func(hctx context.Context, _ *bus.Delivery) error {
@@ -337,7 +338,7 @@ func TestCancelRequeuesAfterHandlerReturns(t *testing.T) {
 func TestCloseBoundedWithStuckHandler(t *testing.T) {
 	f := newFixture(t, Options{CloseTimeout: 20 * time.Millisecond})
 	stuck := f.b.Connect()
-	f.publish(t, bus.Message{MessageID: "stuck"})
+	f.publish(t, bus.Message{Envelope: a2a.Envelope{MessageID: "stuck"}})
 	release := make(chan struct{})
 	ackErr := make(chan error, 1)
 	var started atomic.Bool
@@ -417,7 +418,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		}()
 	}
 	for range 50 {
-		f.publish(t, bus.Message{Expiration: time.Hour})
+		f.publish(t, bus.Message{Envelope: a2a.Envelope{Expiration: time.Hour}})
 	}
 	testenv.Eventually(t, "handled", func() bool { return n.Load() == 50 })
 	if err := f.b.Close(); err != nil {
@@ -434,7 +435,7 @@ func panicOnPurpose() { panic("inproc test: handler panics on purpose") }
 func TestHandlerPanicLoggedWithStack(t *testing.T) {
 	core, logs := observer.New(zapcore.ErrorLevel)
 	f := newFixture(t, Options{Logger: zap.New(core)})
-	m := bus.Message{MessageID: "m1"}
+	m := bus.Message{Envelope: a2a.Envelope{MessageID: "m1"}}
 	f.publish(t, m)
 	col := &collected{}
 	run(t, f.c, f.spec.Name, bus.ConsumeOptions{MaxAttempts: 3}, func(ctx context.Context, d *bus.Delivery) error {

@@ -47,7 +47,7 @@ func benchBus(b *testing.B, inflight int) {
 		}
 		return nil
 	})
-	msg := bus.Message{RoutingKey: spec.Name, Type: "task.request", MessageID: "m", ContentType: "application/json", Body: benchBody}
+	msg := bus.Message{Envelope: a2a.Envelope{Kind: "task.request", MessageID: "m", ContentType: "application/json", Body: benchBody}, RoutingKey: spec.Name}
 	ctx := context.Background()
 
 	b.ResetTimer()

@@ -215,5 +215,5 @@ func consume(t testing.TB, b *Bus, queue string, opts bus.ConsumeOptions, h bus.
 }
 
 func message(key string) bus.Message {
-	return bus.Message{RoutingKey: key, Type: "task.request", MessageID: "m-" + unique(), Body: []byte(`{}`)}
+	return bus.Message{Envelope: a2a.Envelope{Kind: "task.request", MessageID: "m-" + unique(), Body: []byte(`{}`)}, RoutingKey: key}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // TestInspectCountsReadyMessagesAndConsumers: a passive declare reads the
@@ -27,7 +28,7 @@ func TestInspectCountsReadyMessagesAndConsumers(t *testing.T) {
 	}
 	e.track(spec.Name)
 	for i := range 3 {
-		if err := b.Publish(ctx, bus.Message{RoutingKey: spec.Name, MessageID: spec.Name + string(rune('a'+i)), Body: []byte("{}")}); err != nil {
+		if err := b.Publish(ctx, bus.Message{Envelope: a2a.Envelope{MessageID: spec.Name + string(rune('a'+i)), Body: []byte("{}")}, RoutingKey: spec.Name}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // headerRoutingKey keeps a message's original routing key when the bus
@@ -38,7 +39,7 @@ func validateMessage(m bus.Message) error {
 			bus.ErrInvalidMessage, m.MessageID, m.Expiration)
 	}
 	for _, f := range [...]struct{ name, v string }{
-		{"routing key", m.RoutingKey}, {"type", m.Type}, {"message id", m.MessageID},
+		{"routing key", m.RoutingKey}, {"type", string(m.Kind)}, {"message id", m.MessageID},
 		{"correlation id", m.CorrelationID}, {"reply-to", m.ReplyTo}, {"content type", m.ContentType},
 	} {
 		if len(f.v) > maxShortString {
@@ -70,7 +71,7 @@ func toPublishing(m bus.Message, user string) amqp.Publishing {
 		Expiration:    expirationString(m.Expiration),
 		MessageId:     m.MessageID,
 		Timestamp:     m.Timestamp,
-		Type:          m.Type,
+		Type:          string(m.Kind),
 		Body:          m.Body,
 	}
 }
@@ -94,19 +95,21 @@ func fromDelivery(d *amqp.Delivery, own string) bus.Message {
 		h = nil
 	}
 	return bus.Message{
-		Transient:     d.DeliveryMode == amqp.Transient,
-		RoutingKey:    key,
-		Type:          d.Type,
-		MessageID:     d.MessageId,
-		CorrelationID: d.CorrelationId,
-		ReplyTo:       d.ReplyTo,
-		ContentType:   d.ContentType,
-		Priority:      d.Priority,
-		Expiration:    parseExpiration(d.Expiration),
-		Timestamp:     d.Timestamp,
-		Headers:       h,
-		Body:          d.Body,
-		UserID:        user,
+		Envelope: a2a.Envelope{
+			Kind:          a2a.Kind(d.Type),
+			MessageID:     d.MessageId,
+			CorrelationID: d.CorrelationId,
+			ReplyTo:       d.ReplyTo,
+			ContentType:   d.ContentType,
+			Priority:      d.Priority,
+			Expiration:    parseExpiration(d.Expiration),
+			Timestamp:     d.Timestamp,
+			Headers:       h,
+			Body:          d.Body,
+		},
+		Transient:  d.DeliveryMode == amqp.Transient,
+		RoutingKey: key,
+		UserID:     user,
 	}
 }
 

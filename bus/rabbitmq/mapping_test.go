@@ -10,15 +10,16 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 func TestToPublishingMapsEveryField(t *testing.T) {
 	ts := time.Unix(1700000000, 0)
 	m := bus.Message{
-		RoutingKey: "agent.task.A", Type: "task.request", MessageID: "m1", CorrelationID: "t1",
-		ReplyTo: "agent.response.B", ContentType: "application/json", Priority: 7,
-		Expiration: 1500 * time.Millisecond, Timestamp: ts,
-		Headers: map[string]string{"a2a-version": "1.0"}, Body: []byte(`{"a":1}`),
+		Envelope: a2a.Envelope{Kind: "task.request", MessageID: "m1", CorrelationID: "t1", ReplyTo: "agent.response.B",
+			ContentType: "application/json", Priority: 7, Expiration: 1500 * time.Millisecond, Timestamp: ts,
+			Headers: map[string]string{"a2a-version": "1.0"}, Body: []byte(`{"a":1}`)},
+		RoutingKey: "agent.task.A",
 	}
 	p := toPublishing(m, "alice")
 	want := amqp.Publishing{UserId: "alice",
@@ -51,9 +52,11 @@ func TestFromDeliveryMapsEveryField(t *testing.T) {
 		Body:    []byte("body"), UserId: "alice",
 	}
 	m := fromDelivery(d, "bob")
-	want := bus.Message{UserID: "alice",
-		RoutingKey: "agent.task.A", Type: "task.status", MessageID: "m1", CorrelationID: "t1",
-		ReplyTo: "r", ContentType: "application/json", Priority: 3, Expiration: 2 * time.Second, Timestamp: ts,
+	want := bus.Message{
+		Envelope: a2a.Envelope{Kind: "task.status", MessageID: "m1", CorrelationID: "t1", ReplyTo: "r",
+			ContentType: "application/json", Priority: 3, Expiration: 2 * time.Second, Timestamp: ts},
+		UserID:     "alice",
+		RoutingKey: "agent.task.A",
 	}
 	if !maps.Equal(m.Headers, map[string]string{"s": "v", "n": "4", "b": "raw"}) {
 		t.Errorf("headers = %v", m.Headers)
@@ -72,7 +75,7 @@ func TestFromDeliveryMapsEveryField(t *testing.T) {
 }
 
 func equalMessages(a, b bus.Message) bool {
-	return a.RoutingKey == b.RoutingKey && a.Type == b.Type && a.MessageID == b.MessageID &&
+	return a.RoutingKey == b.RoutingKey && a.Kind == b.Kind && a.MessageID == b.MessageID &&
 		a.CorrelationID == b.CorrelationID && a.ReplyTo == b.ReplyTo && a.ContentType == b.ContentType &&
 		a.Priority == b.Priority && a.Expiration == b.Expiration && a.Timestamp.Equal(b.Timestamp) &&
 		maps.Equal(a.Headers, b.Headers) && string(a.Body) == string(b.Body) && a.UserID == b.UserID
@@ -147,16 +150,16 @@ func TestValidateMessage(t *testing.T) {
 	for name, m := range map[string]bus.Message{
 		"no key":        {},
 		"long key":      {RoutingKey: long},
-		"priority":      {RoutingKey: "k", Priority: 10},
-		"negative ttl":  {RoutingKey: "k", Expiration: -1},
-		"long reply-to": {RoutingKey: "k", ReplyTo: long},
-		"long header":   {RoutingKey: "k", Headers: map[string]string{long: "v"}},
+		"priority":      {RoutingKey: "k", Envelope: a2a.Envelope{Priority: 10}},
+		"negative ttl":  {RoutingKey: "k", Envelope: a2a.Envelope{Expiration: -1}},
+		"long reply-to": {RoutingKey: "k", Envelope: a2a.Envelope{ReplyTo: long}},
+		"long header":   {RoutingKey: "k", Envelope: a2a.Envelope{Headers: map[string]string{long: "v"}}},
 	} {
 		if err := validateMessage(m); !errors.Is(err, bus.ErrInvalidMessage) {
 			t.Errorf("%s: validateMessage = %v, want ErrInvalidMessage", name, err)
 		}
 	}
-	if err := validateMessage(bus.Message{RoutingKey: "k", Priority: bus.MaxPriority}); err != nil {
+	if err := validateMessage(bus.Message{Envelope: a2a.Envelope{Priority: bus.MaxPriority}, RoutingKey: "k"}); err != nil {
 		t.Errorf("valid message refused: %v", err)
 	}
 }

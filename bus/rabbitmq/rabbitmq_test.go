@@ -200,11 +200,11 @@ func TestPublishInvalidMessage(t *testing.T) {
 	e := newTestEnv(t)
 	b := e.open(t, Options{})
 	for name, m := range map[string]bus.Message{
-		"no routing key":      {MessageID: "x"},
-		"priority too high":   {RoutingKey: "k", Priority: bus.MaxPriority + 1},
-		"negative expiration": {RoutingKey: "k", Expiration: -time.Second},
-		"long type":           {RoutingKey: "k", Type: strings.Repeat("t", 256)},
-		"empty header name":   {RoutingKey: "k", Headers: map[string]string{"": "v"}},
+		"no routing key":      {Envelope: a2a.Envelope{MessageID: "x"}},
+		"priority too high":   {RoutingKey: "k", Envelope: a2a.Envelope{Priority: bus.MaxPriority + 1}},
+		"negative expiration": {RoutingKey: "k", Envelope: a2a.Envelope{Expiration: -time.Second}},
+		"long type":           {RoutingKey: "k", Envelope: a2a.Envelope{Kind: a2a.Kind(strings.Repeat("t", 256))}},
+		"empty header name":   {RoutingKey: "k", Envelope: a2a.Envelope{Headers: map[string]string{"": "v"}}},
 	} {
 		if err := b.Publish(t.Context(), m); !errors.Is(err, bus.ErrInvalidMessage) {
 			t.Errorf("%s: Publish = %v, want ErrInvalidMessage", name, err)

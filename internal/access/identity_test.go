@@ -243,7 +243,7 @@ func publish(t *testing.T, codec a2a.Codec, b bus.Bus, key string, p a2a.Payload
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := b.Publish(ctx, bus.FromEnvelope(key, env)); err != nil {
+	if err := b.Publish(ctx, bus.Message{Envelope: env, RoutingKey: key}); err != nil {
 		t.Fatalf("publish %s: %v", key, err)
 	}
 }
@@ -339,7 +339,7 @@ func watchAnnounces(t *testing.T, w *world, b bus.Bus) *seen {
 	}
 	spec.Name += strings.ToLower(time.Now().Format("150405.000000"))
 	return consume(t, b, &spec, spec.Name, func(d *bus.Delivery) string {
-		p, err := (a2a.Codec{}).Decode(d.Envelope())
+		p, err := (a2a.Codec{}).Decode(d.Envelope)
 		if a, ok := p.(*a2a.Announcement); ok && err == nil {
 			if a.InstanceID == "forged" {
 				return "forged"

@@ -14,7 +14,9 @@ const (
 )
 
 // Envelope is a bus message as the protocol sees it: the AMQP properties
-// a2abus uses and the JSON body. Transports map it to their own message type.
+// a2abus uses and the JSON body. bus.Message embeds it as it is, beside
+// what only the transport knows (the routing key, persistence, the
+// publisher's user), so nothing converts or copies it on the way.
 type Envelope struct {
 	Kind          Kind          // AMQP type
 	MessageID     string        // AMQP message_id: unique, consumers are idempotent on it

@@ -176,7 +176,7 @@ func TestCancelRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		key, _ := a2a.CancelRoutingKey("Worker")
-		if err := h.b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
+		if err := h.b.Publish(context.Background(), bus.Message{Envelope: env, RoutingKey: key}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -283,8 +283,11 @@ func TestUndecodableRequestAnsweredAndDeadLettered(t *testing.T) {
 	h := newHarness(t)
 	h.start(h.agent(Options{}, map[string]Handler{"echo": echo}))
 	key, _ := a2a.TaskRoutingKey("Worker")
-	msg := bus.Message{RoutingKey: key, Type: string(a2a.KindTaskRequest), MessageID: "bad-1", CorrelationID: "t-bad",
-		ContentType: a2a.ContentTypeJSON, Body: []byte(`{"taskId":"t-bad","caller":"Caller","skill":""}`)}
+	msg := bus.Message{
+		Envelope: a2a.Envelope{Kind: a2a.KindTaskRequest, MessageID: "bad-1", CorrelationID: "t-bad", ContentType: a2a.ContentTypeJSON,
+			Body: []byte(`{"taskId":"t-bad","caller":"Caller","skill":""}`)},
+		RoutingKey: key,
+	}
 	if err := h.b.Publish(context.Background(), msg); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func (a *Agent) announce(ctx context.Context, deregistering bool) {
 		return
 	}
 	a.signAnnouncement(&env)
-	msg := bus.FromEnvelope(a2a.RoutingKeyAnnounce, env)
+	msg := bus.Message{Envelope: env, RoutingKey: a2a.RoutingKeyAnnounce}
 	msg.Transient = true // a lost announcement is repeated at the next interval
 	ctx, cancel := context.WithTimeout(ctx, announceTimeout)
 	defer cancel()

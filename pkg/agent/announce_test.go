@@ -33,7 +33,7 @@ func listenAnnouncements(t *testing.T, h *harness) *announcements {
 	go func() {
 		defer close(done)
 		_ = b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
-			p, err := h.codec.Decode(d.Envelope())
+			p, err := h.codec.Decode(d.Envelope)
 			if err != nil {
 				t.Errorf("undecodable announcement: %v", err)
 				return nil
@@ -79,7 +79,7 @@ func TestAnnouncesAtStartOnQueryPeriodicallyAndDeregisters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.b.Publish(context.Background(), bus.FromEnvelope(a2a.RoutingKeyDiscoveryQuery, env)); err != nil {
+	if err := h.b.Publish(context.Background(), bus.Message{Envelope: env, RoutingKey: a2a.RoutingKeyDiscoveryQuery}); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(h.t, "the answer to discovery.query", func() bool { return l.count() > n })
@@ -121,7 +121,7 @@ func TestAnnouncementsAreSignedWithTheSecret(t *testing.T) {
 	go func() {
 		_ = b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
 			select {
-			case got <- a2a.Verify(d.Envelope(), secret, time.Now()):
+			case got <- a2a.Verify(d.Envelope, secret, time.Now()):
 			default:
 			}
 			return nil

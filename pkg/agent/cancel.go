@@ -114,9 +114,9 @@ func (r *runningTasks) canceledBy(id, caller string) bool {
 // handleInstance consumes this instance's queue: task.cancel messages and
 // directories' discovery queries (answered with an announcement at once).
 func (a *Agent) handleInstance(ctx context.Context, d *bus.Delivery) error {
-	p, err := a.opts.Codec.Decode(d.Envelope())
+	p, err := a.opts.Codec.Decode(d.Envelope)
 	if err != nil {
-		a.log.Warn("undecodable instance message dropped", zap.String("type", d.Type), zap.String("message_id", d.MessageID), zap.Error(err))
+		a.log.Warn("undecodable instance message dropped", zap.String("type", string(d.Kind)), zap.String("message_id", d.MessageID), zap.Error(err))
 		return d.Ack() // an exclusive queue has no dead-letter use; the error is logged
 	}
 	switch m := p.(type) {

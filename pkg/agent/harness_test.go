@@ -58,7 +58,7 @@ func collectReplies(t *testing.T, b bus.Bus, caller string) *replies {
 	go func() {
 		defer close(done)
 		_ = b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
-			p, err := r.codec.Decode(d.Envelope())
+			p, err := r.codec.Decode(d.Envelope)
 			if err != nil {
 				t.Errorf("undecodable reply: %v", err)
 				return nil
@@ -91,7 +91,7 @@ func (r *replies) publish(req *a2a.TaskRequest) {
 		r.t.Fatal(err)
 	}
 	key, _ := a2a.TaskRoutingKey(req.Target)
-	if err := r.b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
+	if err := r.b.Publish(context.Background(), bus.Message{Envelope: env, RoutingKey: key}); err != nil {
 		r.t.Fatal(err)
 	}
 }

@@ -124,7 +124,7 @@ func (a *Agent) publishStatus(ctx context.Context, req *a2a.TaskRequest, trace a
 	if err != nil {
 		return err
 	}
-	msg := bus.FromEnvelope(key, env)
+	msg := bus.Message{Envelope: env, RoutingKey: key}
 	msg.Transient, msg.NoConfirm = true, true // advisory: neither written to disk nor confirmed
 	if err := a.opts.Bus.Publish(ctx, msg); err != nil {
 		return fmt.Errorf("publish status of %q to %q: %w", req.TaskID, key, err)
@@ -159,7 +159,7 @@ func (a *Agent) publishTo(ctx context.Context, caller string, p a2a.Payload, tra
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", errUnencodable, p.Kind(), err)
 	}
-	msg := bus.FromEnvelope(key, env)
+	msg := bus.Message{Envelope: env, RoutingKey: key}
 	for attempt := 0; ; attempt++ {
 		err = a.opts.Bus.Publish(ctx, msg)
 		if err == nil || !retryable(err) {

@@ -92,7 +92,7 @@ func listenSigned(t *testing.T, h *harness) *signedListener {
 		defer close(done)
 		_ = b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, func(_ context.Context, d *bus.Delivery) error {
 			select {
-			case l.got <- d.Envelope():
+			case l.got <- d.Envelope:
 			default:
 			}
 			return nil

@@ -30,7 +30,7 @@ func newSlowStatusBus(b bus.Bus) *slowStatusBus {
 }
 
 func (s *slowStatusBus) Publish(ctx context.Context, m bus.Message) error {
-	p, err := (a2a.Codec{}).Decode(m.Envelope())
+	p, err := (a2a.Codec{}).Decode(m.Envelope)
 	if err != nil {
 		return s.Bus.Publish(ctx, m)
 	}

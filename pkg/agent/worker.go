@@ -72,14 +72,14 @@ type outgoing struct {
 // the bus's context for the delivery, ended with bus.ErrDeliveryLost).
 func (a *Agent) process(workCtx, dctx context.Context, d *bus.Delivery) (reply *outgoing, requeue bool) {
 	received := time.Now() // wall clock, as the broker's consumer_timeout
-	env := d.Envelope()
+	env := d.Envelope
 	payload, err := a.opts.Codec.Decode(env)
 	if err != nil {
 		return a.rejectUndecodable(d, err), false
 	}
 	req, ok := payload.(*a2a.TaskRequest)
 	if !ok {
-		a.log.Warn("not a task request; dead-lettered", zap.String("type", d.Type), zap.String("message_id", d.MessageID))
+		a.log.Warn("not a task request; dead-lettered", zap.String("type", string(d.Kind)), zap.String("message_id", d.MessageID))
 		return &outgoing{deadLetter: true}, false
 	}
 	trace, observed := a.observeTask(req, d, a2a.TraceOf(env))

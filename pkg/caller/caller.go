@@ -21,6 +21,43 @@
 //     ErrClosed — never before the responses they wait for stopped flowing.
 //
 // The bus and memory are the owner's to close, after the caller.
+//
+// # How an outcome reaches a waiter
+//
+// Every outcome is stored in working memory (with the task out of the
+// pending index) before anyone is told of it, so a waiter that looks the
+// task up finds it. A Call, Wait or Watch waits on one channel of events
+// (waiters.add) in one loop (wait); everything that can end the wait comes
+// into that loop from one of three sources, and the loop ends the same way
+// for each: with the outcome an event carries, or else with a look-up
+// (settle). Each source covers a case the others cannot:
+//
+//  1. This process. The replica that stored the outcome (its response
+//     consumer, its sweeper, or the waiter's own timeout of a task long
+//     overdue) hands it to its waiters of the task (tell, then
+//     waiters.notify), without a look-up. It is the usual case — the
+//     replica that calls is the one that consumes the response — and the
+//     cheapest: no bus message and no memory round trip.
+//  2. Another replica's event. Replicas compete for one response queue, so
+//     the one that consumed a response is often not the one that waits.
+//     When it has no waiter of the task, it broadcasts a copy of the
+//     response on agent.event.<Name> (broadcast), and the event consumer
+//     of every other running replica passes it to its waiters
+//     (handleEvent, waiters.notifyPayload): a status update as it is, a
+//     result or an error as a reason to look up. Only this source carries
+//     status updates to another replica (they are not stored) and frees the
+//     guard slot of the replica that invoked the task; without it an
+//     outcome handled elsewhere would wait for the poll.
+//  3. The poll. Every DefaultPollInterval the loop looks the task up
+//     itself, as it does once before it waits (Wait, Watch.Wait). Source 2
+//     is best effort and sometimes absent: a process that waits without
+//     running Run has no event queue; the event queue is exclusive, so
+//     events published while its connection is down are lost with it; a
+//     broadcast that fails is not retried; none is sent when the replica
+//     that stored the outcome has a waiter of its own (a second waiter
+//     elsewhere); and a waiter that leaves 16 events unread misses the
+//     next ones. Without the poll each of these waits would last until its
+//     context ends.
 package caller
 
 import (

@@ -196,7 +196,7 @@ func publishAs(t *testing.T, b bus.Bus, caller string, p a2a.Payload, times ...i
 		n = times[0]
 	}
 	for range n {
-		if err := b.Publish(context.Background(), bus.FromEnvelope(key, env)); err != nil {
+		if err := b.Publish(context.Background(), bus.Message{Envelope: env, RoutingKey: key}); err != nil {
 			t.Fatal(err)
 		}
 	}

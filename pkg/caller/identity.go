@@ -41,7 +41,7 @@ func (c *Caller) forgedAnswer(d *bus.Delivery, p a2a.Payload) bool {
 		return false
 	}
 	c.log.Warn("response refused (FORBIDDEN): its agent is not the broker user that sent it", zap.String("task", taskID),
-		zap.String("agent", agent), zap.Stringer("sender", s), zap.String("type", d.Type), zap.String("message_id", d.MessageID))
+		zap.String("agent", agent), zap.Stringer("sender", s), zap.String("type", string(d.Kind)), zap.String("message_id", d.MessageID))
 	return true
 }
 

@@ -130,7 +130,7 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	c.local.put(rec, c.opts.Now())
 	err = ctx.Err() // ended before the publish: surely not sent
 	if err == nil {
-		err = c.opts.Bus.Publish(ctx, bus.FromEnvelope(taskSpec.Name, env))
+		err = c.opts.Bus.Publish(ctx, bus.Message{Envelope: env, RoutingKey: taskSpec.Name})
 	}
 	if err != nil {
 		kept := errors.Is(err, bus.ErrNotConfirmed) && !errors.Is(err, bus.ErrUnroutable) && !errors.Is(err, bus.ErrNotSent)
@@ -330,7 +330,7 @@ func (c *Caller) sendCancel(ctx context.Context, rec *Record, reason string) err
 	if err != nil {
 		return err
 	}
-	if err := c.opts.Bus.Publish(ctx, bus.FromEnvelope(key, env)); err != nil {
+	if err := c.opts.Bus.Publish(ctx, bus.Message{Envelope: env, RoutingKey: key}); err != nil {
 		return fmt.Errorf("caller %q: send cancel of %s to %q: %w", c.opts.Name, rec.TaskID, key, err)
 	}
 	return nil

@@ -48,7 +48,7 @@ type eventCounter struct {
 }
 
 func (e *eventCounter) Publish(ctx context.Context, m bus.Message) error {
-	if m.RoutingKey == e.key && m.Type == string(a2a.KindTaskResult) {
+	if m.RoutingKey == e.key && m.Kind == a2a.KindTaskResult {
 		e.results.Add(1)
 	}
 	return e.Bus.Publish(ctx, m)

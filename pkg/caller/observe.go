@@ -54,7 +54,7 @@ func (c *Caller) observeFinalize(ctx context.Context, d *bus.Delivery) func(erro
 	if c.opts.Observer == nil {
 		return func(error) {}
 	}
-	return c.opts.Observer.Finalizing(ctx, c.opts.Name, a2a.TraceOf(d.Envelope()))
+	return c.opts.Observer.Finalizing(ctx, c.opts.Name, a2a.TraceOf(d.Envelope))
 }
 
 // observeFinished reports a task's stored outcome.

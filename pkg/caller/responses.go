@@ -21,7 +21,7 @@ import (
 // to the replicas' waiters; results and errors are finalized (stored,
 // notified, marked done) before the ack.
 func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
-	p, err := c.opts.Codec.Decode(d.Envelope())
+	p, err := c.opts.Codec.Decode(d.Envelope)
 	if err != nil {
 		c.log.Warn("undecodable response dead-lettered", zap.String("message_id", d.MessageID), zap.Error(err))
 		return d.DeadLetter()
@@ -35,9 +35,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	var stored *StoredResult
 	switch r := p.(type) {
 	case *a2a.TaskStatus:
-		if !c.waiters.notify(r.TaskID, event{status: r}) {
-			c.broadcast(ctx, d.Message)
-		}
+		c.tell(ctx, r.TaskID, event{status: r}, &d.Message)
 		return d.Ack()
 	case *a2a.TaskResult:
 		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status, Message: r.Message,
@@ -45,7 +43,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	case *a2a.TaskError:
 		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status(), Error: r.AsError()}
 	default:
-		c.log.Warn("unexpected message on the response queue dead-lettered", zap.String("type", d.Type), zap.String("message_id", d.MessageID))
+		c.log.Warn("unexpected message on the response queue dead-lettered", zap.String("type", string(d.Kind)), zap.String("message_id", d.MessageID))
 		return d.DeadLetter()
 	}
 	// A context that survives the consumer's stop: a finalization that has
@@ -72,9 +70,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	if out == nil {
 		return d.Ack() // another outcome of the task was final: nothing changed, nobody to tell
 	}
-	if !c.waiters.notify(stored.TaskID, event{outcome: out}) { // waiters in this process need no look-up
-		c.broadcast(ctx, d.Message)
-	}
+	c.tell(ctx, stored.TaskID, event{outcome: out}, &d.Message) // waiters in this process need no look-up
 	return d.Ack()
 }
 
@@ -318,11 +314,12 @@ func (c *Caller) claimOp(key, by string) memory.Op {
 // caller's replicas (whose clocks must agree within it) claim only past it.
 const claimMargin = 5 * time.Second
 
-// broadcast tells every replica of this caller (their waiters) about a
-// response. It is sent only when no Call or Wait of this process waits for
-// the task: the replica that waits is then elsewhere. (A second waiter in
-// another replica at the same time finds the outcome by polling.) Best
-// effort: waiters also poll working memory.
+// broadcast tells every other running replica of this caller (their
+// waiters and guards) about a response this one handled. tell sends it
+// only when no Call, Wait or Watch of this process waits for the task: the
+// replica that waits is then elsewhere. (A second waiter in another replica
+// at the same time finds the outcome by polling.) Best effort: waiters also
+// poll working memory (see the package doc).
 func (c *Caller) broadcast(ctx context.Context, m bus.Message) {
 	key, err := a2a.EventRoutingKey(c.opts.Name)
 	if err != nil {
@@ -350,9 +347,7 @@ func (c *Caller) handleEvent(_ context.Context, d *bus.Delivery) error {
 	if d.Headers[headerOrigin] == c.opts.InstanceID || c.foreignEvent(d) { // identity.go
 		return d.Ack()
 	}
-	env := d.Envelope()
-	delete(env.Headers, headerOrigin)
-	p, err := c.opts.Codec.Decode(env)
+	p, err := c.opts.Codec.Decode(d.Envelope)
 	if err == nil {
 		c.waiters.notifyPayload(p)
 		c.guardDonePayload(p) // an outcome another replica handled (guard.go)

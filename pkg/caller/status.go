@@ -101,10 +101,7 @@ func (w *Watch) Invocation() Invocation { return w.inv }
 // ctx (an error wrapping ctx.Err()) or ErrClosed; it may be called again
 // after, until Close.
 func (w *Watch) Wait(ctx context.Context, onStatus StatusFunc) (*Outcome, error) {
-	if out, _, err := w.c.lookup(ctx, w.inv.TaskID); err != nil || out != nil {
-		if out != nil {
-			drainStatus(w.events, onStatus) // the updates that came before it
-		}
+	if out, _, err := w.c.settle(ctx, w.inv.TaskID, w.events, onStatus); err != nil || out != nil {
 		return out, err // an outcome whose event was dropped from a full buffer, or that came before Wait
 	}
 	return w.c.wait(ctx, w.inv.TaskID, w.inv.Deadline, w.events, onStatus)

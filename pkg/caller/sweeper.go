@@ -65,12 +65,13 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 		return c.opts.Memory.IndexRemove(ctx, pendingIndex(c.opts.Name), taskID)
 	}
 	c.observeSwept(rec)
-	waited := c.waiters.notify(taskID, event{outcome: out})
+	var m *bus.Message // the TIMEOUT as the agent would have sent it, for the other replicas
+	if env, err := c.opts.Codec.Encode(te, a2a.Trace{}); err == nil {
+		m = &bus.Message{Envelope: env}
+	}
+	c.tell(ctx, taskID, event{outcome: out}, m)
 	if err := c.sendCancel(ctx, rec, "deadline passed"); err != nil && !errors.Is(err, bus.ErrUnroutable) {
 		c.log.Warn("cancel after timeout not sent", zap.String("task", taskID), zap.Error(err))
-	}
-	if env, err := c.opts.Codec.Encode(te, a2a.Trace{}); err == nil && !waited {
-		c.broadcast(ctx, bus.FromEnvelope("", env))
 	}
 	return nil
 }

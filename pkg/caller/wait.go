@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -67,21 +68,25 @@ func (c *Caller) Call(ctx context.Context, req Request, onStatus StatusFunc) (*O
 func (c *Caller) Wait(ctx context.Context, taskID string, onStatus StatusFunc) (*Outcome, error) {
 	events := c.waiters.add(taskID)
 	defer c.waiters.remove(taskID, events)
-	out, deadline, err := c.lookup(ctx, taskID)
+	out, deadline, err := c.settle(ctx, taskID, events, onStatus)
 	if err != nil || out != nil {
 		return out, err
 	}
 	return c.wait(ctx, taskID, deadline, events, onStatus)
 }
 
-// wait waits on events for the outcome of a task found pending, looking it
-// up in working memory when another replica stored it, on every poll
-// interval, and after timing it out when its deadline passed long ago.
+// wait is the one loop in which a waiter learns the outcome of its task,
+// found pending, whatever the source (see "How an outcome reaches a
+// waiter" in the package doc): an event that carries the outcome ends it;
+// a status update goes to onStatus; any other wake-up — another replica's
+// event, a poll tick, its own timeout of a task long overdue — looks the
+// outcome up in working memory (settle).
 func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, events <-chan event, onStatus StatusFunc) (*Outcome, error) {
 	poll := time.NewTicker(DefaultPollInterval)
 	defer poll.Stop()
 	timedOut := false
 	for {
+		var ev event // the zero event: look the outcome up
 		if !timedOut && c.opts.Now().After(deadline.Add(2*c.opts.SweepInterval)) {
 			// No sweeper got to it (none running?): time it out here, once.
 			if err := c.timeout(ctx, taskID); err != nil {
@@ -95,22 +100,19 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 			case <-c.life.AfterClose():
 				return nil, ErrClosed
 			case <-poll.C:
-			case ev := <-events:
-				if ev.outcome != nil {
-					return ev.outcome, nil
-				}
-				if ev.status != nil {
-					if onStatus != nil {
-						onStatus(ev.status)
-					}
-					continue
-				}
+			case ev = <-events:
 			}
 		}
-		out, dl, err := c.lookup(ctx, taskID)
-		if out != nil {
-			drainStatus(events, onStatus)
+		switch {
+		case ev.outcome != nil:
+			return ev.outcome, nil
+		case ev.status != nil:
+			if onStatus != nil {
+				onStatus(ev.status)
+			}
+			continue
 		}
+		out, dl, err := c.settle(ctx, taskID, events, onStatus)
 		if err != nil || out != nil {
 			return out, err
 		}
@@ -118,21 +120,27 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 	}
 }
 
-// drainStatus hands onStatus the status updates already waiting in events,
-// without blocking: an outcome found in working memory (by a poll, or
+// settle looks the outcome of a task up in working memory, where every
+// outcome is stored before any waiter is told of it. When it is there, the
+// status updates already waiting in events go to onStatus first, without
+// blocking: an outcome found by a look-up (a poll, a replica's event, or
 // before the wait began) does not drop the updates that preceded it.
-func drainStatus(events <-chan event, onStatus StatusFunc) {
+func (c *Caller) settle(ctx context.Context, taskID string, events <-chan event, onStatus StatusFunc) (*Outcome, time.Time, error) {
+	out, deadline, err := c.lookup(ctx, taskID)
+	if out == nil {
+		return nil, deadline, err
+	}
 	for {
 		select {
 		case ev, ok := <-events:
 			if !ok {
-				return
+				return out, deadline, err
 			}
 			if ev.status != nil && onStatus != nil {
 				onStatus(ev.status)
 			}
 		default:
-			return
+			return out, deadline, err
 		}
 	}
 }
@@ -157,14 +165,16 @@ func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time
 	return &Outcome{Invocation: rec.invocation(), Result: &res}, rec.Deadline, nil
 }
 
-// event is what a waiter is woken with: a status update, an outcome stored
-// by this process, or neither (another replica stored it: look it up).
+// event is what a waiter is woken with: a status update, an outcome this
+// process stored, or neither (the zero event: another replica stored it,
+// look it up).
 type event struct {
 	status  *a2a.TaskStatus
 	outcome *Outcome
 }
 
-// waiters routes the events of this process to the Calls waiting for them.
+// waiters routes what this process learns of tasks to the Calls, Waits and
+// Watches waiting for them. notify is the one way in.
 type waiters struct {
 	mu   sync.Mutex
 	byID map[string][]chan event
@@ -203,7 +213,9 @@ func (w *waiters) remove(taskID string, ch chan event) {
 
 // notify hands ev to the waiters of task id without blocking (a full
 // waiter misses a status update, never the outcome: it polls memory) and
-// reports whether the task has any waiter in this process.
+// reports whether the task has any waiter in this process. It is fed by
+// this process's finalizing (tell) and by the other replicas' events
+// (notifyPayload).
 func (w *waiters) notify(id string, ev event) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -216,7 +228,9 @@ func (w *waiters) notify(id string, ev event) bool {
 	return len(w.byID[id]) > 0
 }
 
-// notifyPayload wakes the waiters of a response handled by any replica.
+// notifyPayload passes on a response that another replica handled and
+// broadcast: a status update as it is, a result or an error as the zero
+// event (its outcome is stored: look it up).
 func (w *waiters) notifyPayload(p a2a.Payload) {
 	switch r := p.(type) {
 	case *a2a.TaskStatus:
@@ -225,5 +239,15 @@ func (w *waiters) notifyPayload(p a2a.Payload) {
 		w.notify(r.TaskID, event{})
 	case *a2a.TaskError:
 		w.notify(r.TaskID, event{})
+	}
+}
+
+// tell passes what this process learned of task id as it handled m — a
+// status update, or the outcome it stored — to the task's waiters here, or,
+// when none waits here, broadcasts m to the other replicas, whose waiters
+// look the outcome up. m is nil when there is nothing to broadcast.
+func (c *Caller) tell(ctx context.Context, id string, ev event, m *bus.Message) {
+	if !c.waiters.notify(id, ev) && m != nil {
+		c.broadcast(ctx, *m)
 	}
 }

@@ -114,8 +114,9 @@ func Send(ctx context.Context, b bus.Publisher, mem memory.Memory, id string, cm
 		return turn.Seq, fmt.Errorf("converse: encode %s of %s: %w", cmd.Kind, id, err)
 	}
 	err = b.Publish(ctx, bus.Message{
-		RoutingKey: key, Type: MessageType, MessageID: uuid.NewString(), CorrelationID: id,
-		ContentType: "application/json", Timestamp: time.Now(), Body: body,
+		Envelope: a2a.Envelope{Kind: MessageType, MessageID: uuid.NewString(), CorrelationID: id,
+			ContentType: "application/json", Timestamp: time.Now(), Body: body},
+		RoutingKey: key,
 	})
 	if errors.Is(err, bus.ErrUnroutable) {
 		return turn.Seq, fmt.Errorf("%w: %s (command %d recorded; applied when it is driven again)", ErrNotDriven, id, turn.Seq)

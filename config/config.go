@@ -18,7 +18,6 @@ import (
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/guard"
-	"github.com/a2abus/a2abus/pkg/llm"
 	"github.com/a2abus/a2abus/pkg/workflow"
 )
 
@@ -310,6 +309,10 @@ const (
 	// DefaultMaxChatInput is chat.max_input_bytes's default: the longest
 	// user turn a2abus chat reads.
 	DefaultMaxChatInput = 1 << 20
+	// DefaultLLMMaxResponseBytes is llm.max_response_bytes's default. The
+	// llm.* defaults are the configuration's own: config does not import
+	// the model client (a program that runs no model does not link it).
+	DefaultLLMMaxResponseBytes = 4 << 20
 	// DefaultLLMMaxToolArgumentBytes is llm.max_tool_argument_bytes's default.
 	DefaultLLMMaxToolArgumentBytes = 1 << 20
 )
@@ -371,7 +374,7 @@ func Default() *Config {
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 		LLM: LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries,
-			MaxResponseBytes: llm.DefaultMaxResponseBytes, MaxToolArgumentBytes: DefaultLLMMaxToolArgumentBytes},
+			MaxResponseBytes: DefaultLLMMaxResponseBytes, MaxToolArgumentBytes: DefaultLLMMaxToolArgumentBytes},
 		Chat: ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars,
 			MaxInputBytes: DefaultMaxChatInput},
 		Workflow: WorkflowConfig{MaxRenderBytes: workflow.DefaultMaxRenderBytes, MaxSteps: workflow.DefaultMaxSteps},

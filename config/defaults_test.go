@@ -37,7 +37,6 @@ var packageDefaults = map[string]any{
 	"directory.forget_after":    directory.DefaultForgetAfter,
 	"directory.max_agents":      directory.DefaultMaxAgents,
 	"directory.vet_wait":        directory.DefaultVetWait,
-	"llm.max_response_bytes":    llm.DefaultMaxResponseBytes,
 	"workflow.max_render_bytes": workflow.DefaultMaxRenderBytes,
 	"workflow.max_steps":        workflow.DefaultMaxSteps,
 	"http.read_header_timeout":  httpserve.DefaultReadHeaderTimeout,
@@ -85,6 +84,7 @@ var ownDefaults = map[string]any{
 	"chat.max_history_chars":      DefaultMaxHistoryChars,
 	"chat.max_input_bytes":        DefaultMaxChatInput,
 	"llm.max_tool_argument_bytes": DefaultLLMMaxToolArgumentBytes,
+	"llm.max_response_bytes":      DefaultLLMMaxResponseBytes,
 	// The MCP server's package links the MCP SDK: config does not import it.
 	"mcp.max_sessions":         DefaultMCPMaxSessions,
 	"mcp.session_idle_timeout": DefaultMCPSessionIdleTimeout,
@@ -126,5 +126,14 @@ func TestDefaultsAreThePackagesConstants(t *testing.T) {
 	// directory.stale_after 0 means 3 × agent.announce_interval: the directory's own default.
 	if got := Default().EffectiveStaleAfter(); got != directory.DefaultStaleAfter {
 		t.Errorf("the effective directory.stale_after is %s, the directory's default %s", got, directory.DefaultStaleAfter)
+	}
+}
+
+// The model client's own default is config's: config does not import the
+// client (programs that run no model must not link it), so the two
+// constants are held equal here.
+func TestLLMDefaultsAgreeWithTheClient(t *testing.T) {
+	if DefaultLLMMaxResponseBytes != llm.DefaultMaxResponseBytes {
+		t.Errorf("llm.max_response_bytes defaults to %d, the client's DefaultMaxResponseBytes is %d", DefaultLLMMaxResponseBytes, llm.DefaultMaxResponseBytes)
 	}
 }

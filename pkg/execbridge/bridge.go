@@ -28,6 +28,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/internal/backoff"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -146,14 +147,10 @@ type Bridge struct {
 	down    chan struct{} // closed when no process will run again
 	downErr error
 
-	seq       atomic.Uint64
-	vmu       sync.Mutex
-	vlim      *limiter
-	closed    chan struct{}
-	closeOnce sync.Once
-	runMu     sync.Mutex
-	running   bool
-	runDone   chan struct{}
+	seq  atomic.Uint64
+	vmu  sync.Mutex
+	vlim *limiter
+	life *component.Runner // Run once; Close stops the process, bounded
 }
 
 // New checks opts and splits the command line; nothing runs yet. A bad
@@ -183,8 +180,8 @@ func New(opts Options) (*Bridge, error) {
 	}
 	return &Bridge{
 		opts: opts, argv: argv, log: log.With(zap.String("command", opts.Command)),
-		ready: make(chan struct{}), down: make(chan struct{}), closed: make(chan struct{}),
-		runDone: make(chan struct{}), vlim: newLimiter(opts.ViolationsPerSecond),
+		ready: make(chan struct{}), down: make(chan struct{}),
+		life: component.New(ErrClosed, fmt.Errorf("%w: Run called twice", ErrInvalidOptions)), vlim: newLimiter(opts.ViolationsPerSecond),
 	}, nil
 }
 
@@ -252,10 +249,13 @@ func (b *Bridge) awaitCard(ctx context.Context, c *child) (*Card, error) {
 		return nil, fmt.Errorf("%w: none within %s (its first line must be an agent.card frame, or give --card)", ErrNoCard, b.opts.CardTimeout)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("execbridge: wait for the agent card: %w", ctx.Err())
-	case <-b.closed:
+	case <-b.closing():
 		return nil, ErrClosed
 	}
 }
+
+// closing is closed once Close was called.
+func (b *Bridge) closing() <-chan struct{} { return b.life.ClosingContext().Done() }
 
 // name is the agent's bus name.
 func (b *Bridge) name() string {
@@ -309,23 +309,17 @@ func (b *Bridge) Register(a *agent.Agent, c *caller.Caller) error {
 // after a backoff (MinBackoff doubling to MaxBackoff); MaxCrashes exits in a
 // row end Run with ErrCrashLoop, and the tasks waiting for a process fail.
 func (b *Bridge) Run(ctx context.Context) error {
-	b.runMu.Lock()
-	if b.running {
-		b.runMu.Unlock()
-		return fmt.Errorf("%w: Run called twice", ErrInvalidOptions)
+	ctx, _, finish, err := b.life.Start(ctx, nil)
+	if errors.Is(err, ErrClosed) {
+		return nil // closed before Run began: Close stopped the process
 	}
-	b.running = true
-	b.runMu.Unlock()
-	defer close(b.runDone)
+	if err != nil {
+		return err
+	}
+	defer finish()
 	b.mu.Lock()
 	c := b.cur
 	b.mu.Unlock()
-	select {
-	case <-b.closed: // closed before Run began: Close stopped the process
-		b.shutdown(c, nil)
-		return nil
-	default:
-	}
 	if c == nil {
 		return ErrNotStarted
 	}
@@ -333,10 +327,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-c.done:
-		case <-ctx.Done():
-			b.shutdown(c, nil)
-			return nil
-		case <-b.closed:
+		case <-ctx.Done(): // stopped, or closed
 			b.shutdown(c, nil)
 			return nil
 		}
@@ -373,8 +364,6 @@ func (b *Bridge) restart(ctx context.Context, crashes *int, reason string) (*chi
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
-			return nil, nil
-		case <-b.closed:
 			return nil, nil
 		}
 		c, card, err := b.launch(ctx)
@@ -423,54 +412,14 @@ func (b *Bridge) shutdown(c *child, err error) {
 // Close stops Run and the process, within StopTimeout and a margin.
 // Idempotent. Close the agent first: its tasks need the process.
 func (b *Bridge) Close() error {
-	b.closeOnce.Do(func() { close(b.closed) })
-	b.runMu.Lock()
-	running := b.running
-	b.runMu.Unlock()
-	if running {
-		select {
-		case <-b.runDone:
-		case <-time.After(b.opts.StopTimeout + b.opts.DrainTimeout + 2*time.Second):
-			return fmt.Errorf("execbridge: close: the agent process did not stop within %s", b.opts.StopTimeout)
-		}
-		return nil
+	err := b.life.Close("execbridge: the agent process", b.opts.StopTimeout+b.opts.DrainTimeout+2*time.Second)
+	if !b.life.Started() { // started but never run: nobody else stops it
+		b.mu.Lock()
+		c := b.cur
+		b.mu.Unlock()
+		b.shutdown(c, nil)
 	}
-	b.mu.Lock()
-	c := b.cur
-	b.mu.Unlock()
-	b.shutdown(c, nil) // started but never run
-	return nil
-}
-
-// ErrNotReady is wrapped by Ready's errors: no agent process runs, or the
-// one that runs has left its input unread.
-var ErrNotReady = errors.New("execbridge: the agent process is not ready")
-
-// unreadGrace is how long input may stay unread before Ready says so (the
-// process is killed at WriteTimeout).
-const unreadGrace = time.Second
-
-// Ready returns nil while an agent process runs and reads what it is sent;
-// otherwise an error wrapping ErrNotReady that says why (restarting, given
-// up, or input unread for a while). The readiness of `serve --exec` asks it.
-func (b *Bridge) Ready() error {
-	b.mu.Lock()
-	c, down, downErr := b.cur, b.down, b.downErr
-	b.mu.Unlock()
-	select {
-	case <-down:
-		return fmt.Errorf("%w: it is not restarted any more: %v", ErrNotReady, downErr)
-	default:
-	}
-	if c == nil {
-		return fmt.Errorf("%w: it is (re)starting", ErrNotReady)
-	}
-	if since := c.unreadSince.Load(); since != 0 {
-		if d := time.Since(time.Unix(0, since)); d >= unreadGrace {
-			return fmt.Errorf("%w: it has left its input unread for %s", ErrNotReady, d.Round(time.Second))
-		}
-	}
-	return nil
+	return err
 }
 
 // live waits for a running process (bounded by ctx) and tracks p in it.

@@ -31,6 +31,7 @@ var roster = Roster{
 // planned least-privilege users, a full round trip and the refusals of
 // messages whose body claims another identity than their broker user.
 func TestIdentities(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	eachWorld(t, roster, func(t *testing.T, w *world) {
 		alpha, beta, cli := w.n("Alpha"), w.n("Beta"), w.n("Cli")
 		g := newGate()
@@ -95,6 +96,7 @@ func TestIdentities(t *testing.T) {
 // TestForgedResultBeforeTheAnswer sends the forged result while the real
 // task still runs, so it is surely handled first.
 func TestForgedResultBeforeTheAnswer(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	eachWorld(t, roster, func(t *testing.T, w *world) {
 		alpha, beta, cli := w.n("Alpha"), w.n("Beta"), w.n("Cli")
 		g := newGate()
@@ -125,6 +127,7 @@ func TestForgedResultBeforeTheAnswer(t *testing.T) {
 // refuse, and that a deregistration of another agent can be told from its
 // broker user.
 func TestLeastPrivilege(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	w := realWorld(t, roster)
 	alpha, beta, cli := w.n("Alpha"), w.n("Beta"), w.n("Cli")
 	// The agents' queues exist, declared by their owners.

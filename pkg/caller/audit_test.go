@@ -218,6 +218,7 @@ func TestTruncateKeepsRunes(t *testing.T) {
 // Every finalized call lands in its session's history: a success, a failure
 // with a secret in its message, and a TIMEOUT from the sweeper.
 func TestHistoryOfFinishedCalls(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
 		target := w.N("Echo")
 		w.agent(target, map[string]agent.Handler{"echo": echo,
@@ -278,6 +279,7 @@ func TestStoredResultEncodeMatchesJSON(t *testing.T) {
 // PendingTasks lists a published task until it is finalized (here, timed
 // out by the sweeper), then no more.
 func TestPendingTasks(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
 		c := w.caller(w.N("Primary"), true)
 		inv, err := c.Invoke(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: time.Second})

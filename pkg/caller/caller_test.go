@@ -226,6 +226,7 @@ func TestRedeliveredResponseNotifiesOnce(t *testing.T) {
 }
 
 func TestTimeoutThenLateResult(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
 		c := w.caller(n("Primary"), true)
@@ -394,6 +395,7 @@ func TestRestartedCallerLosesNothing(t *testing.T) {
 }
 
 func TestMemoryOutageDelaysButLosesNothing(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
 		flaky := &flakyMemory{Memory: w.mem, fail: 6}

@@ -114,6 +114,7 @@ func TestSecondAnswerChangesNothing(t *testing.T) {
 // does not replace it; the first real result does, marked late and
 // notified; a second late result changes nothing.
 func TestOnlyTheFirstLateResultReplacesTheTimeout(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
 		log, finished, ignored := outcomeLog()
@@ -207,6 +208,7 @@ func (f *flakyMemory) left() int {
 // result until it accepts them; it is never dead-lettered nor replaced by a
 // TIMEOUT. (Before the fix it was requeued at once until dead-lettered.)
 func TestMemoryErrorsDelayButLoseNothing(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	errs := map[string]error{
 		// As memory/redismem reports them.
 		"readonly": fmt.Errorf("%w: READONLY You can't write against a read only replica.", memory.ErrUnavailable),
@@ -358,6 +360,7 @@ func (s *stalledBus) Publish(ctx context.Context, m bus.Message) error {
 // Invoke keeps it and says so (ErrOutcomeUnknown), and its TIMEOUT is its
 // one outcome. Withdrawn before the deadline, a task is never swept.
 func TestUnsentTaskEitherRefusedOrSwept(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
 		session := "stalled-" + n("s")
@@ -421,6 +424,7 @@ func (m *claimFailingMemory) Batch(ctx context.Context, ops ...memory.Op) ([]mem
 // ErrOutcomeUnknown, and the task ends with its one TIMEOUT once memory
 // answers again — never refused with an outcome stored after all.
 func TestUnsentTaskKeptWhenItsWithdrawalFails(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
 		session := "unsent-kept-" + n("s")

@@ -207,6 +207,7 @@ func TestRateLimitedPerTarget(t *testing.T) {
 // refuses at once while open, lets one probe through after the cool-down
 // and closes when it succeeds.
 func TestCircuitOpensAndRecovers(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
 		target := w.N("Flaky")
 		var failing atomic.Bool
@@ -342,6 +343,7 @@ func TestSlotsFreedOfOutcomesHandledBeforeRun(t *testing.T) {
 // A task whose outcome this process never learns (no Run here) gives its
 // slot back once it is well past its deadline.
 func TestSlotFreedPastTheDeadline(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	w := wrap(t, testworld.Embedded(t))
 	g := newGuard(t, guard.Config{Limits: guard.Limits{MaxInFlight: 1, BreakerFailures: 1, BreakerCooldown: time.Hour}})
 	c := w.caller("Primary", false, withGuard(g))

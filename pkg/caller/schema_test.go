@@ -172,6 +172,7 @@ func TestInvalidInputRefusedByTheAgent(t *testing.T) {
 // A stored failure carries its contract status: TIMEOUT for a task nobody
 // answered in time (the sweeper's), ERROR otherwise (above).
 func TestStoredTimeoutCarriesItsStatus(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
 		c := w.caller(w.N("Primary"), true)
 		out, err := c.Call(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: time.Second}, nil)

@@ -79,6 +79,7 @@ func escapeCommand(t *testing.T, script string) (execbridge.Options, *observer.O
 // DrainTimeout, not for as long as the other process lives) and restarted;
 // and stopping a program in the same state ends within its bound.
 func TestExitSeenThoughItsOutputIsHeldOpen(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	opts, logs, _ := escapeCommand(t, escapeScript)
 	opts.DrainTimeout, opts.StopTimeout = 500*time.Millisecond, 2*time.Second
 	b, err := execbridge.New(opts)
@@ -107,6 +108,7 @@ func TestExitSeenThoughItsOutputIsHeldOpen(t *testing.T) {
 // A program that exits at the end of its input but whose output another
 // process holds open has stopped: stopping it does not claim it still runs.
 func TestStopSaysOnlyWhatIsTrue(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	opts, logs, dir := escapeCommand(t, escape+"while read -r line; do :; done\n")
 	opts.DrainTimeout, opts.StopTimeout = 5*time.Second, 3*time.Second // the drain outlasts the stop
 	b, err := execbridge.New(opts)
@@ -139,6 +141,7 @@ func TestStopSaysOnlyWhatIsTrue(t *testing.T) {
 // was sent a frame, though the frame fitted in the pipe, and restarted; the
 // request it was sent fails at once, saying why.
 func TestProgramNotReadingItsInputIsKilled(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	w := testworld.Embedded(t)
 	opts, _, _ := escapeCommand(t, "exec sleep 300\n") // reads nothing, writes nothing
 	opts.WriteTimeout, opts.StopTimeout = time.Second, 2*time.Second
@@ -155,6 +158,7 @@ func TestProgramNotReadingItsInputIsKilled(t *testing.T) {
 // and reads its input; a program that leaves a request unread is reported
 // before it is killed, and the bridge is ready again once it restarted.
 func TestReadinessFollowsTheProcess(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	w := testworld.Embedded(t)
 	opts, logs, _ := escapeCommand(t, "exec sleep 300\n") // reads nothing
 	opts.WriteTimeout, opts.StopTimeout = 4*time.Second, 2*time.Second

@@ -87,6 +87,7 @@ func TestParseCard(t *testing.T) {
 // Start refuses a process that cannot run, sends no card, or a card of a
 // later protocol version — at once, with a typed error, and stops it.
 func TestStartErrors(t *testing.T) {
+	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	ctx := context.Background()
 	start := func(opts execbridge.Options) error {
 		opts.CardTimeout, opts.StopTimeout = 2*time.Second, 2*time.Second

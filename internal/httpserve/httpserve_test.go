@@ -101,6 +101,7 @@ func trickle(t *testing.T, addr net.Addr, method string) <-chan struct{} {
 // reads the body (it gets an error) or not (net/http's drain of the body
 // after the handler is bounded too).
 func TestTrickledBodyIsCutOff(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	errs := make(chan error, 1)
 	reading := start(t, readAll(errs), short)
 	ignoring := start(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }), short)
@@ -143,6 +144,7 @@ func TestBodyWithinBoundsIsRead(t *testing.T) {
 // reaches its client whole — after a request with a body (a POST answered
 // with a stream) and without (a GET event stream).
 func TestStreamOutlivesTheTimeouts(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	gap := 3 * max(short.ReadTimeout, short.WriteTimeout)
 	s := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.ReadAll(r.Body); err != nil {
@@ -230,6 +232,7 @@ func TestStalledReaderIsCutOff(t *testing.T) {
 // TestConnectionsAreCapped: with MaxConnections held open, a further
 // client is not served until one of them closes.
 func TestConnectionsAreCapped(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	l := short
 	l.MaxConnections = 2
 	l.ReadHeaderTimeout = time.Minute // the held connections stay until closed

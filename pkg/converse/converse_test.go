@@ -165,6 +165,7 @@ func TestPauseResumeTakeover(t *testing.T) {
 // Consecutive failures end the conversation in error once max_failures is
 // reached; a failure a retry cannot mend ends it at once.
 func TestFailures(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {
 		a := &answerer{failWith: a2a.NewError(a2a.CodeExecutionFailed, "remote broke, password=hunter2")}
 		r := newRig(t, w, rigOptions{answer: a})
@@ -190,6 +191,7 @@ func TestFailures(t *testing.T) {
 // is the conversation's explicit bound), even when its error says not
 // retryable.
 func TestFailuresFollowTheCodesRule(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {
 		d := &drafter{failWith: &a2a.Error{Code: a2a.CodeInvalidInput, Message: "cannot draft that", Retryable: true}}
 		r := newRig(t, w, rigOptions{draft: d})
@@ -227,6 +229,7 @@ func TestTokenBudgetAndDone(t *testing.T) {
 
 // max_duration ends a conversation whose reply does not come, and cancels it.
 func TestMaxDuration(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {
 		a := &answerer{gate: make(chan struct{})}
 		r := newRig(t, w, rigOptions{answer: a})

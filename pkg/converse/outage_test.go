@@ -50,6 +50,7 @@ func privateMemory(t *testing.T, w *testworld.World) *goredis.Client {
 // turn sent once. Before the fix the driver stopped with "read the control
 // log … unavailable" and the conversation stayed waiting_remote.
 func TestDriverRidesOutAMemoryPause(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	testenv.RedisURL(t) // skip locally (fail under CI) without Redis
 	w := testworld.Real(t)
 	admin := privateMemory(t, w)
@@ -140,6 +141,7 @@ func (f *flakyMemory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpR
 // invokes through it): every part rides the outage out and the
 // conversation completes, each turn sent once.
 func TestDriverRidesOutAMemoryOutage(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {
 		flaky := &flakyMemory{Memory: w.Memory}
 		w.Memory = flaky

@@ -247,6 +247,7 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // streams its progress and result over its POST — on one event stream,
 // never cut and reopened.
 func TestStreamsOutliveTheBounds(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	m := newMesh(t, testworld.Embedded(t), mcpserver.Options{})
 	bounds := httpserve.Limits{ReadTimeout: 300 * time.Millisecond, WriteTimeout: 300 * time.Millisecond}
 	hs := listenHTTP(t, m, mcpserver.HTTPOptions{Limits: bounds})

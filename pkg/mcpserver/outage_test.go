@@ -29,6 +29,7 @@ import (
 // subscriptions fail, within their bound, with errors naming working
 // memory (UNAVAILABLE) — never a hung request.
 func TestRedisOutageIsANamedError(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	w := testworld.Real(t)
 	redisURL, err := url.Parse(w.RedisURL)
 	if err != nil {
@@ -80,6 +81,7 @@ func TestRedisOutageIsANamedError(t *testing.T) {
 // every connection and refuses new ones): invoke_agent fails within its
 // bound with an error naming the message bus.
 func TestBusOutageIsANamedError(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	w := testworld.Real(t)
 	amqpURL, err := url.Parse(w.AMQPURL)
 	if err != nil {

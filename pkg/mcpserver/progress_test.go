@@ -17,6 +17,7 @@ import (
 // status updates as notifications/progress, in order, with increasing
 // progress; a call without one gets a set with no status hook.
 func TestProgressNotifications(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	w := testworld.Embedded(t)
 	var m *mesh
 	var withHook, withoutHook atomic.Int32

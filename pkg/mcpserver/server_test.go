@@ -60,6 +60,7 @@ func TestToolsAreTheSet(t *testing.T) {
 // subscribes to the result resource before it lands, is notified when it
 // does and reads it — on the embedded and on the real bus and memory.
 func TestInvokeReadAndSubscribe(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {
 		m := newMesh(t, w, mcpserver.Options{})
 		for _, protocol := range []string{latest, legacy} {
@@ -158,6 +159,7 @@ func TestSubscribeAfterTheResultLanded(t *testing.T) {
 // is exactly tools.ErrorResult of the error the set returns for the same
 // call, so MCP hosts see the codes the chat loop and the CLI use.
 func TestErrorsAreToolErrors(t *testing.T) {
+	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {
 		m := newMesh(t, w, mcpserver.Options{SessionID: "errs-" + strings.ToLower(w.N("s"))})
 		c := connect(t, m.server, latest)

@@ -73,11 +73,11 @@ func readResults(ctx context.Context, m memory.Memory, e Entry, taskID string, n
 			keys = append(keys, key)
 		}
 	} else {
-		prefix, err := memory.SessionPrefix(e.Session)
+		prefix, err := memory.ResultPrefix(e.Session, e.Target)
 		if err != nil {
 			return nil, err
 		}
-		if keys, err = m.List(ctx, prefix+"a2a/"+e.Target+"/"); err != nil {
+		if keys, err = m.List(ctx, prefix); err != nil {
 			return nil, fmt.Errorf("soak: list the results of %s: %w", e.Session, err)
 		}
 	}

@@ -21,7 +21,7 @@ const (
 	// URIScheme starts every result URI.
 	URIScheme = "a2a://"
 	// ResultTemplate is the URI template (RFC 6570) of the result resources.
-	ResultTemplate = URIScheme + "session/{session}/a2a/{agent}/{task}/result"
+	ResultTemplate = URIScheme + memory.ResultKeyTemplate
 )
 
 // ErrInvalidURI: a URI is not a result URI (see ResultTemplate).
@@ -37,15 +37,10 @@ func ResultKey(uri string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%w: %q does not start with %q", ErrInvalidURI, uri, URIScheme)
 	}
-	parts := strings.Split(key, "/")
-	if len(parts) != 6 || parts[0] != "session" || parts[2] != "a2a" || parts[5] != "result" {
+	if _, _, _, ok := memory.ParseResultKey(key); !ok {
 		return "", fmt.Errorf("%w: %q is not of the form %s", ErrInvalidURI, uri, ResultTemplate)
 	}
-	want, err := memory.ResultKey(parts[1], parts[3], parts[4])
-	if err != nil {
-		return "", fmt.Errorf("%w: %q: %w", ErrInvalidURI, uri, err)
-	}
-	return want, nil
+	return key, nil
 }
 
 // read serves resources/read of a result of this session. A result that

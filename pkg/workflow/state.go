@@ -167,12 +167,6 @@ func ValidateRunID(id string) error {
 	return nil
 }
 
-// Keys of a run's state in working memory.
-func runKey(id string) string         { return "workflow/" + id + "/run" }
-func stepKey(id, step string) string  { return "workflow/" + id + "/steps/" + step }
-func leaseKey(id string) string       { return "workflow/" + id + "/lease" }
-func stepSession(runID string) string { return "wf-" + runID }
-
 // store reads and writes run state, retrying what working memory could not
 // answer for a bounded time.
 type store struct {
@@ -192,14 +186,22 @@ func (s store) set(ctx context.Context, key string, v any) error {
 }
 
 func (s store) saveRun(ctx context.Context, r *RunState) error {
-	if err := s.set(ctx, runKey(r.ID), r); err != nil {
+	key, err := memory.WorkflowRunKey(r.ID)
+	if err == nil {
+		err = s.set(ctx, key, r)
+	}
+	if err != nil {
 		return fmt.Errorf("workflow: save run %s: %w", r.ID, err)
 	}
 	return nil
 }
 
 func (s store) saveStep(ctx context.Context, runID string, st *StepState) error {
-	if err := s.set(ctx, stepKey(runID, st.ID), st); err != nil {
+	key, err := memory.WorkflowStepKey(runID, st.ID)
+	if err == nil {
+		err = s.set(ctx, key, st)
+	}
+	if err != nil {
 		return fmt.Errorf("workflow: save step %s of run %s: %w", st.ID, runID, err)
 	}
 	return nil
@@ -207,8 +209,12 @@ func (s store) saveStep(ctx context.Context, runID string, st *StepState) error 
 
 // loadRun returns the run's state, or an error wrapping ErrUnknownRun.
 func (s store) loadRun(ctx context.Context, id string) (*RunState, error) {
+	key, err := memory.WorkflowRunKey(id)
+	if err != nil {
+		return nil, fmt.Errorf("workflow: load run %s: %w", id, err)
+	}
 	var data []byte
-	err := retry(ctx, func() (err error) { data, err = s.mem.Get(ctx, runKey(id)); return err })
+	err = retry(ctx, func() (err error) { data, err = s.mem.Get(ctx, key); return err })
 	if errors.Is(err, memory.ErrNotFound) {
 		return nil, fmt.Errorf("%w %q", ErrUnknownRun, id)
 	}
@@ -226,8 +232,12 @@ func (s store) loadRun(ctx context.Context, id string) (*RunState, error) {
 func (s store) loadSteps(ctx context.Context, r *RunState) (map[string]*StepState, error) {
 	out := map[string]*StepState{}
 	for _, st := range r.Workflow.StepList() {
+		key, err := memory.WorkflowStepKey(r.ID, st.ID)
+		if err != nil {
+			return nil, fmt.Errorf("workflow: load step %s of run %s: %w", st.ID, r.ID, err)
+		}
 		var data []byte
-		err := retry(ctx, func() (err error) { data, err = s.mem.Get(ctx, stepKey(r.ID, st.ID)); return err })
+		err = retry(ctx, func() (err error) { data, err = s.mem.Get(ctx, key); return err })
 		switch {
 		case errors.Is(err, memory.ErrNotFound):
 			out[st.ID] = &StepState{ID: st.ID, Phase: PhasePending}

@@ -37,7 +37,7 @@ func (p Phase) Final() bool {
 type Output struct {
 	Agent      string           `json:"agent"`
 	Skill      string           `json:"skill"`
-	TaskID     string           `json:"task_id,omitempty"`
+	TaskID     string           `json:"taskId,omitempty"`
 	Status     a2a.ResultStatus `json:"status"`
 	Confidence a2a.Confidence   `json:"confidence,omitempty"`
 	Text       string           `json:"text,omitempty"`
@@ -63,7 +63,7 @@ func (o *Output) templateValue() any {
 type Attempt struct {
 	N      int              `json:"n"`
 	Intent time.Time        `json:"intent"`
-	TaskID string           `json:"task_id,omitempty"`
+	TaskID string           `json:"taskId,omitempty"`
 	Ended  time.Time        `json:"ended,omitzero"`
 	Status a2a.ResultStatus `json:"status,omitempty"`
 	Error  *a2a.Error       `json:"error,omitempty"`
@@ -110,12 +110,12 @@ type RunState struct {
 	Input   json.RawMessage `json:"input"`
 	Request string          `json:"request,omitempty"`
 	// SessionID and UserID are the run's user context (the handoff's).
-	SessionID string `json:"session_id,omitempty"`
-	UserID    string `json:"user_id,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	UserID    string `json:"userId,omitempty"`
 	// StepSession is the session the steps' tasks run in ("wf-<run id>"):
 	// their results and notification turns stay out of the user's
 	// conversation, and `a2abus history wf-<run id>` lists the run's calls.
-	StepSession string         `json:"step_session"`
+	StepSession string         `json:"stepSession"`
 	Constraints map[string]any `json:"constraints,omitempty"`
 	// Caller is the caller that invokes the steps: only it can wait for them.
 	Caller  string    `json:"caller"`

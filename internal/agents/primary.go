@@ -123,7 +123,7 @@ func (p *Primary) Handle(ctx context.Context, t *agent.Task) (*agent.Result, err
 	if err != nil {
 		return nil, a2a.NewError(a2a.CodeInvalidInput, "primary: %v", err)
 	}
-	turn, err := s.SendOnce(ctx, once, text, map[string]string{"a2a_task": t.Request.TaskID, "a2a_caller": t.Request.Caller})
+	turn, err := s.SendOnce(ctx, once, text, map[string]string{"a2aTask": t.Request.TaskID, "a2aCaller": t.Request.Caller})
 	if err != nil {
 		return nil, err
 	}

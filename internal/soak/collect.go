@@ -25,7 +25,7 @@ func collect(ctx context.Context, m memory.Memory, s *Snapshot) (map[string]*Obs
 			if t.Meta[caller.MetaKind] != caller.KindNotification || t.Meta[caller.MetaAgent] != e.Target {
 				continue
 			}
-			o.Notes = append(o.Notes, Note{Task: t.Meta[caller.MetaTaskID], Agent: t.Meta[caller.MetaAgent], State: t.Meta[caller.MetaState],
+			o.Notes = append(o.Notes, Note{Task: memory.MetaValue(t.Meta, caller.MetaTaskID), Agent: t.Meta[caller.MetaAgent], State: t.Meta[caller.MetaState],
 				Swept: t.Meta[caller.MetaOutcome] == caller.OutcomeSwept, Content: t.Content})
 		}
 		if o.Results, err = readResults(ctx, m, e, s.Sent[sid], o.Notes); err != nil {

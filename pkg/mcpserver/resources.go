@@ -15,7 +15,7 @@ import (
 )
 
 // The result resources: a task's result is the resource whose URI is
-// URIScheme followed by its working-memory key, the memory_key invoke_agent
+// URIScheme followed by its working-memory key, the memoryKey invoke_agent
 // returns: a2a://session/<session>/a2a/<agent>/<task>/result.
 const (
 	// URIScheme starts every result URI.
@@ -156,10 +156,10 @@ func (s *Session) subscribeTurns(start, live context.Context) (<-chan memory.Tur
 func (s *Session) forward(ctx context.Context, turns <-chan memory.Turn, done chan struct{}) {
 	defer close(done)
 	for t := range turns {
-		if t.Meta[caller.MetaKind] != caller.KindNotification || t.Meta[caller.MetaMemoryKey] == "" {
+		if t.Meta[caller.MetaKind] != caller.KindNotification || memory.MetaValue(t.Meta, caller.MetaMemoryKey) == "" {
 			continue
 		}
-		uri := ResultURI(t.Meta[caller.MetaMemoryKey])
+		uri := ResultURI(memory.MetaValue(t.Meta, caller.MetaMemoryKey))
 		if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 			s.srv.log.Warn("mcp: resource updated notification not sent", zap.String("uri", uri), zap.Error(err))
 		}

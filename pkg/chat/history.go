@@ -112,7 +112,7 @@ func (u *unit) add(m llm.Message) {
 // records its task's start is moved after it.
 func buildUnits(turns []memory.Turn, started map[string]int64) []unit {
 	turns = inputsAfterAnswers(turns)
-	results := map[string]memory.Turn{} // tool_call_id → result turn
+	results := map[string]memory.Turn{} // tool call id → result turn
 	for _, t := range turns {
 		if id := memory.MetaValue(t.Meta, MetaToolCallID); t.Role == memory.RoleTool && id != "" {
 			if _, dup := results[id]; !dup {

@@ -2,116 +2,231 @@ package memory
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
-// MaxKeyLen is the longest key (and List prefix) in bytes.
-const MaxKeyLen = 512
+// The working-memory schema: every key, index, List prefix, AppendTurnOnce
+// id and derived session id the project uses is built by a function of this
+// file, and nowhere else (a test fails when another package formats one).
+// docs/memory.md is its table: what each key holds, its TTL, who writes it
+// and who reads it. Each builder checks its parts, so distinct inputs never
+// give the same key and no part can add a "/" segment; a bad part is an
+// error wrapping ErrInvalidKey (ErrInvalidArgument for an index member)
+// that names it. The strings are stable: data already stored is read with
+// the same keys after an upgrade.
 
-// globChars may not appear in a key, so a key used as a SCAN prefix can never
-// match more than the keys it starts.
-const globChars = `*?[]\`
+// Roots and segments of the schema.
+const (
+	rootSession   = "session/"    // per-session keys: results, owner, grants, call history, chat state
+	rootA2A       = "a2a/"        // a caller's and an agent's own state: task records, claims, pending and cancel indexes
+	rootWorkflow  = "workflow/"   // a workflow run's state
+	rootConverse  = "converse/"   // an orchestrated conversation's record
+	onceNotify    = "a2a-notify/" // AppendTurnOnce ids of the caller's notification turns
+	onceChat      = "chat/"       // AppendTurnOnce ids of a chat's answers and tool steps
+	oncePrimary   = "primary/"    // AppendTurnOnce ids of the Primary's request turns
+	sessionWF     = "wf-"         // the session of a workflow run's steps
+	sessionCV     = "converse-"   // the session of a conversation's calls
+	controlSuffix = ".control"    // the session of a conversation's control log
+)
 
-// ValidateKey reports whether key is a legal working-memory key: 1 to 512 bytes
-// of printable ASCII without spaces or the glob characters * ? [ ] \, in
-// "/"-separated segments none of which is empty, "." or "..".
-func ValidateKey(key string) error { return validateKey("key", key) }
+// ResultKeyTemplate is the shape of ResultKey's keys, as a URI template
+// (RFC 6570) names its parts.
+const ResultKeyTemplate = rootSession + "{session}/a2a/{agent}/{task}/result"
 
-// ValidateOnceID reports whether id may name an AppendTurnOnce: the same rules
-// as a key (e.g. "notify/<taskId>/result").
-func ValidateOnceID(id string) error { return validateKey("once id", id) }
+// partPattern is the rule of a key part that has no rule of its own (a run,
+// step or conversation id): a letter or digit, then up to 127 letters,
+// digits, '_', '.', ':' or '-', never "..".
+var partPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
 
-// ValidatePrefix reports whether prefix may be passed to List: "" (every key),
-// or a legal key optionally followed by one "/" (e.g. "session/abc/").
-func ValidatePrefix(prefix string) error {
-	if prefix == "" {
-		return nil
+func validatePart(what, part string) error {
+	if !partPattern.MatchString(part) || strings.Contains(part, "..") {
+		return invalidKey(what, part, "must match "+partPattern.String()+" without \"..\"")
 	}
-	if len(prefix) > MaxKeyLen {
-		return invalidKey("prefix", prefix, fmt.Sprintf("is %d bytes, the limit is %d", len(prefix), MaxKeyLen))
-	}
-	trimmed := strings.TrimSuffix(prefix, "/")
-	if trimmed == "" {
-		return invalidKey("prefix", prefix, "segment 1 is empty (leading, trailing or double \"/\")")
-	}
-	return validateKey("prefix", trimmed)
+	return nil
 }
 
-func validateKey(what, key string) error {
-	if key == "" {
-		return invalidKey(what, key, "is empty")
+func validateSession(id string) (string, error) {
+	if err := ValidateSessionID(id); err != nil {
+		return "", err
 	}
-	if len(key) > MaxKeyLen {
-		return invalidKey(what, key, fmt.Sprintf("is %d bytes, the limit is %d", len(key), MaxKeyLen))
-	}
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		switch {
-		case c <= ' ' || c > '~':
-			return invalidKey(what, key, fmt.Sprintf("byte %d (%q) is a space, a control character or not ASCII", i, c))
-		case strings.IndexByte(globChars, c) >= 0:
-			return invalidKey(what, key, fmt.Sprintf("byte %d (%q) is a glob character (one of %s)", i, c, globChars))
-		}
-	}
-	rest := key
-	for i := 1; ; i++ { // the segments between "/", without allocating them
-		seg, after, more := strings.Cut(rest, "/")
-		switch seg {
-		case "":
-			return invalidKey(what, key, fmt.Sprintf("segment %d is empty (leading, trailing or double \"/\")", i))
-		case ".", "..":
-			return invalidKey(what, key, fmt.Sprintf("segment %d is %q", i, seg))
-		}
-		if !more {
-			return nil
-		}
-		rest = after
-	}
+	return id, nil
 }
 
-// ValidateSessionID reports whether id is a legal session id: a letter or digit,
-// then up to 127 letters, digits, '_', '.', ':' or '-', never "..".
-// It applies the wire protocol's rule (a2a.ValidateSessionID).
-func ValidateSessionID(id string) error {
-	if err := a2a.ValidateSessionID(id); err != nil {
+func validateAgent(what, name string) error {
+	if err := a2a.ValidateAgentName(name); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrInvalidKey, what, err)
+	}
+	return nil
+}
+
+func validateTask(id string) error {
+	if err := a2a.ValidateTaskID(id); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
 	}
 	return nil
 }
 
+// ---- Keys of a session: session/<id>/… ----
+
 // SessionPrefix is the List prefix of every key of session id: "session/<id>/".
 func SessionPrefix(id string) (string, error) {
-	if err := ValidateSessionID(id); err != nil {
+	if _, err := validateSession(id); err != nil {
 		return "", err
 	}
-	return "session/" + id + "/", nil
+	return rootSession + id + "/", nil
+}
+
+// ResultPrefix is the List prefix of the results of agentName's tasks in
+// session sessionID: "session/<sessionID>/a2a/<agentName>/".
+func ResultPrefix(sessionID, agentName string) (string, error) {
+	prefix, err := SessionPrefix(sessionID)
+	if err != nil {
+		return "", err
+	}
+	if err := validateAgent("agent", agentName); err != nil {
+		return "", err
+	}
+	return prefix + "a2a/" + agentName + "/", nil
 }
 
 // ResultKey is the key of the result of task taskID run by agentName for
 // session sessionID: "session/<sessionID>/a2a/<agentName>/<taskID>/result".
 // None of the three parts may contain "/", so distinct inputs never collide.
 func ResultKey(sessionID, agentName, taskID string) (string, error) {
-	prefix, err := SessionPrefix(sessionID)
+	prefix, err := ResultPrefix(sessionID, agentName)
 	if err != nil {
 		return "", err
 	}
-	if err := a2a.ValidateAgentName(agentName); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	if err := validateTask(taskID); err != nil {
+		return "", err
 	}
-	if err := a2a.ValidateTaskID(taskID); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalidKey, err)
-	}
-	return prefix + "a2a/" + agentName + "/" + taskID + "/result", nil
+	return prefix + taskID + "/result", nil
 }
 
-func invalidKey(what, value, rule string) error {
-	const show = 64
-	if len(value) > show {
-		value = value[:show] + "..."
+// ParseResultKey splits a ResultKey into its session, agent and task; ok is
+// false for a key ResultKey did not make.
+func ParseResultKey(key string) (sessionID, agentName, taskID string, ok bool) {
+	parts := strings.Split(key, "/")
+	if len(parts) != 6 || parts[0]+"/" != rootSession || parts[2] != "a2a" || parts[5] != "result" {
+		return "", "", "", false
 	}
-	return fmt.Errorf("%w: %s %q %s", ErrInvalidKey, what, value, rule)
+	if again, err := ResultKey(parts[1], parts[3], parts[4]); err != nil || again != key {
+		return "", "", "", false
+	}
+	return parts[1], parts[3], parts[4], true
+}
+
+// SessionOwnerKey is the key of the caller that owns session id:
+// "session/<id>/a2a-owner".
+func SessionOwnerKey(id string) (string, error) {
+	prefix, err := SessionPrefix(id)
+	if err != nil {
+		return "", err
+	}
+	return prefix + "a2a-owner", nil
+}
+
+// SessionGrantKey is the key of agent's grant to start tasks in session id:
+// "session/<id>/a2a-grants/<agent in lower case>" (agent names ignore case).
+func SessionGrantKey(id, agent string) (string, error) {
+	prefix, err := SessionPrefix(id)
+	if err != nil {
+		return "", err
+	}
+	if err := validateAgent("agent", agent); err != nil {
+		return "", err
+	}
+	return prefix + "a2a-grants/" + strings.ToLower(agent), nil
+}
+
+// CallHistoryPrefix is the List prefix of session id's call history:
+// "session/<id>/calls/".
+func CallHistoryPrefix(id string) (string, error) {
+	prefix, err := SessionPrefix(id)
+	if err != nil {
+		return "", err
+	}
+	return prefix + "calls/", nil
+}
+
+// CallHistoryKey is the key of task taskID's entry in session id's call
+// history: "session/<id>/calls/<taskID>".
+func CallHistoryKey(id, taskID string) (string, error) {
+	prefix, err := CallHistoryPrefix(id)
+	if err != nil {
+		return "", err
+	}
+	if err := validateTask(taskID); err != nil {
+		return "", err
+	}
+	return prefix + taskID, nil
+}
+
+// ChatKeys are the keys of one session's chat state.
+type ChatKeys struct {
+	// Lease: "session/<id>/chat/lease", the holder of the right to run the model.
+	Lease string
+	// Handled: "session/<id>/chat/handled", the cursor: inputs up to this seq were handled.
+	Handled string
+	// Tokens: "session/<id>/chat/tokens", the tokens the session has spent.
+	Tokens string
+}
+
+// ChatStateKeys returns the keys of session id's chat state.
+func ChatStateKeys(id string) (ChatKeys, error) {
+	prefix, err := SessionPrefix(id)
+	if err != nil {
+		return ChatKeys{}, err
+	}
+	p := prefix + "chat/"
+	return ChatKeys{Lease: p + "lease", Handled: p + "handled", Tokens: p + "tokens"}, nil
+}
+
+// ---- A caller's and an agent's own state: a2a/… ----
+
+// TaskRecordKey is the key of the record of task taskID started by caller:
+// "a2a/tasks/<caller>/<taskID>".
+func TaskRecordKey(caller, taskID string) (string, error) {
+	return callerTaskKey("tasks/", caller, taskID)
+}
+
+// TaskClaimKey is the key of who finalized task taskID of caller first:
+// "a2a/final/<caller>/<taskID>".
+func TaskClaimKey(caller, taskID string) (string, error) {
+	return callerTaskKey("final/", caller, taskID)
+}
+
+// TaskLateClaimKey is the key of which real result replaced the TIMEOUT of
+// task taskID of caller: "a2a/final/<caller>/<taskID>/late".
+func TaskLateClaimKey(caller, taskID string) (string, error) {
+	key, err := callerTaskKey("final/", caller, taskID)
+	if err != nil {
+		return "", err
+	}
+	return key + "/late", nil
+}
+
+func callerTaskKey(kind, caller, taskID string) (string, error) {
+	if err := validateAgent("caller", caller); err != nil {
+		return "", err
+	}
+	if err := validateTask(taskID); err != nil {
+		return "", err
+	}
+	return rootA2A + kind + caller + "/" + taskID, nil
+}
+
+// PendingIndex is the index of caller's unfinished tasks by deadline (Unix
+// ms), members their task ids: "a2a/pending/<caller>".
+func PendingIndex(caller string) (string, error) {
+	if err := validateAgent("caller", caller); err != nil {
+		return "", err
+	}
+	return rootA2A + "pending/" + caller, nil
 }
 
 // CancelIndex is the index of the tasks canceled for agent,
@@ -122,7 +237,7 @@ func CancelIndex(agent string) (string, error) {
 	if err := a2a.ValidateAgentName(agent); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidKey, err)
 	}
-	return "a2a/canceled/" + agent, nil
+	return rootA2A + "canceled/" + agent, nil
 }
 
 // CancelMember is the CancelIndex member of task taskID canceled by caller:
@@ -149,4 +264,142 @@ func ParseCancelMember(member string) (taskID, caller string, ok bool) {
 		return "", "", false
 	}
 	return taskID, caller, true
+}
+
+// ---- A workflow run: workflow/<run>/… ----
+
+// WorkflowRunKey is the key of run runID's state: "workflow/<runID>/run".
+func WorkflowRunKey(runID string) (string, error) {
+	if err := validatePart("run id", runID); err != nil {
+		return "", err
+	}
+	return rootWorkflow + runID + "/run", nil
+}
+
+// WorkflowStepKey is the key of the state of step stepID of run runID:
+// "workflow/<runID>/steps/<stepID>".
+func WorkflowStepKey(runID, stepID string) (string, error) {
+	if err := validatePart("run id", runID); err != nil {
+		return "", err
+	}
+	if err := validatePart("step id", stepID); err != nil {
+		return "", err
+	}
+	return rootWorkflow + runID + "/steps/" + stepID, nil
+}
+
+// WorkflowLeaseKey is the key of the engine instance that drives run runID:
+// "workflow/<runID>/lease".
+func WorkflowLeaseKey(runID string) (string, error) {
+	if err := validatePart("run id", runID); err != nil {
+		return "", err
+	}
+	return rootWorkflow + runID + "/lease", nil
+}
+
+// WorkflowStepSession is the session id the steps of run runID run in:
+// "wf-<runID>" (their results, notification turns and call history).
+func WorkflowStepSession(runID string) (string, error) {
+	if err := validatePart("run id", runID); err != nil {
+		return "", err
+	}
+	return validateSession(sessionWF + runID)
+}
+
+// ---- An orchestrated conversation: converse/<id>… ----
+
+// ConversationKey is the key of conversation id's record: "converse/<id>".
+func ConversationKey(id string) (string, error) {
+	if err := validatePart("conversation id", id); err != nil {
+		return "", err
+	}
+	return rootConverse + id, nil
+}
+
+// ConversationLeaseKey is the key of the process that drives conversation
+// id: "converse/<id>/lease".
+func ConversationLeaseKey(id string) (string, error) {
+	key, err := ConversationKey(id)
+	if err != nil {
+		return "", err
+	}
+	return key + "/lease", nil
+}
+
+// ConversationSentKey is the marker set before the attempt-th send of turn
+// turn of conversation id: "converse/<id>/sent/<turn>-<attempt>".
+func ConversationSentKey(id string, turn, attempt int) (string, error) {
+	key, err := ConversationKey(id)
+	if err != nil {
+		return "", err
+	}
+	if turn < 0 || attempt < 0 {
+		return "", invalidKey("sent marker", fmt.Sprintf("%d-%d", turn, attempt), "has a negative turn or attempt")
+	}
+	return key + "/sent/" + strconv.Itoa(turn) + "-" + strconv.Itoa(attempt), nil
+}
+
+// ConversationSession is the session id of conversation id's calls:
+// "converse-<id>".
+func ConversationSession(id string) (string, error) {
+	if err := validatePart("conversation id", id); err != nil {
+		return "", err
+	}
+	return validateSession(sessionCV + id)
+}
+
+// ConversationControlSession is the session id of conversation id's
+// control log: "converse-<id>.control".
+func ConversationControlSession(id string) (string, error) {
+	s, err := ConversationSession(id)
+	if err != nil {
+		return "", err
+	}
+	return validateSession(s + controlSuffix)
+}
+
+// ---- AppendTurnOnce ids (unique within their session) ----
+
+// NotifyOnceID is the once id of the notification turn of task taskID's
+// outcome ("result" or "timeout"): "a2a-notify/<taskID>/<outcome>".
+func NotifyOnceID(taskID, outcome string) (string, error) {
+	if err := validateTask(taskID); err != nil {
+		return "", err
+	}
+	if err := validatePart("outcome", outcome); err != nil {
+		return "", err
+	}
+	return onceNotify + taskID + "/" + outcome, nil
+}
+
+// ChatAnswerOnceID is the once id of a chat's answer (or failure) to its
+// inputs up to seq last: "chat/<last>/answer". Two runs over the same
+// inputs can never both answer.
+func ChatAnswerOnceID(last int64) (string, error) {
+	if last < 0 {
+		return "", invalidKey("chat answer", strconv.FormatInt(last, 10), "is a negative seq")
+	}
+	return onceChat + strconv.FormatInt(last, 10) + "/answer", nil
+}
+
+// ChatStepOnceID is the once id of turn i of step step of chat run runID
+// over the inputs up to seq last (turn 0 the assistant's tool calls, then
+// one per tool result): "chat/<last>/<runID>/<step>/<i>".
+func ChatStepOnceID(last int64, runID string, step, i int) (string, error) {
+	if last < 0 || step < 0 || i < 0 {
+		return "", invalidKey("chat step", fmt.Sprintf("%d/%d/%d", last, step, i), "has a negative seq, step or turn")
+	}
+	if err := validatePart("chat run id", runID); err != nil {
+		return "", err
+	}
+	return onceChat + strconv.FormatInt(last, 10) + "/" + runID + "/" + strconv.Itoa(step) + "/" + strconv.Itoa(i), nil
+}
+
+// PrimaryRequestOnceID is the once id of the user turn the Primary appends
+// for task taskID: "primary/<taskID>".
+func PrimaryRequestOnceID(taskID string) (string, error) {
+	if err := validateTask(taskID); err != nil {
+		return "", err
+	}
+	return oncePrimary + taskID, nil
 }

@@ -207,3 +207,111 @@ func TestCancelIndexAndMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaKeys pins every key the builders make: the strings are the
+// stored schema, so data written before an upgrade stays readable.
+func TestSchemaKeys(t *testing.T) {
+	must := func(k string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := memory.ValidateKey
+		if strings.HasSuffix(k, "/") {
+			check = memory.ValidatePrefix
+		}
+		if err := check(k); err != nil {
+			t.Fatalf("built an invalid key: %v", err)
+		}
+		return k
+	}
+	chat, err := memory.ChatStateKeys("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for got, want := range map[string]string{
+		must(memory.ResultPrefix("s1", "Researcher")):       "session/s1/a2a/Researcher/",
+		must(memory.SessionOwnerKey("s1")):                  "session/s1/a2a-owner",
+		must(memory.SessionGrantKey("s1", "ResearchAgent")): "session/s1/a2a-grants/researchagent",
+		must(memory.CallHistoryPrefix("s1")):                "session/s1/calls/",
+		must(memory.CallHistoryKey("s1", "task-1")):         "session/s1/calls/task-1",
+		chat.Lease:   "session/s1/chat/lease",
+		chat.Handled: "session/s1/chat/handled",
+		chat.Tokens:  "session/s1/chat/tokens",
+		must(memory.TaskRecordKey("Cli", "task-1")):       "a2a/tasks/Cli/task-1",
+		must(memory.TaskClaimKey("Cli", "task-1")):        "a2a/final/Cli/task-1",
+		must(memory.TaskLateClaimKey("Cli", "task-1")):    "a2a/final/Cli/task-1/late",
+		must(memory.PendingIndex("Cli")):                  "a2a/pending/Cli",
+		must(memory.WorkflowRunKey("run-1")):              "workflow/run-1/run",
+		must(memory.WorkflowStepKey("run-1", "npv")):      "workflow/run-1/steps/npv",
+		must(memory.WorkflowLeaseKey("run-1")):            "workflow/run-1/lease",
+		must(memory.WorkflowStepSession("run-1")):         "wf-run-1",
+		must(memory.ConversationKey("cv0123")):            "converse/cv0123",
+		must(memory.ConversationLeaseKey("cv0123")):       "converse/cv0123/lease",
+		must(memory.ConversationSentKey("cv0123", 3, 1)):  "converse/cv0123/sent/3-1",
+		must(memory.ConversationSession("cv0123")):        "converse-cv0123",
+		must(memory.ConversationControlSession("cv0123")): "converse-cv0123.control",
+		must(memory.NotifyOnceID("task-1", "timeout")):    "a2a-notify/task-1/timeout",
+		must(memory.ChatAnswerOnceID(7)):                  "chat/7/answer",
+		must(memory.ChatStepOnceID(7, "ab12cd34", 2, 1)):  "chat/7/ab12cd34/2/1",
+		must(memory.PrimaryRequestOnceID("task-1")):       "primary/task-1",
+		"session/{session}/a2a/{agent}/{task}/result":     memory.ResultKeyTemplate,
+	} {
+		if got != want {
+			t.Errorf("built %q, want %q", got, want)
+		}
+	}
+}
+
+// TestSchemaKeysRefuseBadParts checks each builder names the part that
+// breaks its rule, so no part can add a segment or collide.
+func TestSchemaKeysRefuseBadParts(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		part string
+	}{
+		{"owner of a/b", err2(memory.SessionOwnerKey("a/b")), "session id"},
+		{"grant of bad agent", err2(memory.SessionGrantKey("s1", "a/b")), "agent name"},
+		{"history of bad task", err2(memory.CallHistoryKey("s1", "t/x")), "task id"},
+		{"chat of bad session", err2(memory.ChatStateKeys("..")), "session id"},
+		{"record of bad caller", err2(memory.TaskRecordKey("1Cli", "t")), "caller"},
+		{"claim of bad task", err2(memory.TaskClaimKey("Cli", "t x")), "task id"},
+		{"late claim of empty task", err2(memory.TaskLateClaimKey("Cli", "")), "task id"},
+		{"pending of bad caller", err2(memory.PendingIndex("")), "caller"},
+		{"run of a/b", err2(memory.WorkflowRunKey("a/b")), "run id"},
+		{"run of ..", err2(memory.WorkflowRunKey("a..b")), "run id"},
+		{"step of a/b", err2(memory.WorkflowStepKey("r", "a/b")), "step id"},
+		{"lease of empty run", err2(memory.WorkflowLeaseKey("")), "run id"},
+		{"step session too long", err2(memory.WorkflowStepSession(strings.Repeat("r", 127))), "session id"},
+		{"conversation of a/b", err2(memory.ConversationKey("a/b")), "conversation id"},
+		{"lease of *", err2(memory.ConversationLeaseKey("cv*")), "conversation id"},
+		{"sent of negative turn", err2(memory.ConversationSentKey("cv1", -1, 0)), "negative"},
+		{"session of empty conversation", err2(memory.ConversationSession("")), "conversation id"},
+		{"notify of bad outcome", err2(memory.NotifyOnceID("t", "a/b")), "outcome"},
+		{"answer of negative seq", err2(memory.ChatAnswerOnceID(-1)), "negative"},
+		{"chat step of bad run", err2(memory.ChatStepOnceID(1, "a/b", 0, 0)), "chat run id"},
+		{"primary of bad task", err2(memory.PrimaryRequestOnceID("t/x")), "task id"},
+		{"result prefix of bad agent", err2(memory.ResultPrefix("s", "a b")), "agent name"},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, memory.ErrInvalidKey) || !strings.Contains(c.err.Error(), c.part) {
+			t.Errorf("%s: %v, want ErrInvalidKey naming the %s", c.name, c.err, c.part)
+		}
+	}
+}
+
+func err2[T any](_ T, err error) error { return err }
+
+func TestParseResultKey(t *testing.T) {
+	key, _ := memory.ResultKey("s1", "Researcher", "task-1")
+	if s, a, k, ok := memory.ParseResultKey(key); !ok || s != "s1" || a != "Researcher" || k != "task-1" {
+		t.Fatalf("ParseResultKey(%q) = %q, %q, %q, %v", key, s, a, k, ok)
+	}
+	for _, bad := range []string{"", "session/s1/a2a/R/t/result/x", "session/s1/a2a/R/t/other", "sessions/s1/a2a/R/t/result",
+		"session/s1/b2b/R/t/result", "session/../a2a/R/t/result", "session/s1/a2a/1R/t/result", "session/s1/a2a/R/t.x/result"} {
+		if _, _, _, ok := memory.ParseResultKey(bad); ok {
+			t.Errorf("ParseResultKey(%q) accepted it", bad)
+		}
+	}
+}

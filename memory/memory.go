@@ -6,8 +6,9 @@
 // and memory/memorytest is the conformance suite both pass.
 //
 // Keys are validated (ValidateKey) so that a key can neither collide with
-// another built by the key builders (ResultKey, SessionPrefix) nor widen a
-// List pattern.
+// another built by the key builders nor widen a List pattern. Every key the
+// project uses is built in keys.go (ResultKey, SessionPrefix, TaskRecordKey,
+// WorkflowRunKey, …), the working-memory schema docs/memory.md tabulates.
 package memory
 
 import (

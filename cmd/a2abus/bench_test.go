@@ -36,14 +36,14 @@ func TestBenchJSON(t *testing.T) {
 	if err := dec.Decode(&rep); err != nil || dec.More() {
 		t.Fatalf("stdout is not exactly one JSON object (%v):\n%s", err, out)
 	}
-	for _, k := range []string{"latency_p50_ratio", "latency_p99_ratio", "throughput_ratio", "raw", "project", "body_bytes"} {
+	for _, k := range []string{"latencyP50Ratio", "latencyP99Ratio", "throughputRatio", "raw", "project", "bodyBytes"} {
 		if _, ok := rep[k]; !ok {
 			t.Errorf("JSON lacks %q:\n%s", k, out)
 		}
 	}
 	for _, chain := range []string{"raw", "project"} {
 		c, _ := rep[chain].(map[string]any)
-		if c["latency_samples"] != 3.0 || c["throughput_calls"] != 8.0 {
+		if c["latencySamples"] != 3.0 || c["throughputCalls"] != 8.0 {
 			t.Errorf("%s figures: %v", chain, c)
 		}
 	}

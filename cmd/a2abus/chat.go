@@ -270,7 +270,7 @@ func (p *chatPrinter) event(ev chat.Event) {
 		t := ev.Turn
 		switch {
 		case t.Meta[chat.MetaKind] == caller.KindNotification && t.Meta[caller.MetaAgent] != "":
-			fmt.Fprintln(p.status, cliutil.PrintableLine(fmt.Sprintf("· %s: task %s ended (%s)", t.Meta[caller.MetaAgent], t.Meta[caller.MetaTaskID],
+			fmt.Fprintln(p.status, cliutil.PrintableLine(fmt.Sprintf("· %s: task %s ended (%s)", t.Meta[caller.MetaAgent], memory.MetaValue(t.Meta, caller.MetaTaskID),
 				strings.ToLower(strings.TrimPrefix(t.Meta[caller.MetaState], "TASK_STATE_")))))
 		case !p.live:
 		case t.Meta[chat.MetaKind] == chat.KindAnswer:

@@ -72,7 +72,7 @@ func TestChatMessageAgainstRealServers(t *testing.T) {
 		case last.Role == "user":
 			skill, _, _ := strings.Cut(last.Content, " ")
 			return llmtest.Reply{ToolCalls: []llm.ToolCall{llmtest.Call("invoke_agent", map[string]any{"agent_name": sampleName, "skill": skill, "message": "disk on fire"})}}
-		case last.Role == "tool" && strings.Contains(last.Content, `"memory_key"`) && strings.Contains(last.Content, `"note"`):
+		case last.Role == "tool" && strings.Contains(last.Content, `"memoryKey"`) && strings.Contains(last.Content, `"note"`):
 			return llmtest.Reply{Content: "asked " + sampleName}
 		case last.Role == "tool":
 			return llmtest.Reply{Content: "result: " + strings.Join(regexp.MustCompile(`disk on fire`).FindAllString(last.Content, 1), "")}
@@ -92,7 +92,7 @@ func TestChatMessageAgainstRealServers(t *testing.T) {
 		t.Errorf("no notification line on stderr: %q", errOut)
 	}
 	code, out, _ = runCLI(t, "conversation", "show", session)
-	for _, want := range []string{"[user] echo this", "[tool] {\"task_id\"", "[assistant] asked " + sampleName, "[user] [Agent '" + sampleName + "' completed", "[assistant] result: disk on fire"} {
+	for _, want := range []string{"[user] echo this", "[tool] {\"taskId\"", "[assistant] asked " + sampleName, "[user] [Agent '" + sampleName + "' completed", "[assistant] result: disk on fire"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("conversation show lacks %q: exit %d\n%s", want, code, out)
 		}

@@ -225,7 +225,7 @@ func (d *demo) step(ctx context.Context, c *caller.Caller, n int, title string, 
 		return err
 	}
 	for _, t := range turns {
-		if t.Meta[caller.MetaTaskID] == out.TaskID {
+		if memory.MetaValue(t.Meta, caller.MetaTaskID) == out.TaskID {
 			d.printf("   notify  %s\n", t.Content)
 		}
 	}

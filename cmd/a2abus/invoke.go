@@ -234,7 +234,7 @@ func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*open
 func printInvocation(w io.Writer, inv caller.Invocation, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(map[string]any{
-			"task_id": inv.TaskID, "memory_key": inv.MemoryKey, "session_id": inv.SessionID,
+			"taskId": inv.TaskID, "memoryKey": inv.MemoryKey, "sessionId": inv.SessionID,
 			"agent": inv.Target, "deadline": inv.Deadline, "status": "submitted",
 		})
 	}
@@ -245,7 +245,7 @@ func printInvocation(w io.Writer, inv caller.Invocation, asJSON bool) error {
 func printOutcome(w io.Writer, out *caller.Outcome, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(map[string]any{
-			"task_id": out.TaskID, "memory_key": out.MemoryKey, "session_id": out.SessionID, "result": out.Result,
+			"taskId": out.TaskID, "memoryKey": out.MemoryKey, "sessionId": out.SessionID, "result": out.Result,
 		})
 	}
 	r := out.Result
@@ -293,7 +293,7 @@ func newWaitCmd(c *cli) *cobra.Command {
 		Long: "Handles the caller's responses (as one more replica of it) until TASK's outcome is stored, then\n" +
 			"prints it like invoke --wait: exit 0 when completed, 2 when it failed or timed out.",
 		Example: "  a2abus wait 0f9c2d7e-5b1a-4c3e-9d2f-7a8b6c5d4e3f\n" +
-			"  a2abus wait \"$(a2abus invoke SampleAgent sleep 3000 --json | jq -r .task_id)\" --json",
+			"  a2abus wait \"$(a2abus invoke SampleAgent sleep 3000 --json | jq -r .taskId)\" --json",
 		Args: cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			cl, closeAll, err := openCallerNamed(ctx, e, callerName)

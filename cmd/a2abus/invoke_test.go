@@ -95,8 +95,8 @@ func TestInvokeAgainstRealServers(t *testing.T) {
 		t.Fatalf("invoke --wait: exit %d: %s", code, errOut)
 	}
 	var res struct {
-		TaskID    string `json:"task_id"`
-		MemoryKey string `json:"memory_key"`
+		TaskID    string `json:"taskId"`
+		MemoryKey string `json:"memoryKey"`
 		Result    struct {
 			State   string `json:"state"`
 			Message struct {

@@ -31,7 +31,7 @@ func newMCPCmd(c *cli) *cobra.Command {
 		Short: "Serve the agent mesh to MCP hosts: list agents, invoke them, read their results (stdio or HTTP)",
 		Long: "Runs an MCP server (Model Context Protocol) with the tools of the chat loop — invoke_agent,\n" +
 			"list_known_agents, get_from_working_memory, … — with the same schemas and error codes. A task's\n" +
-			"result is also the resource a2a://<memory_key>, readable and subscribable (notified when it lands).\n" +
+			"result is also the resource a2a://<memoryKey>, readable and subscribable (notified when it lands).\n" +
 			"It speaks MCP on stdin/stdout, or streamable HTTP with --http ADDR (the URL is printed on stdout).\n" +
 			"Logs go to stderr. See docs/mcp.md.",
 		Example: "  a2abus mcp\n" +

@@ -35,7 +35,7 @@ func newMemoryCmd(c *cli) *cobra.Command {
 		Use:   "get KEY",
 		Short: "Print the value stored under KEY (JSON pretty-printed)",
 		Example: "  a2abus memory get session/s1/a2a/SampleAgent/0f9c2d7e-5b1a-4c3e-9d2f-7a8b6c5d4e3f\n" +
-			"  a2abus memory get \"$(a2abus invoke SampleAgent echo hi --wait --json | jq -r .memory_key)\"",
+			"  a2abus memory get \"$(a2abus invoke SampleAgent echo hi --wait --json | jq -r .memoryKey)\"",
 		Args: cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			return withMemory(ctx, e, func(m memory.Memory) error {

@@ -44,7 +44,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 			cliutil.LocalRedisURL + "); demo, and any command given --embedded, an embedded in-process bus and memory.\n" +
 			"Exit codes: 0 ok, 1 usage, configuration or other failure, 2 the task failed, 3 the call was refused before\n" +
 			"publishing (AGENT_NOT_FOUND, SKILL_NOT_SUPPORTED, INVALID_INPUT, FORBIDDEN, ...). With --json a failure is\n" +
-			"also printed on stdout as {\"error\":{\"code\":...,\"message\":...,\"exit_code\":...}}.",
+			"also printed on stdout as {\"error\":{\"code\":...,\"message\":...,\"exitCode\":...}}.",
 		Example: "  a2abus serve --agent SampleAgent &\n" +
 			"  a2abus invoke SampleAgent echo hello --wait\n" +
 			"  a2abus demo\n" +

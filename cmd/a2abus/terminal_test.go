@@ -119,7 +119,7 @@ func TestUnreachableServerIsOneLine(t *testing.T) {
 type errObj struct {
 	Code     string `json:"code"`
 	Message  string `json:"message"`
-	ExitCode int    `json:"exit_code"`
+	ExitCode int    `json:"exitCode"`
 }
 
 // errorObject decodes the --json error object stdout must hold, alone.

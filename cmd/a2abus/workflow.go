@@ -168,7 +168,7 @@ func runWorkflowByName(ctx context.Context, e *env, f workflowRunFlags, name str
 		req.Input = json.RawMessage(`{}`)
 	}
 	if f.session != "" || f.user != "" {
-		h, _ := json.Marshal(map[string]string{"session_id": f.session, "user_id": f.user})
+		h, _ := json.Marshal(map[string]string{"sessionId": f.session, "userId": f.user})
 		req.Handoff = h
 	}
 	if !f.wait {
@@ -177,7 +177,7 @@ func runWorkflowByName(ctx context.Context, e *env, f workflowRunFlags, name str
 			return cliutil.Refused(err)
 		}
 		if f.asJSON {
-			return json.NewEncoder(e.Out).Encode(map[string]any{"task_id": inv.TaskID, "run_id": inv.TaskID, "memory_key": inv.MemoryKey, "status": "submitted"})
+			return json.NewEncoder(e.Out).Encode(runSubmitted(inv))
 		}
 		_, err = fmt.Fprintf(e.Out, "task_id:    %s\nrun_id:     %s\nmemory_key: %s\n(a2abus wait %s; a2abus workflow show %s)\n", inv.TaskID, inv.TaskID, inv.MemoryKey, inv.TaskID, inv.TaskID)
 		return err
@@ -209,6 +209,11 @@ func runWorkflowByName(ctx context.Context, e *env, f workflowRunFlags, name str
 		return taskFailed(terr)
 	}
 	return taskFailed(errors.New("the result carries no workflow report"))
+}
+
+// runSubmitted is what workflow run --json prints for a run it did not wait for.
+func runSubmitted(inv caller.Invocation) map[string]any {
+	return map[string]any{"taskId": inv.TaskID, "runId": inv.TaskID, "memoryKey": inv.MemoryKey, "status": "submitted"}
 }
 
 // printReport prints rep and sets the exit code of its status.

@@ -144,8 +144,8 @@ func TestLLMAgentAnswersWithMetadata(t *testing.T) {
 			t.Fatalf("outcome %v %q", err, out.Result.Text())
 		}
 		md := out.Result.Metadata
-		want := map[string]any{"tool_calls": []any{}, "model": "gpt-test", "rounds": 1.0, "context_turns_before": 4.0, "context_turns_after": 2.0,
-			"context_chars_before": 67.0, "context_chars_after": 39.0, "context_tokens": 10.0, "context_summarized": 0.0}
+		want := map[string]any{"toolCalls": []any{}, "model": "gpt-test", "rounds": 1.0, "contextTurnsBefore": 4.0, "contextTurnsAfter": 2.0,
+			"contextCharsBefore": 67.0, "contextCharsAfter": 39.0, "contextTokens": 10.0, "contextSummarized": 0.0}
 		if md.TokensUsed != 57 || fmt.Sprint(md.Extra) != fmt.Sprint(want) || md.AgentVersion != llmagent.DefaultVersion {
 			t.Errorf("metadata %+v\nwant extra %v", md, want)
 		}
@@ -188,7 +188,7 @@ func TestLLMAgentCallsSubAgent(t *testing.T) {
 		if err := out.Err(); err != nil || out.Result.Text() != "Helper answered ping." {
 			t.Fatalf("outcome %v %q", err, out.Result.Text())
 		}
-		if calls := fmt.Sprint(out.Result.Metadata.Extra["tool_calls"]); calls != "[invoke_agent]" || out.Result.Metadata.Extra["rounds"] != 2.0 {
+		if calls := fmt.Sprint(out.Result.Metadata.Extra["toolCalls"]); calls != "[invoke_agent]" || out.Result.Metadata.Extra["rounds"] != 2.0 {
 			t.Errorf("extra %v", out.Result.Metadata.Extra)
 		}
 		// The sub-task was notified into the task's session, as every result is.
@@ -233,7 +233,7 @@ func TestLLMAgentSubAgentCallRefused(t *testing.T) {
 		no := false
 		out := l.call(name, "relay", session, "Ask Helper", &no)
 		if err := out.Err(); err != nil || out.Result.Text() != "I may not call Helper." ||
-			!strings.Contains(fmt.Sprint(out.Result.Metadata.Extra["sub_agent_calls_refused"]), "does not allow nested calls") {
+			!strings.Contains(fmt.Sprint(out.Result.Metadata.Extra["subAgentCallsRefused"]), "does not allow nested calls") {
 			t.Fatalf("outcome %v %q %v", err, out.Result.Text(), out.Result.Metadata.Extra)
 		}
 		out = l.call(name, "relay", session, "Ask Stranger", nil)

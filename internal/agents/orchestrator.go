@@ -129,8 +129,8 @@ func ServeOrchestrator(ctx context.Context, cfg *config.Config, name, dir string
 // failed step's error code and a message naming the step and why
 // (Report.Err), its report kept in working memory. The input is the task's structured
 // input (or a text that is a JSON object); any other text is the original
-// request. The task's handoff passes on its session_id, user_id,
-// original_request and constraints.
+// request. The task's handoff passes on its sessionId, userId,
+// originalRequest and constraints.
 func runWorkflow(e *workflow.Engine, w *workflow.Workflow) agent.Handler {
 	return func(ctx context.Context, t *agent.Task) (*agent.Result, error) {
 		ro := workflow.RunOptions{RunID: t.Request.TaskID, SessionID: t.Request.SessionID}
@@ -175,24 +175,22 @@ func runWorkflow(e *workflow.Engine, w *workflow.Workflow) agent.Handler {
 			Status:     rep.Status.ResultStatus(),
 			Confidence: rep.Confidence,
 			Warnings:   rep.Warnings,
-			Extra:      map[string]any{"run_id": rep.RunID, "workflow": rep.Workflow},
+			Extra:      map[string]any{"runId": rep.RunID, "workflow": rep.Workflow},
 		}, nil
 	}
 }
 
-// inheritHandoff copies the user context of the task's handoff into ro.
+// inheritHandoff copies the user context of the task's handoff into ro:
+// its sessionId, userId, originalRequest and constraints, the fields of a
+// workflow.Handoff (a request queued before camelCase may spell them
+// session_id, user_id, original_request).
 func inheritHandoff(raw json.RawMessage, ro *workflow.RunOptions) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	var h struct {
-		SessionID       string         `json:"session_id"`
-		UserID          string         `json:"user_id"`
-		OriginalRequest string         `json:"original_request"`
-		Constraints     map[string]any `json:"constraints"`
-	}
+	var h workflow.Handoff
 	if err := json.Unmarshal(raw, &h); err != nil {
-		return a2a.NewError(a2a.CodeInvalidInput, "the task's handoff must be a JSON object with session_id, user_id, original_request, constraints: %v", err)
+		return a2a.NewError(a2a.CodeInvalidInput, "the task's handoff must be a JSON object with sessionId, userId, originalRequest, constraints: %v", err)
 	}
 	if h.SessionID != "" {
 		ro.SessionID = h.SessionID

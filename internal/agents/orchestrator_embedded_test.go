@@ -65,7 +65,7 @@ func TestOrchestratorOutcomes(t *testing.T) {
 	defer cancel()
 
 	out, err := c.Call(ctx, caller.Request{Target: "Orchestrator", Skill: "good", Input: json.RawMessage(`{"flows":[-100000,25000,35000,45000,55000]}`),
-		Handoff: json.RawMessage(`{"user_id":"user-456","session_id":"sess-789"}`)}, nil)
+		Handoff: json.RawMessage(`{"userId":"user-456","sessionId":"sess-789"}`)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -120,7 +121,11 @@ func (p *Primary) Handle(ctx context.Context, t *agent.Task) (*agent.Result, err
 	if err != nil {
 		return nil, err
 	}
-	turn, err := s.SendOnce(ctx, "primary/"+t.Request.TaskID, text, map[string]string{"a2a_task": t.Request.TaskID, "a2a_caller": t.Request.Caller})
+	once, err := memory.PrimaryRequestOnceID(t.Request.TaskID)
+	if err != nil {
+		return nil, a2a.NewError(a2a.CodeInvalidInput, "primary: %v", err)
+	}
+	turn, err := s.SendOnce(ctx, once, text, map[string]string{"a2aTask": t.Request.TaskID, "a2aCaller": t.Request.Caller})
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func TestPrimaryServesChat(t *testing.T) {
 				return llmtest.Reply{ToolCalls: []llm.ToolCall{llmtest.Call("get_from_working_memory", map[string]string{"key": notifiedKey.FindStringSubmatch(last.Content)[1]})}}
 			case last.Role == "user":
 				return llmtest.Reply{ToolCalls: []llm.ToolCall{llmtest.Call("invoke_agent", map[string]any{"agent_name": sampleName, "skill": "echo", "message": "from the primary"})}}
-			case last.Role == "tool" && strings.Contains(last.Content, `"memory_key"`):
+			case last.Role == "tool" && strings.Contains(last.Content, `"memoryKey"`):
 				return llmtest.Reply{Content: "asked " + sampleName}
 			case last.Role == "tool" && strings.Contains(last.Content, "from the primary"):
 				return llmtest.Reply{Content: "it says: from the primary"}
@@ -127,7 +127,7 @@ func TestPrimaryServesChat(t *testing.T) {
 				answers++
 			}
 		}
-		if answers != 2 || !slices.ContainsFunc(seen, func(tr memory.Turn) bool { return tr.Meta["a2a_task"] == out.TaskID }) {
+		if answers != 2 || !slices.ContainsFunc(seen, func(tr memory.Turn) bool { return tr.Meta["a2aTask"] == out.TaskID }) {
 			t.Fatalf("conversation %+v", seen)
 		}
 	})

@@ -117,7 +117,7 @@ func TestRunReportMarshalsToOneObject(t *testing.T) {
 	if err := dec.Decode(&m); err != nil || dec.More() {
 		t.Fatalf("not exactly one JSON object: %v\n%s", err, out.String())
 	}
-	if m["throughput_seconds_per_round"] != 0.1 || m["latency_p50_ratio"] == nil || m["throughput_ratio"] == nil {
+	if m["throughputSecondsPerRound"] != 0.1 || m["latencyP50Ratio"] == nil || m["throughputRatio"] == nil {
 		t.Fatalf("JSON: %s", out.String())
 	}
 }

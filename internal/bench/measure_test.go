@@ -165,13 +165,13 @@ func TestReportRatiosTableAndJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"latency_p50_ratio", "latency_p99_ratio", "throughput_ratio", "raw", "project", "body_bytes", "targets"} {
+	for _, k := range []string{"latencyP50Ratio", "latencyP99Ratio", "throughputRatio", "raw", "project", "bodyBytes", "targets"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON lacks %q: %s", k, b)
 		}
 	}
 	raw := m["raw"].(map[string]any)
-	for _, k := range []string{"latency_p50_ms", "latency_p99_ms", "throughput_calls_per_s", "per_round"} {
+	for _, k := range []string{"latencyP50Ms", "latencyP99Ms", "throughputCallsPerSecond", "perRound"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("raw figures lack %q: %s", k, b)
 		}

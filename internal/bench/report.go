@@ -19,54 +19,54 @@ const (
 // Report is what a run measured. Its JSON form is the --json output of
 // `a2abus bench`; durations are in milliseconds, rates in calls per second.
 type Report struct {
-	RunID            string  `json:"run_id"`
+	RunID            string  `json:"runId"`
 	Rounds           int     `json:"rounds"`
-	RequestsPerRound int     `json:"requests_per_round"`
-	WarmupPerRound   int     `json:"warmup_per_round"`
-	InFlight         int     `json:"in_flight"`
-	CountPerRound    int     `json:"throughput_count_per_round,omitempty"`
-	SecondsPerRound  float64 `json:"throughput_seconds_per_round,omitempty"`
+	RequestsPerRound int     `json:"requestsPerRound"`
+	WarmupPerRound   int     `json:"warmupPerRound"`
+	InFlight         int     `json:"inFlight"`
+	CountPerRound    int     `json:"throughputCountPerRound,omitempty"`
+	SecondsPerRound  float64 `json:"throughputSecondsPerRound,omitempty"`
 	// BodyBytes are the sizes of what one call moves, the same in both chains.
-	BodyBytes Sizes       `json:"body_bytes"`
+	BodyBytes Sizes       `json:"bodyBytes"`
 	Raw       ChainResult `json:"raw"`
 	Project   ChainResult `json:"project"`
 	// LatencyP50Ratio and LatencyP99Ratio are project ÷ raw at 1 in flight.
-	LatencyP50Ratio float64 `json:"latency_p50_ratio"`
-	LatencyP99Ratio float64 `json:"latency_p99_ratio"`
+	LatencyP50Ratio float64 `json:"latencyP50Ratio"`
+	LatencyP99Ratio float64 `json:"latencyP99Ratio"`
 	// ThroughputRatio is project ÷ raw at InFlight calls in flight.
-	ThroughputRatio float64 `json:"throughput_ratio"`
+	ThroughputRatio float64 `json:"throughputRatio"`
 	// Observed is the project chain with metrics and tracing on (Options.Observed).
 	Observed *ChainResult `json:"observed,omitempty"`
 	// ObservedWith says what was on in the observed chain: "metrics and tracing", or "metrics".
-	ObservedWith string `json:"observed_with,omitempty"`
+	ObservedWith string `json:"observedWith,omitempty"`
 	// ObservedThroughputRatio and ObservedLatencyP50Ratio are observed ÷ project.
-	ObservedThroughputRatio float64 `json:"observed_throughput_ratio,omitempty"`
-	ObservedLatencyP50Ratio float64 `json:"observed_latency_p50_ratio,omitempty"`
+	ObservedThroughputRatio float64 `json:"observedThroughputRatio,omitempty"`
+	ObservedLatencyP50Ratio float64 `json:"observedLatencyP50Ratio,omitempty"`
 	Targets                 Targets `json:"targets"`
 }
 
 // Targets are the ratio targets and whether this run met them.
 type Targets struct {
-	LatencyP50RatioMax float64 `json:"latency_p50_ratio_max"`
-	ThroughputRatioMin float64 `json:"throughput_ratio_min"`
+	LatencyP50RatioMax float64 `json:"latencyP50RatioMax"`
+	ThroughputRatioMin float64 `json:"throughputRatioMin"`
 	// ObservedThroughputRatioMin is the target of observed ÷ project (with Observed).
-	ObservedThroughputRatioMin float64 `json:"observed_throughput_ratio_min,omitempty"`
+	ObservedThroughputRatioMin float64 `json:"observedThroughputRatioMin,omitempty"`
 	Met                        bool    `json:"met"`
 }
 
 // ChainResult is what one chain measured over all rounds.
 type ChainResult struct {
-	LatencySamples int     `json:"latency_samples"`
-	LatencyP50Ms   float64 `json:"latency_p50_ms"`
-	LatencyP99Ms   float64 `json:"latency_p99_ms"`
-	LatencyMeanMs  float64 `json:"latency_mean_ms"`
-	LatencyMinMs   float64 `json:"latency_min_ms"`
-	LatencyMaxMs   float64 `json:"latency_max_ms"`
+	LatencySamples int     `json:"latencySamples"`
+	LatencyP50Ms   float64 `json:"latencyP50Ms"`
+	LatencyP99Ms   float64 `json:"latencyP99Ms"`
+	LatencyMeanMs  float64 `json:"latencyMeanMs"`
+	LatencyMinMs   float64 `json:"latencyMinMs"`
+	LatencyMaxMs   float64 `json:"latencyMaxMs"`
 	// Throughput is all throughput calls over all throughput time.
-	Throughput        float64       `json:"throughput_calls_per_s"`
-	ThroughputCalls   int           `json:"throughput_calls"`
-	ThroughputSeconds float64       `json:"throughput_seconds"`
-	PerRound          []RoundResult `json:"per_round"`
+	Throughput        float64       `json:"throughputCallsPerSecond"`
+	ThroughputCalls   int           `json:"throughputCalls"`
+	ThroughputSeconds float64       `json:"throughputSeconds"`
+	PerRound          []RoundResult `json:"perRound"`
 
 	samples []time.Duration
 	calls   int
@@ -75,9 +75,9 @@ type ChainResult struct {
 
 // RoundResult is one round's figures of one chain.
 type RoundResult struct {
-	LatencyP50Ms float64 `json:"latency_p50_ms"`
-	LatencyP99Ms float64 `json:"latency_p99_ms"`
-	Throughput   float64 `json:"throughput_calls_per_s"`
+	LatencyP50Ms float64 `json:"latencyP50Ms"`
+	LatencyP99Ms float64 `json:"latencyP99Ms"`
+	Throughput   float64 `json:"throughputCallsPerSecond"`
 }
 
 func newReport(o Options, runID string, sizes Sizes) *Report {

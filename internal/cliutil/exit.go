@@ -113,14 +113,14 @@ type errorObject struct {
 	Error struct {
 		Code     string `json:"code"`
 		Message  string `json:"message"`
-		ExitCode int    `json:"exit_code"`
+		ExitCode int    `json:"exitCode"`
 	} `json:"error"`
 }
 
 // Execute runs root with args under a context cancelled by the first SIGINT
 // or SIGTERM (a second one kills the process), prints a failure to stderr as
 // "<root name>: <error>" — one line per line of its message (printError) — and, when
-// the command was given --json, as {"error":{"code":…,"message":…,"exit_code":…}}
+// the command was given --json, as {"error":{"code":…,"message":…,"exitCode":…}}
 // on its standard output too (unless it printed its outcome there already).
 // It returns ExitCode: 0, an *ExitError's Code, or 1.
 func Execute(root *cobra.Command, args []string, stderr io.Writer) int {

@@ -94,7 +94,7 @@ func TestJSONFailuresPrintAnErrorObject(t *testing.T) {
 				Error struct {
 					Code     string `json:"code"`
 					Message  string `json:"message"`
-					ExitCode int    `json:"exit_code"`
+					ExitCode int    `json:"exitCode"`
 				} `json:"error"`
 			}
 			if err := json.Unmarshal(stdout.Bytes(), &obj); err != nil || obj.Error.Code != tc.errCode || obj.Error.ExitCode != code ||

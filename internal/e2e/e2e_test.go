@@ -18,9 +18,9 @@ import (
 )
 
 type invokeJSON struct {
-	TaskID    string               `json:"task_id"`
-	MemoryKey string               `json:"memory_key"`
-	SessionID string               `json:"session_id"`
+	TaskID    string               `json:"taskId"`
+	MemoryKey string               `json:"memoryKey"`
+	SessionID string               `json:"sessionId"`
 	Result    *caller.StoredResult `json:"result"`
 }
 

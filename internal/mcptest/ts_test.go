@@ -32,8 +32,8 @@ type summary struct {
 		Code    string `json:"code"`
 	} `json:"badCall"`
 	Invoke struct {
-		TaskID    string `json:"task_id"`
-		MemoryKey string `json:"memory_key"`
+		TaskID    string `json:"taskId"`
+		MemoryKey string `json:"memoryKey"`
 		Status    string `json:"status"`
 	} `json:"invoke"`
 	Link         string              `json:"link"`

@@ -25,7 +25,7 @@ func collect(ctx context.Context, m memory.Memory, s *Snapshot) (map[string]*Obs
 			if t.Meta[caller.MetaKind] != caller.KindNotification || t.Meta[caller.MetaAgent] != e.Target {
 				continue
 			}
-			o.Notes = append(o.Notes, Note{Task: t.Meta[caller.MetaTaskID], Agent: t.Meta[caller.MetaAgent], State: t.Meta[caller.MetaState],
+			o.Notes = append(o.Notes, Note{Task: memory.MetaValue(t.Meta, caller.MetaTaskID), Agent: t.Meta[caller.MetaAgent], State: t.Meta[caller.MetaState],
 				Swept: t.Meta[caller.MetaOutcome] == caller.OutcomeSwept, Content: t.Content})
 		}
 		if o.Results, err = readResults(ctx, m, e, s.Sent[sid], o.Notes); err != nil {
@@ -73,11 +73,11 @@ func readResults(ctx context.Context, m memory.Memory, e Entry, taskID string, n
 			keys = append(keys, key)
 		}
 	} else {
-		prefix, err := memory.SessionPrefix(e.Session)
+		prefix, err := memory.ResultPrefix(e.Session, e.Target)
 		if err != nil {
 			return nil, err
 		}
-		if keys, err = m.List(ctx, prefix+"a2a/"+e.Target+"/"); err != nil {
+		if keys, err = m.List(ctx, prefix); err != nil {
 			return nil, fmt.Errorf("soak: list the results of %s: %w", e.Session, err)
 		}
 	}

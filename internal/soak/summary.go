@@ -10,27 +10,27 @@ type Summary struct {
 	Stuck int `json:"stuck"`
 	// DeadLettered is the messages in the dead-letter queue; DeadUnexplained
 	// those the fault plan does not account for.
-	DeadLettered    int            `json:"dead_lettered"`
-	DeadUnexplained int            `json:"dead_unexplained"`
-	DeadReasons     map[string]int `json:"dead_reasons"`
+	DeadLettered    int            `json:"deadLettered"`
+	DeadUnexplained int            `json:"deadUnexplained"`
+	DeadReasons     map[string]int `json:"deadReasons"`
 	// Faults counts the faults injected, by kind.
 	Faults map[FaultKind]int `json:"faults"`
 	// FaultFailures counts the planned faults that could not be injected.
-	FaultFailures int `json:"fault_failures"`
+	FaultFailures int `json:"faultFailures"`
 	// Abandoned: ledger tasks whose caller was killed before it published them (nothing ran).
 	Abandoned int `json:"abandoned"`
 	// Refused: tasks whose Invoke or Call failed loudly before publishing.
 	Refused int `json:"refused"`
 	// RefusedRan: tasks reported as not sent that ran anyway.
-	RefusedRan int `json:"refused_ran"`
+	RefusedRan int `json:"refusedRan"`
 	// Crashes counts the child processes that exited on their own with an error.
 	Crashes int `json:"crashes"`
 	// Outcomes counts the final outcomes by state or error code.
 	Outcomes map[string]int `json:"outcomes"`
 	// Throughput is the final outcomes stored per second of load.
-	Throughput float64 `json:"throughput_per_s"`
-	LoadSecs   float64 `json:"load_s"`
-	TotalSecs  float64 `json:"total_s"`
+	Throughput float64 `json:"throughputPerSecond"`
+	LoadSecs   float64 `json:"loadSeconds"`
+	TotalSecs  float64 `json:"totalSeconds"`
 	Seed       uint64  `json:"seed"`
 	Agents     int     `json:"agents"`
 	Callers    int     `json:"callers"`

@@ -63,8 +63,8 @@ func resultStatus(s *StoredResult) string {
 // (the two finalizations race) never replaces it. rec comes from Invoke,
 // which validated its session and task ids, so the op is always valid.
 func (c *Caller) historyOp(e *HistoryEntry) memory.Op {
-	key, _ := historyKey(e.SessionID, e.TaskID) // validated by Invoke (ResultKey)
-	b, _ := json.Marshal(e)                     // strings, times and ints only: cannot fail
+	key, _ := memory.CallHistoryKey(e.SessionID, e.TaskID) // validated by Invoke (ResultKey)
+	b, _ := json.Marshal(e)                                // strings, times and ints only: cannot fail
 	if e.Late {
 		return memory.SetOp(key, b, c.opts.ResultTTL)
 	}
@@ -116,7 +116,7 @@ func (c *Caller) recordRefusal(ctx context.Context, req Request, err error) {
 	c.log.Info("call refused", zap.String("task", e.TaskID), zap.String("session", e.SessionID),
 		zap.String("target", e.Target), zap.String("skill", e.Skill), zap.Strings("chain", e.Chain),
 		zap.String("status", e.Status), zap.String("code", string(e.Code)), zap.String("error", e.Error))
-	key, kerr := historyKey(session, e.TaskID)
+	key, kerr := memory.CallHistoryKey(session, e.TaskID)
 	if kerr != nil || errors.Is(err, ErrSessionNotOwned) { // not in another's session either
 		return // no session (or an invalid one): nowhere to record it
 	}

@@ -88,7 +88,7 @@ func TestHistoryRecordsOutcomesOnceAndRedacted(t *testing.T) {
 		if !strings.Contains(second.Error, "https://bob:xxxxx@api.example.com") {
 			t.Errorf("history error = %q, want the redacted URL kept", second.Error)
 		}
-		key, _ := historyKey(session, ok.TaskID)
+		key, _ := memory.CallHistoryKey(session, ok.TaskID)
 		if ttl, err := w.mem.TTL(context.Background(), key); err != nil || ttl <= 9*time.Minute || ttl > 10*time.Minute {
 			t.Errorf("entry TTL = %v, %v; want the ResultTTL (10m)", ttl, err)
 		}
@@ -193,7 +193,7 @@ func TestHistoryOfUnknownOrBadSession(t *testing.T) {
 	if _, err := History(context.Background(), w.mem, "../x"); err == nil {
 		t.Fatal("a bad session id was accepted")
 	}
-	key, _ := historyKey("broken", uuid.NewString())
+	key, _ := memory.CallHistoryKey("broken", uuid.NewString())
 	if err := w.mem.Set(context.Background(), key, []byte("{"), 0); err != nil {
 		t.Fatal(err)
 	}

@@ -214,6 +214,8 @@ type Caller struct {
 	declared map[string]bool // queues this process has declared
 
 	life *component.Runner // Run once; Close wakes waiters through life.AfterClose()
+
+	pending string // the index of this caller's unfinished tasks (memory.PendingIndex)
 }
 
 // New validates opts and returns a caller. Call Run to handle responses.
@@ -221,8 +223,13 @@ func New(opts Options) (*Caller, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
+	pending, err := memory.PendingIndex(opts.Name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: name: %w", ErrInvalidOptions, err)
+	}
 	return &Caller{
 		opts:     opts,
+		pending:  pending,
 		log:      opts.Logger.With(zap.String("caller", opts.Name), zap.String("instance", opts.InstanceID)),
 		waiters:  newWaiters(),
 		local:    newLocalTasks(),

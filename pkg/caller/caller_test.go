@@ -450,13 +450,13 @@ func TestSweepDropsTasksWithoutRecord(t *testing.T) {
 		c := w.caller(w.N("Primary"), false)
 		ctx := ctxT(t)
 		ghost := uuid.NewString()
-		if err := w.mem.IndexAdd(ctx, pendingIndex(c.Name()), ghost, time.Now().Add(-time.Hour).UnixMilli()); err != nil {
+		if err := w.mem.IndexAdd(ctx, mustPendingIndex(t, c.Name()), ghost, time.Now().Add(-time.Hour).UnixMilli()); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.sweep(ctx); err != nil {
 			t.Fatalf("sweep: %v", err)
 		}
-		if _, found, err := w.mem.IndexScore(ctx, pendingIndex(c.Name()), ghost); err != nil || found {
+		if _, found, err := w.mem.IndexScore(ctx, mustPendingIndex(t, c.Name()), ghost); err != nil || found {
 			t.Fatalf("ghost task still pending (found %v, err %v)", found, err)
 		}
 	})

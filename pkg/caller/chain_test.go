@@ -94,7 +94,7 @@ func TestNestedCallsInheritTheirTask(t *testing.T) {
 		}})
 		c := w.caller(w.N("Primary"), true)
 		out, err := c.Call(ctxT(t), Request{Target: mid, Skill: "fwd", Text: "go", SessionID: "nest", CorrelationID: "wf-1", Timeout: 20 * time.Second,
-			Handoff: json.RawMessage(`{"workflow_position":"Step 2 of 4"}`)}, nil)
+			Handoff: json.RawMessage(`{"workflowPosition":"Step 2 of 4"}`)}, nil)
 		if err != nil || out.Result.Text() != "mid+leaf" {
 			t.Fatalf("call = %+v, %v", out, err)
 		}
@@ -102,7 +102,7 @@ func TestNestedCallsInheritTheirTask(t *testing.T) {
 		if sub.SessionID != "nest" || sub.CorrelationID != "wf-1" || strings.Join(sub.CallChain, ",") != w.N("Primary")+","+mid {
 			t.Fatalf("sub-call = session %q correlation %q chain %v", sub.SessionID, sub.CorrelationID, sub.CallChain)
 		}
-		if string(sub.Handoff) != `{"workflow_position":"Step 2 of 4"}` {
+		if string(sub.Handoff) != `{"workflowPosition":"Step 2 of 4"}` {
 			t.Fatalf("sub-call handoff = %s, want its task's", sub.Handoff)
 		}
 		if sub.Deadline.After(out.Deadline) {

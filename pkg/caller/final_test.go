@@ -393,7 +393,7 @@ func TestUnsentTaskEitherRefusedOrSwept(t *testing.T) {
 		if tasks, err := w.mem.List(context.Background(), "a2a/tasks/"+n("Unsent")+"/"); err != nil || len(tasks) != 0 {
 			t.Fatalf("records of a task never sent: %v, %v; want none", tasks, err)
 		}
-		if pending, err := w.mem.IndexRange(context.Background(), pendingIndex(n("Unsent")), math.MaxInt64, 10); err != nil || len(pending) != 0 {
+		if pending, err := w.mem.IndexRange(context.Background(), mustPendingIndex(t, n("Unsent")), math.MaxInt64, 10); err != nil || len(pending) != 0 {
 			t.Fatalf("pending entries of a task never sent: %v, %v; want none", pending, err)
 		}
 		if err := unsent.sweep(ctxT(t)); err != nil {
@@ -463,4 +463,14 @@ func TestDeadlinePassedBeforeSendIsATimeoutRefusal(t *testing.T) {
 			t.Fatalf("records of a task never sent: %v, %v; want none", tasks, err)
 		}
 	})
+}
+
+// mustPendingIndex is memory.PendingIndex of a valid caller name.
+func mustPendingIndex(t *testing.T, caller string) string {
+	t.Helper()
+	index, err := memory.PendingIndex(caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return index
 }

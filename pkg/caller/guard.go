@@ -105,7 +105,7 @@ func (c *Caller) releaseFinishedTickets(ctx context.Context) {
 		if !ok {
 			continue
 		}
-		_, pending, err := c.opts.Memory.IndexScore(ctx, pendingIndex(c.opts.Name), id)
+		_, pending, err := c.opts.Memory.IndexScore(ctx, c.pending, id)
 		if err != nil || pending {
 			continue // still running, or unknown now: its event or its deadline frees it
 		}

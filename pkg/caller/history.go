@@ -52,32 +52,10 @@ func (e *HistoryEntry) Duration() time.Duration {
 	return time.Duration(e.DurationMs) * time.Millisecond
 }
 
-// historyPrefix is the List prefix of a session's call history.
-func historyPrefix(sessionID string) (string, error) {
-	prefix, err := memory.SessionPrefix(sessionID)
-	if err != nil {
-		return "", err
-	}
-	return prefix + "calls/", nil
-}
-
-// historyKey is the key of one call of a session's history:
-// session/<sessionId>/calls/<taskId>.
-func historyKey(sessionID, taskID string) (string, error) {
-	prefix, err := historyPrefix(sessionID)
-	if err != nil {
-		return "", err
-	}
-	if err := a2a.ValidateTaskID(taskID); err != nil {
-		return "", fmt.Errorf("%w: %w", memory.ErrInvalidKey, err)
-	}
-	return prefix + taskID, nil
-}
-
 // History returns the call history of a session, oldest call first: every
 // call made in it (by any caller) whose entry has not expired.
 func History(ctx context.Context, mem memory.Store, sessionID string) ([]HistoryEntry, error) {
-	prefix, err := historyPrefix(sessionID)
+	prefix, err := memory.CallHistoryPrefix(sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("caller: history of session %q: %w", sessionID, err)
 	}
@@ -110,7 +88,11 @@ func History(ctx context.Context, mem memory.Store, sessionID string) ([]History
 // has published and not finalized yet (by any replica), read from m — the
 // pending index its deadline sweeper reads. Empty when it has none.
 func PendingTasks(ctx context.Context, m memory.Indexes, name string, limit int) ([]string, error) {
-	members, err := m.IndexRange(ctx, pendingIndex(name), math.MaxInt64, limit)
+	index, err := memory.PendingIndex(name)
+	if err != nil {
+		return nil, fmt.Errorf("caller %q: read pending tasks: %w", name, err)
+	}
+	members, err := m.IndexRange(ctx, index, math.MaxInt64, limit)
 	if err != nil {
 		return nil, fmt.Errorf("caller %q: read pending tasks: %w", name, err)
 	}

@@ -121,9 +121,13 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: encode record of task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
+	recKey, err := memory.TaskRecordKey(c.opts.Name, rec.TaskID)
+	if err != nil {
+		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
+	}
 	_, err = c.opts.Memory.Batch(ctx, append([]memory.Op{
-		memory.SetOp(recordKey(c.opts.Name, rec.TaskID), recJSON, recTTL),
-		memory.IndexAddOp(pendingIndex(c.opts.Name), rec.TaskID, rec.Deadline.UnixMilli())}, sessionOps...)...)
+		memory.SetOp(recKey, recJSON, recTTL),
+		memory.IndexAddOp(c.pending, rec.TaskID, rec.Deadline.UnixMilli())}, sessionOps...)...)
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
@@ -159,7 +163,13 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 func (c *Caller) withdraw(ctx context.Context, rec *Record) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	res, err := c.opts.Memory.Batch(ctx, c.claimOp(claimKey(c.opts.Name, rec.TaskID), claimUnsent))
+	claimKey, err := memory.TaskClaimKey(c.opts.Name, rec.TaskID)
+	recKey, kerr := memory.TaskRecordKey(c.opts.Name, rec.TaskID)
+	if err = errors.Join(err, kerr); err != nil {
+		c.log.Warn("unsent task kept: its withdrawal failed", zap.String("task", rec.TaskID), zap.Error(err))
+		return false
+	}
+	res, err := c.opts.Memory.Batch(ctx, c.claimOp(claimKey, claimUnsent))
 	if err != nil || !res[0].Applied {
 		if err != nil {
 			c.log.Warn("unsent task kept: its withdrawal failed", zap.String("task", rec.TaskID), zap.Error(err))
@@ -167,7 +177,7 @@ func (c *Caller) withdraw(ctx context.Context, rec *Record) bool {
 		return false
 	}
 	c.local.drop(rec.TaskID)
-	_, _ = c.opts.Memory.Batch(ctx, memory.IndexRemoveOp(pendingIndex(c.opts.Name), rec.TaskID), memory.DeleteOp(recordKey(c.opts.Name, rec.TaskID)))
+	_, _ = c.opts.Memory.Batch(ctx, memory.IndexRemoveOp(c.pending, rec.TaskID), memory.DeleteOp(recKey))
 	return true
 }
 

@@ -12,12 +12,13 @@ import (
 // previewRunes bounds the result preview in a notification turn.
 const previewRunes = 200
 
-// Meta keys of notification turns.
+// Meta keys of notification turns, camelCase; turns appended before carry
+// task_id and memory_key, read by memory.MetaValue.
 const (
 	MetaKind      = "kind"
-	MetaTaskID    = "task_id"
+	MetaTaskID    = "taskId"
 	MetaAgent     = "agent"
-	MetaMemoryKey = "memory_key"
+	MetaMemoryKey = "memoryKey"
 	MetaState     = "state"
 	// MetaOutcome says which outcome a notification reports: OutcomeSwept
 	// (the deadline sweeper's TIMEOUT), OutcomeLate (a result after it) or

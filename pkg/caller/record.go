@@ -40,8 +40,12 @@ func (c *Caller) loadRecord(ctx context.Context, taskID string) (*Record, error)
 	if rec, ok := c.local.get(taskID); ok {
 		return &rec, nil
 	}
+	key, err := memory.TaskRecordKey(c.opts.Name, taskID)
+	if err != nil {
+		return nil, err
+	}
 	var rec Record
-	found, err := getJSON(ctx, c.opts.Memory, recordKey(c.opts.Name, taskID), &rec)
+	found, err := getJSON(ctx, c.opts.Memory, key, &rec)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -93,15 +97,21 @@ func (s *StoredResult) Text() string {
 	return a2a.MessageText(s.Message)
 }
 
-// Keys of the caller's own state in working memory: a task's record, who
-// finalized it, which real result replaced its TIMEOUT, and the index of the caller's unfinished tasks by deadline
-// (Unix ms), from which the sweeper reads the overdue ones without scanning keys.
-func recordKey(caller, taskID string) string { return "a2a/tasks/" + caller + "/" + taskID }
-func claimKey(caller, taskID string) string  { return "a2a/final/" + caller + "/" + taskID }
-func lateClaimKey(caller, taskID string) string {
-	return "a2a/final/" + caller + "/" + taskID + "/late"
+// The caller's own state in working memory (memory/keys.go): a task's
+// record (memory.TaskRecordKey), who finalized it (memory.TaskClaimKey),
+// which real result replaced its TIMEOUT (memory.TaskLateClaimKey), and the
+// index of the caller's unfinished tasks by deadline (Unix ms, c.pending),
+// from which the sweeper reads the overdue ones without scanning keys.
+
+// claimTask is claim (responses.go) on the key keyOf gives for this
+// caller's task taskID: memory.TaskClaimKey or memory.TaskLateClaimKey.
+func (c *Caller) claimTask(ctx context.Context, keyOf func(caller, taskID string) (string, error), taskID, by string) (string, error) {
+	key, err := keyOf(c.opts.Name, taskID)
+	if err != nil {
+		return "", err
+	}
+	return c.claim(ctx, key, by)
 }
-func pendingIndex(caller string) string { return "a2a/pending/" + caller }
 
 // Who finalized a task first: an answer (claimResult, then "/" and the
 // answer's message id: answerClaim), the deadline sweeper, or the caller

@@ -135,7 +135,7 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 		if winner == by {
 			return c.finalized(rec, s, entry), nil
 		}
-	} else if winner, err = c.claim(ctx, claimKey(c.opts.Name, s.TaskID), by); err != nil {
+	} else if winner, err = c.claimTask(ctx, memory.TaskClaimKey, s.TaskID, by); err != nil {
 		return nil, err
 	}
 	if winner != by {
@@ -143,7 +143,7 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 			return c.ignore(s, by, winner)
 		}
 		// A real result after the sweeper's TIMEOUT: the first one replaces it.
-		late, err := c.claim(ctx, lateClaimKey(c.opts.Name, s.TaskID), by)
+		late, err := c.claimTask(ctx, memory.TaskLateClaimKey, s.TaskID, by)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +167,10 @@ func (c *Caller) storeEarly(ctx context.Context, rec *Record, s *StoredResult, b
 	if err != nil {
 		return "", nil, err
 	}
-	key := claimKey(c.opts.Name, s.TaskID)
+	key, err := memory.TaskClaimKey(c.opts.Name, s.TaskID)
+	if err != nil {
+		return "", nil, err
+	}
 	var res []memory.OpResult
 	err = c.retry(ctx, "claim, store and notify result", func(ctx context.Context) (err error) {
 		res, err = c.opts.Memory.Batch(ctx, append([]memory.Op{c.claimOp(key, by)}, ops...)...)
@@ -198,7 +201,7 @@ func (c *Caller) store(ctx context.Context, rec *Record, s *StoredResult, swept 
 	if err := c.batch(ctx, "store and notify timeout", ops...); err != nil {
 		return nil, err
 	}
-	return entry, c.batch(ctx, "clear pending", memory.IndexRemoveOp(pendingIndex(c.opts.Name), s.TaskID))
+	return entry, c.batch(ctx, "clear pending", memory.IndexRemoveOp(c.pending, s.TaskID))
 }
 
 // outcomeOps are the writes of an outcome: the result at its memory key,
@@ -219,12 +222,15 @@ func (c *Caller) outcomeOps(rec *Record, s *StoredResult, swept bool) ([]memory.
 	if s.Late {
 		set = memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL)
 	}
-	notify := memory.AppendTurnOnceOp(rec.SessionID, "a2a-notify/"+s.TaskID+"/"+kind,
-		notificationTurn(s, rec.MemoryKey, swept))
+	once, err := memory.NotifyOnceID(s.TaskID, kind)
+	if err != nil {
+		return nil, nil, fmt.Errorf("notify the outcome of task %s: %w", s.TaskID, err)
+	}
+	notify := memory.AppendTurnOnceOp(rec.SessionID, once, notificationTurn(s, rec.MemoryKey, swept))
 	entry := c.historyEntry(rec, s)
 	ops := []memory.Op{set, notify, c.historyOp(entry)}
 	if !swept {
-		ops = append(ops, memory.IndexRemoveOp(pendingIndex(c.opts.Name), s.TaskID))
+		ops = append(ops, memory.IndexRemoveOp(c.pending, s.TaskID))
 	}
 	return ops, entry, nil
 }

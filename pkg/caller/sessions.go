@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -49,13 +48,6 @@ const ownedFor = time.Minute
 // maxOwnedCache bounds the sessions remembered as owned.
 const maxOwnedCache = 4096
 
-// ownerKey and grantKey are the keys of a session's owner and of an
-// agent's grant on it (agent names ignore case).
-func ownerKey(session string) string { return "session/" + session + "/a2a-owner" }
-func grantKey(session, agent string) string {
-	return "session/" + session + "/a2a-grants/" + strings.ToLower(agent)
-}
-
 // ownedSessions remembers the sessions this caller owns, for ownedFor.
 type ownedSessions struct {
 	mu sync.Mutex
@@ -83,7 +75,11 @@ func SessionOwner(ctx context.Context, m memory.Store, session string) (string, 
 	if err := memory.ValidateSessionID(session); err != nil {
 		return "", fmt.Errorf("caller: session owner: %w", err)
 	}
-	b, err := m.Get(ctx, ownerKey(session))
+	key, err := memory.SessionOwnerKey(session)
+	if err != nil {
+		return "", fmt.Errorf("caller: session owner: %w", err)
+	}
+	b, err := m.Get(ctx, key)
 	if errors.Is(err, memory.ErrNotFound) {
 		return "", nil
 	}
@@ -104,7 +100,11 @@ func (c *Caller) ClaimSession(ctx context.Context, session string) error {
 	if !a2a.SameAgent(owner, c.opts.Name) {
 		return c.notOwned(session, owner, "claim it")
 	}
-	_, err = c.opts.Memory.Batch(ctx, memory.SetOp(ownerKey(session), []byte(c.opts.Name), DefaultSessionOwnerTTL))
+	key, err := memory.SessionOwnerKey(session) // valid: claimSession read it
+	if err != nil {
+		return err
+	}
+	_, err = c.opts.Memory.Batch(ctx, memory.SetOp(key, []byte(c.opts.Name), DefaultSessionOwnerTTL))
 	if err != nil {
 		return fmt.Errorf("caller %q: renew the ownership of session %q: %w", c.opts.Name, session, err)
 	}
@@ -118,7 +118,11 @@ func (c *Caller) claimSession(ctx context.Context, session string) (string, erro
 	if err != nil || owner != "" {
 		return owner, err
 	}
-	claimed, err := c.opts.Memory.SetIfAbsent(ctx, ownerKey(session), []byte(c.opts.Name), DefaultSessionOwnerTTL)
+	key, err := memory.SessionOwnerKey(session) // valid: SessionOwner read it
+	if err != nil {
+		return "", err
+	}
+	claimed, err := c.opts.Memory.SetIfAbsent(ctx, key, []byte(c.opts.Name), DefaultSessionOwnerTTL)
 	if err != nil {
 		return "", fmt.Errorf("caller %q: claim session %q: %w", c.opts.Name, session, err)
 	}
@@ -135,8 +139,16 @@ func (c *Caller) claimSession(ctx context.Context, session string) (string, erro
 // for the task by this caller is its own without a look-up.
 func (c *Caller) sessionOps(ctx context.Context, rec *Record) ([]memory.Op, error) {
 	session, now := rec.SessionID, c.opts.Now()
-	grant := memory.SetOp(grantKey(session, rec.Target), []byte(c.opts.Name), c.opts.MaxTimeout)
-	renew := memory.SetOp(ownerKey(session), []byte(c.opts.Name), DefaultSessionOwnerTTL)
+	ownerKey, err := memory.SessionOwnerKey(session)
+	if err != nil {
+		return nil, err
+	}
+	grantKey, err := memory.SessionGrantKey(session, rec.Target)
+	if err != nil {
+		return nil, err
+	}
+	grant := memory.SetOp(grantKey, []byte(c.opts.Name), c.opts.MaxTimeout)
+	renew := memory.SetOp(ownerKey, []byte(c.opts.Name), DefaultSessionOwnerTTL)
 	if rec.freshSession || c.owned.has(session, now) {
 		return []memory.Op{renew, grant}, nil
 	}
@@ -148,7 +160,11 @@ func (c *Caller) sessionOps(ctx context.Context, rec *Record) ([]memory.Op, erro
 		c.owned.add(session, now)
 		return []memory.Op{renew, grant}, nil
 	}
-	_, err = c.opts.Memory.Get(ctx, grantKey(session, c.opts.Name))
+	ownGrant, err := memory.SessionGrantKey(session, c.opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	_, err = c.opts.Memory.Get(ctx, ownGrant)
 	switch {
 	case err == nil:
 		return []memory.Op{grant}, nil

@@ -41,7 +41,7 @@ func (c *Caller) Task(ctx context.Context, taskID string) (*TaskInfo, error) {
 	// The pending index first: an answer leaves it in the batch that stores
 	// the outcome, a TIMEOUT after it, so a task found not pending has its
 	// outcome stored (or expired) when the result is read next.
-	_, pending, err := c.opts.Memory.IndexScore(ctx, pendingIndex(c.opts.Name), taskID)
+	_, pending, err := c.opts.Memory.IndexScore(ctx, c.pending, taskID)
 	if err != nil {
 		return nil, fmt.Errorf("caller %q: task %s: read pending index: %w", c.opts.Name, taskID, err)
 	}

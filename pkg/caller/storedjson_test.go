@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -50,5 +51,30 @@ func TestStoredErrorIsCamelCase(t *testing.T) {
 	}
 	if err := json.Unmarshal(fast, &back); err != nil || back.Error.Code != a2a.CodeTimeout || !back.Error.Retryable {
 		t.Errorf("new shape read as %+v, %v", back.Error, err)
+	}
+}
+
+// TestCallerJSONIsCamelCase: what the caller stores (the task record, the
+// result as both encoders write it, the call history entry) and the meta of
+// the notification turns it appends have camelCase names only.
+func TestCallerJSONIsCamelCase(t *testing.T) {
+	now := time.Unix(1700000000, 0).UTC()
+	s := &StoredResult{TaskID: "t1", Agent: "A", Caller: "C", SessionID: "s1", Skill: "k", State: a2a.TaskStateFailed, Status: a2a.StatusError,
+		Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "x"), Warnings: []string{"w"},
+		Metadata: a2a.ResultMetadata{Extra: map[string]any{"toolCalls": []string{"a"}}}, Error: a2a.NewError(a2a.CodeTimeout, "slow"), Late: true, StoredAt: now}
+	fast, err := s.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{
+		&Record{TaskID: "t1", Caller: "C", Target: "A", Skill: "k", SessionID: "s1", MemoryKey: "m", Deadline: now, CreatedAt: now, Chain: []string{"C"}},
+		s, json.RawMessage(fast),
+		&HistoryEntry{Time: now, CreatedAt: now, TaskID: "t1", SessionID: "s1", Caller: "C", Target: "A", Skill: "k", Chain: []string{"C"},
+			Status: "ERROR", State: a2a.TaskStateFailed, Code: a2a.CodeTimeout, Error: "e", DurationMs: 5, Late: true},
+		notificationTurn(s, "session/s1/a2a/A/t1/result", true),
+	} {
+		if bad := testenv.NotCamelCaseJSON(v); len(bad) > 0 {
+			t.Errorf("%T: %q", v, bad)
+		}
 	}
 }

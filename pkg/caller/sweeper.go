@@ -27,7 +27,7 @@ func (c *Caller) sweepLoop(ctx context.Context) error {
 // sweep at once: the claim and the once-only notification keep the outcome
 // single.
 func (c *Caller) sweep(ctx context.Context) error {
-	overdue, err := c.opts.Memory.IndexRange(ctx, pendingIndex(c.opts.Name), c.opts.Now().UnixMilli(), sweepBatch)
+	overdue, err := c.opts.Memory.IndexRange(ctx, c.pending, c.opts.Now().UnixMilli(), sweepBatch)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 		return err
 	}
 	if rec == nil {
-		return c.opts.Memory.IndexRemove(ctx, pendingIndex(c.opts.Name), taskID) // its record expired: nothing to time out
+		return c.opts.Memory.IndexRemove(ctx, c.pending, taskID) // its record expired: nothing to time out
 	}
 	te := &a2a.TaskError{TaskID: taskID, Agent: rec.Target, State: a2a.TaskStateFailed, Code: a2a.CodeTimeout, Retryable: true,
 		Message: "no answer from " + rec.Target + " within the deadline of " + rec.Deadline.Sub(rec.CreatedAt).Round(time.Millisecond).String(),
@@ -62,7 +62,7 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 		return err
 	}
 	if out == nil { // another outcome won: nothing is pending any more
-		return c.opts.Memory.IndexRemove(ctx, pendingIndex(c.opts.Name), taskID)
+		return c.opts.Memory.IndexRemove(ctx, c.pending, taskID)
 	}
 	c.observeSwept(rec)
 	var m *bus.Message // the TIMEOUT as the agent would have sent it, for the other replicas

@@ -154,7 +154,7 @@ func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time
 	if rec == nil {
 		return nil, time.Time{}, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ErrUnknownTask)
 	}
-	if _, pending, err := c.opts.Memory.IndexScore(ctx, pendingIndex(c.opts.Name), taskID); err == nil && pending {
+	if _, pending, err := c.opts.Memory.IndexScore(ctx, c.pending, taskID); err == nil && pending {
 		return nil, rec.Deadline, nil
 	}
 	var res StoredResult

@@ -14,29 +14,30 @@ import (
 )
 
 // Meta keys the chat loop sets on the turns it appends (MetaKind is the
-// caller's "kind", shared with notification turns).
+// caller's "kind", shared with notification turns), camelCase; turns
+// appended before carry the snake_case names, read by memory.MetaValue.
 const (
 	MetaKind = caller.MetaKind
 	// MetaToolCalls is, on a KindToolCalls turn, the JSON array of the
 	// model's calls ([]llm.ToolCall).
-	MetaToolCalls = "tool_calls"
+	MetaToolCalls = "toolCalls"
 	// MetaToolCallID is, on a KindToolResult turn, the id of the call it answers.
-	MetaToolCallID = "tool_call_id"
+	MetaToolCallID = "toolCallId"
 	// MetaTool is, on a KindToolResult turn, the tool's name.
 	MetaTool = "tool"
 	// MetaToolError is "true" on a KindToolResult turn whose call failed.
-	MetaToolError = "tool_error"
+	MetaToolError = "toolError"
 	// MetaStartedTask is, on an invoke_agent KindToolResult turn, the id of
 	// the sub-task it started: its notification is an input of the session.
-	MetaStartedTask = "started_task"
+	MetaStartedTask = "startedTask"
 	// MetaHandledTo is, on a KindAnswer or KindError turn, the seq up to
 	// which the session's input turns were handled by that answer.
-	MetaHandledTo = "handled_to"
+	MetaHandledTo = "handledTo"
 	// MetaError is, on a KindError turn, why the model could not answer.
 	MetaError = "error"
 	// MetaErrorCode is, on a KindError turn, a short code: model, budget,
 	// tool_rounds, memory.
-	MetaErrorCode = "error_code"
+	MetaErrorCode = "errorCode"
 	// MetaModel is, on a KindAnswer turn, the model that answered.
 	MetaModel = "model"
 )
@@ -61,7 +62,7 @@ func handledTo(t memory.Turn) int64 {
 	if t.Meta == nil {
 		return 0
 	}
-	n, err := strconv.ParseInt(t.Meta[MetaHandledTo], 10, 64)
+	n, err := strconv.ParseInt(memory.MetaValue(t.Meta, MetaHandledTo), 10, 64)
 	if err != nil {
 		return 0
 	}
@@ -74,7 +75,7 @@ func isNotification(t memory.Turn) bool { return t.Meta[MetaKind] == caller.Kind
 // toolCalls decodes the tool calls of a KindToolCalls turn.
 func toolCalls(t memory.Turn) []llm.ToolCall {
 	var calls []llm.ToolCall
-	if raw := t.Meta[MetaToolCalls]; raw != "" {
+	if raw := memory.MetaValue(t.Meta, MetaToolCalls); raw != "" {
 		_ = json.Unmarshal([]byte(raw), &calls) // a bad meta: no calls, the turn becomes plain text
 	}
 	return calls
@@ -111,11 +112,11 @@ func (u *unit) add(m llm.Message) {
 // records its task's start is moved after it.
 func buildUnits(turns []memory.Turn, started map[string]int64) []unit {
 	turns = inputsAfterAnswers(turns)
-	results := map[string]memory.Turn{} // tool_call_id → result turn
+	results := map[string]memory.Turn{} // tool call id → result turn
 	for _, t := range turns {
-		if t.Role == memory.RoleTool && t.Meta[MetaToolCallID] != "" {
-			if _, dup := results[t.Meta[MetaToolCallID]]; !dup {
-				results[t.Meta[MetaToolCallID]] = t
+		if id := memory.MetaValue(t.Meta, MetaToolCallID); t.Role == memory.RoleTool && id != "" {
+			if _, dup := results[id]; !dup {
+				results[id] = t
 			}
 		}
 	}
@@ -128,7 +129,7 @@ func buildUnits(turns []memory.Turn, started map[string]int64) []unit {
 		case t.Meta[MetaKind] == KindError:
 			return
 		case isNotification(t):
-			at, ok := started[t.Meta[caller.MetaTaskID]]
+			at, ok := started[memory.MetaValue(t.Meta, caller.MetaTaskID)]
 			if !ok {
 				return
 			}

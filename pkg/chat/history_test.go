@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/chat"
@@ -42,7 +43,7 @@ func result(id, task string) memory.Turn {
 	if task != "" {
 		m[chat.MetaStartedTask] = task
 	}
-	return memory.Turn{Role: memory.RoleTool, Content: `{"task_id":"` + task + `"}`, Meta: m}
+	return memory.Turn{Role: memory.RoleTool, Content: `{"taskId":"` + task + `"}`, Meta: m}
 }
 
 func notification(task string) memory.Turn {
@@ -141,5 +142,51 @@ func TestHistoryBounds(t *testing.T) {
 	msgs = chat.History("", long, nil, 1, 1600)
 	if len(msgs[0].Content) > 400 || !strings.Contains(msgs[0].Content, "oldest lines omitted") {
 		t.Fatalf("summary of %d bytes: %q", len(msgs[0].Content), msgs[0].Content)
+	}
+}
+
+// snakeCase renames t's meta keys to the snake_case a turn appended before
+// turn meta became camelCase carries (tool_calls, tool_call_id, handled_to, task_id, …).
+func snakeCase(t memory.Turn) memory.Turn {
+	old := map[string]string{}
+	for k, v := range t.Meta {
+		old[memory.CamelToSnake(k)] = v
+	}
+	t.Meta = old
+	return t
+}
+
+// TestHistoryReadsSnakeCaseMeta: a conversation stored before turn meta
+// became camelCase (its tool calls, results, answers and notifications)
+// gives the model the same history as one stored today.
+func TestHistoryReadsSnakeCaseMeta(t *testing.T) {
+	turns := conv(user("go"), calls("c1", "c2"), notification("T1"), result("c1", "T1"), result("c2", ""), answer("asked", 1), user("again"))
+	old := make([]memory.Turn, len(turns))
+	for i, tr := range turns {
+		old[i] = snakeCase(tr)
+	}
+	if _, ok := old[1].Meta["tool_calls"]; !ok {
+		t.Fatalf("the old form has no tool_calls: %v", old[1].Meta)
+	}
+	started := map[string]int64{"T1": 4}
+	want := "s:P u:go a(c1,c2) t:c1 t:c2 a:asked u:[Agent 'A' completed task T1] u:again"
+	for name, ts := range map[string][]memory.Turn{"camelCase": turns, "snake_case": old} {
+		if got := shape(chat.History("P", ts, started, 100, 1<<20)); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+}
+
+// TestChatMetaIsCamelCase: the meta keys of the turns a chat and the
+// caller append are camelCase.
+func TestChatMetaIsCamelCase(t *testing.T) {
+	meta := map[string]string{}
+	for _, k := range []string{chat.MetaKind, chat.MetaToolCalls, chat.MetaToolCallID, chat.MetaTool, chat.MetaToolError, chat.MetaStartedTask,
+		chat.MetaHandledTo, chat.MetaError, chat.MetaErrorCode, chat.MetaModel, caller.MetaTaskID, caller.MetaAgent, caller.MetaMemoryKey,
+		caller.MetaState, caller.MetaOutcome} {
+		meta[k] = "v"
+	}
+	if bad := testenv.NotCamelCaseJSON(memory.Turn{Role: memory.RoleTool, Meta: meta}); len(bad) > 0 {
+		t.Fatalf("turn meta keys: %q", bad)
 	}
 }

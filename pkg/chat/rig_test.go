@@ -136,7 +136,7 @@ func rockBot(t *testing.T, agentName string) func(llmtest.Request) llmtest.Reply
 				t.Errorf("list_known_agents does not list %s: %s", agentName, last.Content)
 			}
 			return llmtest.Reply{ToolCalls: []llm.ToolCall{llmtest.Call("invoke_agent", map[string]any{"agent_name": agentName, "skill": "echo", "message": "hello bus"})}}
-		case last.Role == "tool" && strings.Contains(last.Content, `"task_id"`) && strings.Contains(last.Content, `"memory_key"`) && !strings.Contains(last.Content, `"state"`):
+		case last.Role == "tool" && strings.Contains(last.Content, `"taskId"`) && strings.Contains(last.Content, `"memoryKey"`) && !strings.Contains(last.Content, `"state"`):
 			return llmtest.Reply{Content: "I asked " + agentName + "; I will tell you when it answers."}
 		case last.Role == "tool":
 			return llmtest.Reply{Content: "The agent answered: " + echoText(last.Content)}

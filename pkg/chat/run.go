@@ -28,7 +28,7 @@ func (s *Session) Run(ctx context.Context) error {
 	defer finish()
 	defer func() { _ = s.set.Close() }() // stops following the sub-tasks' status updates
 
-	n, err := readInt(ctx, s.opts.Memory, s.keys.handled)
+	n, err := readInt(ctx, s.opts.Memory, s.keys.Handled)
 	if err != nil {
 		return fmt.Errorf("chat: read the cursor of %q: %w", s.opts.SessionID, err)
 	}
@@ -105,7 +105,7 @@ func (s *Session) claim(ctx context.Context) (int64, bool) {
 		}
 		return 0, false
 	}
-	n, err := readInt(ctx, s.opts.Memory, s.keys.handled)
+	n, err := readInt(ctx, s.opts.Memory, s.keys.Handled)
 	if err != nil {
 		s.log.Warn("chat: read the cursor", zap.Error(err))
 		return 0, false
@@ -133,7 +133,7 @@ func (s *Session) run(runCtx context.Context, last int64) error {
 	for i > 0 && turns[i-1].Seq > last {
 		i--
 	}
-	spent, err := readInt(ctx, s.opts.Memory, s.keys.tokens)
+	spent, err := readInt(ctx, s.opts.Memory, s.keys.Tokens)
 	if err != nil {
 		return s.fail(ctx, last, 0, fmt.Errorf("chat: read the tokens spent by %q: %w", s.opts.SessionID, err))
 	}
@@ -212,10 +212,6 @@ func (d *dispatcher) run(ctx context.Context, call llm.ToolCall) (string, bool) 
 	return out, failed
 }
 
-// answerOnce is the once id of the answer (or failure) to the inputs up to last:
-// two runs over the same inputs can never both answer.
-func answerOnce(last int64) string { return "chat/" + strconv.FormatInt(last, 10) + "/answer" }
-
 // storeStep stores one finished step in one batch: the final answer with
 // the cursor, or an assistant turn with tool calls and all its results;
 // the tokens spent go with either.
@@ -224,9 +220,13 @@ func (s *Session) storeStep(ctx context.Context, last int64, runID string, step 
 	var ops []memory.Op
 	final := len(msgs) == 1 && len(msgs[0].ToolCalls) == 0
 	if final {
+		once, err := memory.ChatAnswerOnceID(last)
+		if err != nil {
+			return fmt.Errorf("chat: store the answer to the turns up to %d of %q: %w", last, sess, err)
+		}
 		t := memory.Turn{Role: memory.RoleAssistant, Content: msgs[0].Content, Meta: map[string]string{
 			MetaKind: KindAnswer, MetaHandledTo: strconv.FormatInt(last, 10)}}
-		ops = append(ops, memory.AppendTurnOnceOp(sess, answerOnce(last), t), memory.SetOp(s.keys.handled, intValue(last), s.opts.StateTTL))
+		ops = append(ops, memory.AppendTurnOnceOp(sess, once, t), memory.SetOp(s.keys.Handled, intValue(last), s.opts.StateTTL))
 	} else {
 		calls := msgs[0].ToolCalls
 		names := map[string]string{}
@@ -237,8 +237,11 @@ func (s *Session) storeStep(ctx context.Context, last int64, runID string, step 
 		if err != nil {
 			return fmt.Errorf("chat: encode the tool calls: %w", err)
 		}
-		prefix := fmt.Sprintf("chat/%d/%s/%d/", last, runID, step)
-		ops = append(ops, memory.AppendTurnOnceOp(sess, prefix+"0", memory.Turn{Role: memory.RoleAssistant, Content: msgs[0].Content,
+		once, err := memory.ChatStepOnceID(last, runID, step, 0)
+		if err != nil {
+			return fmt.Errorf("chat: store a step of the turns up to %d of %q: %w", last, sess, err)
+		}
+		ops = append(ops, memory.AppendTurnOnceOp(sess, once, memory.Turn{Role: memory.RoleAssistant, Content: msgs[0].Content,
 			Meta: map[string]string{MetaKind: KindToolCalls, MetaToolCalls: string(raw)}}))
 		for i, m := range msgs[1:] {
 			meta := map[string]string{MetaKind: KindToolResult, MetaToolCallID: m.ToolCallID, MetaTool: names[m.ToolCallID]}
@@ -247,10 +250,13 @@ func (s *Session) storeStep(ctx context.Context, last int64, runID string, step 
 			} else if r.task != "" {
 				meta[MetaStartedTask] = r.task
 			}
-			ops = append(ops, memory.AppendTurnOnceOp(sess, prefix+strconv.Itoa(i+1), memory.Turn{Role: memory.RoleTool, Content: m.Content, Meta: meta}))
+			if once, err = memory.ChatStepOnceID(last, runID, step, i+1); err != nil {
+				return fmt.Errorf("chat: store a step of the turns up to %d of %q: %w", last, sess, err)
+			}
+			ops = append(ops, memory.AppendTurnOnceOp(sess, once, memory.Turn{Role: memory.RoleTool, Content: m.Content, Meta: meta}))
 		}
 	}
-	ops = append(ops, memory.SetOp(s.keys.tokens, intValue(spent), s.opts.StateTTL))
+	ops = append(ops, memory.SetOp(s.keys.Tokens, intValue(spent), s.opts.StateTTL))
 	res, err := s.batch(ctx, ops)
 	if err != nil {
 		return fmt.Errorf("chat: store a step of the turns up to %d of %q: %w", last, sess, err)
@@ -281,9 +287,13 @@ func (s *Session) fail(ctx context.Context, last, spent int64, cause error) erro
 	s.log.Warn("chat: the model could not answer", zap.Int64("handled_to", last), zap.String("code", code), zap.Error(cause))
 	t := memory.Turn{Role: memory.RoleAssistant, Content: "I could not answer: " + msg, Meta: map[string]string{
 		MetaKind: KindError, MetaHandledTo: strconv.FormatInt(last, 10), MetaError: msg, MetaErrorCode: code}}
-	ops := []memory.Op{memory.AppendTurnOnceOp(s.opts.SessionID, answerOnce(last), t), memory.SetOp(s.keys.handled, intValue(last), s.opts.StateTTL)}
+	once, err := memory.ChatAnswerOnceID(last)
+	if err != nil {
+		return fmt.Errorf("chat: record the failure of the turns up to %d of %q: %w", last, s.opts.SessionID, err)
+	}
+	ops := []memory.Op{memory.AppendTurnOnceOp(s.opts.SessionID, once, t), memory.SetOp(s.keys.Handled, intValue(last), s.opts.StateTTL)}
 	if spent > 0 {
-		ops = append(ops, memory.SetOp(s.keys.tokens, intValue(spent), s.opts.StateTTL))
+		ops = append(ops, memory.SetOp(s.keys.Tokens, intValue(spent), s.opts.StateTTL))
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()

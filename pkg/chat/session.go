@@ -167,7 +167,7 @@ func (o *Options) normalize() error {
 type Session struct {
 	opts  Options
 	log   *zap.Logger
-	keys  keys
+	keys  memory.ChatKeys // the session's chat state: lease, cursor, tokens spent
 	lease memory.Lease
 	set   *tools.Set
 	state *state
@@ -184,12 +184,12 @@ func New(opts Options) (*Session, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
-	k, err := newKeys(opts.SessionID)
+	k, err := memory.ChatStateKeys(opts.SessionID)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
 	s := &Session{opts: opts, log: opts.Logger.With(zap.String("session", opts.SessionID)), keys: k, state: newState(), life: component.New(ErrClosed, ErrRunning)}
-	s.lease = memory.Lease{Store: opts.Memory, Key: k.lease, Owner: opts.Owner, TTL: opts.LeaseTTL}
+	s.lease = memory.Lease{Store: opts.Memory, Key: k.Lease, Owner: opts.Owner, TTL: opts.LeaseTTL}
 	s.set, err = tools.New(tools.Deps{
 		Caller: opts.Caller, Agents: opts.Agents, Resolver: opts.Resolver, Memory: opts.Memory,
 		SessionID: opts.SessionID, Logger: opts.Logger,

@@ -40,13 +40,13 @@ func (s *state) add(t memory.Turn) {
 	s.turns = append(s.turns, t)
 	s.last = t.Seq
 	s.handled = max(s.handled, handledTo(t))
-	if id := t.Meta[MetaStartedTask]; id != "" && t.Role == memory.RoleTool {
+	if id := memory.MetaValue(t.Meta, MetaStartedTask); id != "" && t.Role == memory.RoleTool {
 		if _, ok := s.started[id]; !ok {
 			s.started[id] = t.Seq
 		}
 	}
 	if isNotification(t) {
-		if id := t.Meta[caller.MetaTaskID]; id != "" {
+		if id := memory.MetaValue(t.Meta, caller.MetaTaskID); id != "" {
 			if _, ok := s.notified[id]; !ok {
 				s.notified[id] = t
 			}
@@ -72,7 +72,7 @@ func (s *state) isInput(t memory.Turn) bool {
 	if !isNotification(t) {
 		return true
 	}
-	_, ours := s.started[t.Meta[caller.MetaTaskID]]
+	_, ours := s.started[memory.MetaValue(t.Meta, caller.MetaTaskID)]
 	return ours
 }
 
@@ -125,7 +125,7 @@ type TurnError struct {
 }
 
 func (e *TurnError) Error() string {
-	return fmt.Sprintf("chat: the model could not answer (turn %d, %s): %s", e.Turn.Seq, e.Turn.Meta[MetaErrorCode], e.Turn.Meta[MetaError])
+	return fmt.Sprintf("chat: the model could not answer (turn %d, %s): %s", e.Turn.Seq, memory.MetaValue(e.Turn.Meta, MetaErrorCode), e.Turn.Meta[MetaError])
 }
 
 // TaskError is a sub-task that failed, timed out or was canceled.

@@ -19,7 +19,7 @@ func BenchmarkTurn(b *testing.B) {
 	b.Run("direct", func(b *testing.B) {
 		for b.Loop() {
 			d, err := r.caller.Call(c0, caller.Request{Target: r.local, Skill: skillDraft, Text: "x",
-				Input: []byte(`{"turn_index":1,"objective":"o"}`)}, nil)
+				Input: []byte(`{"turnIndex":1,"objective":"o"}`)}, nil)
 			if err != nil || d.Err() != nil {
 				b.Fatal(err, d.Err())
 			}

@@ -101,7 +101,11 @@ func Send(ctx context.Context, b bus.Publisher, mem memory.Memory, id string, cm
 	if cmd.Kind == CmdApprove && !c.AwaitingApproval() {
 		return 0, fmt.Errorf("%w: conversation %s waits for no approval (state %s)", ErrInvalidCommand, id, c.Status())
 	}
-	turn, err := mem.AppendTurn(ctx, ControlSession(id), memory.Turn{
+	control, err := memory.ConversationControlSession(id)
+	if err != nil {
+		return 0, fmt.Errorf("converse: record %s of %s: %w", cmd.Kind, id, err)
+	}
+	turn, err := mem.AppendTurn(ctx, control, memory.Turn{
 		Role: memory.RoleUser, Content: cmd.Text,
 		Meta: map[string]string{"command": cmd.Kind, "by": cmd.By},
 	})
@@ -129,7 +133,11 @@ func Send(ctx context.Context, b bus.Publisher, mem memory.Memory, id string, cm
 
 // pendingCommands reads the commands of id's control log after seq.
 func pendingCommands(ctx context.Context, mem memory.Conversations, id string, after int64) ([]loggedCommand, error) {
-	turns, err := mem.Turns(ctx, ControlSession(id), after, 0)
+	control, err := memory.ConversationControlSession(id)
+	if err != nil {
+		return nil, fmt.Errorf("converse: read the control log of %s: %w", id, err)
+	}
+	turns, err := mem.Turns(ctx, control, after, 0)
 	if err != nil {
 		return nil, fmt.Errorf("converse: read the control log of %s: %w", id, err)
 	}

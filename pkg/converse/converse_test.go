@@ -53,8 +53,8 @@ func TestFullAutoRunsToMaxTurns(t *testing.T) {
 			t.Fatalf("no limit event in %+v", c.Events)
 		}
 		// The control envelope names the conversation, the origin and the hops.
-		if h := r.answer.handoffs[0]; !strings.Contains(h, `"conversation_id":"`+c.ID+`"`) ||
-			!strings.Contains(h, `"origin_agent":"`+r.local+`"`) || !strings.Contains(h, `"hop_count":1`) {
+		if h := r.answer.handoffs[0]; !strings.Contains(h, `"conversationId":"`+c.ID+`"`) ||
+			!strings.Contains(h, `"originAgent":"`+r.local+`"`) || !strings.Contains(h, `"hopCount":1`) {
 			t.Fatalf("handoff %s lacks the conversation, origin or hop count", h)
 		}
 		// Driving an ended conversation returns it as it is.

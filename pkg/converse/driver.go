@@ -203,7 +203,7 @@ func (d *driver) plan(ctx context.Context) error {
 // meta is the control envelope of a call (the request's handoff).
 func (d *driver) meta(turn, hops int) []byte {
 	c := d.c
-	return fmt.Appendf(nil, `{"converse":{"conversation_id":%q,"turn_index":%d,"mode":%q,"origin_agent":%q,"orchestrator":%q,"trace_id":%q,"hop_count":%d}}`,
+	return fmt.Appendf(nil, `{"converse":{"conversationId":%q,"turnIndex":%d,"mode":%q,"originAgent":%q,"orchestrator":%q,"traceId":%q,"hopCount":%d}}`,
 		c.ID, turn, c.Spec.Mode, c.Spec.Local, c.Orchestrator, c.TraceID, hops)
 }
 

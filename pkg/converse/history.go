@@ -13,23 +13,23 @@ type HistoryTurn struct {
 
 // Constraints are the bounds the local agent is asked to respect.
 type Constraints struct {
-	MaxOutputChars  int   `json:"max_output_chars"`
-	MaxHistoryTurns int   `json:"max_history_turns"`
-	MaxHistoryChars int   `json:"max_history_chars"`
-	LocalTimeoutMs  int64 `json:"local_turn_timeout_ms"`
+	MaxOutputChars  int   `json:"maxOutputChars"`
+	MaxHistoryTurns int   `json:"maxHistoryTurns"`
+	MaxHistoryChars int   `json:"maxHistoryChars"`
+	LocalTimeoutMs  int64 `json:"localTurnTimeoutMs"`
 }
 
 // DraftRequest is the structured input of a draft request: the protocol's
 // local prompt frame.
 type DraftRequest struct {
-	ConversationID string        `json:"conversation_id"`
-	TurnIndex      int           `json:"turn_index"`
+	ConversationID string        `json:"conversationId"`
+	TurnIndex      int           `json:"turnIndex"`
 	Mode           Mode          `json:"mode"`
 	Objective      string        `json:"objective"`
-	Remote         string        `json:"remote_agent"`
-	RemoteMessage  string        `json:"remote_message,omitempty"`
+	Remote         string        `json:"remoteAgent"`
+	RemoteMessage  string        `json:"remoteMessage,omitempty"`
 	History        []HistoryTurn `json:"history"`
-	HistorySummary string        `json:"history_summary,omitempty"`
+	HistorySummary string        `json:"historySummary,omitempty"`
 	Constraints    Constraints   `json:"constraints"`
 }
 
@@ -41,7 +41,7 @@ const maxSummaryChars = 2000
 
 // BoundHistory returns the newest entries of transcript that fit both
 // maxTurns and maxChars — the latest remote message excluded, it goes
-// verbatim in remote_message — oldest first, and a summary of the ones
+// verbatim in remoteMessage — oldest first, and a summary of the ones
 // dropped ("" when none was). The result depends only on its arguments.
 func BoundHistory(transcript []Entry, maxTurns, maxChars int) (kept []HistoryTurn, summary string, latestRemote string) {
 	entries := transcript

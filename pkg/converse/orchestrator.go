@@ -124,8 +124,12 @@ func (o *Orchestrator) Start(ctx context.Context, spec Spec) (*Conversation, err
 	}
 	now := o.opts.Now().UTC()
 	id := NewID()
+	session, err := memory.ConversationSession(id)
+	if err != nil {
+		return nil, fmt.Errorf("converse: start: %w", err)
+	}
 	c := &Conversation{
-		ID: id, Spec: spec, Orchestrator: o.name, Session: SessionOf(id), TraceID: randomHex(16),
+		ID: id, Spec: spec, Orchestrator: o.name, Session: session, TraceID: randomHex(16),
 		State: Idle, CreatedAt: now, UpdatedAt: now,
 	}
 	c.event(now, EventState, "created", "")

@@ -15,14 +15,13 @@ import (
 	"github.com/a2abus/a2abus/memory"
 )
 
-// Working-memory layout of conversation <id>:
+// Working-memory layout of conversation <id> (memory/keys.go builds the keys):
 //
-//	converse/<id>                  the record (Conversation, JSON)
-//	converse/<id>/lease            the driving process's token (TTL: the lease)
-//	converse/<id>/sent/<turn>-<n>  set before the n-th send of a turn
-//	session converse-<id>          the calls' session (results, call history)
-//	session converse-<id>.control  the control log: one turn per command
-const keyPrefix = "converse/"
+//	converse/<id>                  the record (Conversation, JSON): memory.ConversationKey
+//	converse/<id>/lease            the driving process's token (TTL: the lease): memory.ConversationLeaseKey
+//	converse/<id>/sent/<turn>-<n>  set before the n-th send of a turn: memory.ConversationSentKey
+//	session converse-<id>          the calls' session (results, call history): memory.ConversationSession
+//	session converse-<id>.control  the control log, one turn per command: memory.ConversationControlSession
 
 var idPattern = regexp.MustCompile(`^cv[0-9a-f]{20}$`)
 
@@ -41,18 +40,6 @@ func ValidateID(id string) error {
 	}
 	return nil
 }
-
-func recordKey(id string) string { return keyPrefix + id }
-func leaseKey(id string) string  { return keyPrefix + id + "/lease" }
-func sentKey(id string, turn, attempt int) string {
-	return fmt.Sprintf("%s%s/sent/%d-%d", keyPrefix, id, turn, attempt)
-}
-
-// SessionOf is the session id of conversation id's calls.
-func SessionOf(id string) string { return "converse-" + id }
-
-// ControlSession is the session holding conversation id's control log.
-func ControlSession(id string) string { return "converse-" + id + ".control" }
 
 // store reads and writes conversation records.
 type store struct {
@@ -87,7 +74,11 @@ func Load(ctx context.Context, mem memory.Store, id string) (*Conversation, erro
 	if err := ValidateID(id); err != nil {
 		return nil, err
 	}
-	raw, err := mem.Get(ctx, recordKey(id))
+	key, err := memory.ConversationKey(id)
+	if err != nil {
+		return nil, fmt.Errorf("converse: load %s: %w", id, err)
+	}
+	raw, err := mem.Get(ctx, key)
 	if errors.Is(err, memory.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
@@ -107,7 +98,11 @@ func (s store) create(ctx context.Context, c *Conversation) error {
 	if err != nil {
 		return fmt.Errorf("converse: encode record of %s: %w", c.ID, err)
 	}
-	ok, err := s.mem.SetIfAbsent(ctx, recordKey(c.ID), raw, s.ttl)
+	key, err := memory.ConversationKey(c.ID)
+	if err != nil {
+		return fmt.Errorf("converse: create %s: %w", c.ID, err)
+	}
+	ok, err := s.mem.SetIfAbsent(ctx, key, raw, s.ttl)
 	if err != nil {
 		return fmt.Errorf("converse: create %s: %w", c.ID, err)
 	}
@@ -123,22 +118,34 @@ func (s store) save(ctx context.Context, c *Conversation) error {
 	if err != nil {
 		return fmt.Errorf("converse: encode record of %s: %w", c.ID, err)
 	}
-	if err := s.retry(ctx, "save", c.ID, func(ctx context.Context) error { return s.mem.Set(ctx, recordKey(c.ID), raw, s.ttl) }); err != nil {
+	key, err := memory.ConversationKey(c.ID)
+	if err != nil {
+		return fmt.Errorf("converse: save %s: %w", c.ID, err)
+	}
+	if err := s.retry(ctx, "save", c.ID, func(ctx context.Context) error { return s.mem.Set(ctx, key, raw, s.ttl) }); err != nil {
 		return fmt.Errorf("converse: save %s: %w", c.ID, err)
 	}
 	return nil
 }
 
 // lease is conversation id's drive lease, held by token.
-func (s store) lease(id, token string, ttl time.Duration) memory.Lease {
-	return memory.Lease{Store: s.mem, Key: leaseKey(id), Owner: token, TTL: ttl}
+func (s store) lease(id, token string, ttl time.Duration) (memory.Lease, error) {
+	key, err := memory.ConversationLeaseKey(id)
+	if err != nil {
+		return memory.Lease{}, fmt.Errorf("converse: lease of %s: %w", id, err)
+	}
+	return memory.Lease{Store: s.mem, Key: key, Owner: token, TTL: ttl}, nil
 }
 
 // acquire takes conversation id's lease for token; false when another holds it.
 func (s store) acquire(ctx context.Context, id, token string, ttl time.Duration) (bool, error) {
+	lease, err := s.lease(id, token, ttl)
+	if err != nil {
+		return false, err
+	}
 	var ok bool
-	err := s.retry(ctx, "take the lease", id, func(ctx context.Context) (err error) {
-		ok, err = s.lease(id, token, ttl).Acquire(ctx) // safe to repeat: the same owner takes it again
+	err = s.retry(ctx, "take the lease", id, func(ctx context.Context) (err error) {
+		ok, err = lease.Acquire(ctx) // safe to repeat: the same owner takes it again
 		return err
 	})
 	if err != nil {
@@ -150,7 +157,11 @@ func (s store) acquire(ctx context.Context, id, token string, ttl time.Duration)
 // renew extends token's lease (taking it again if it expired untaken);
 // ErrLeaseLost when another took it.
 func (s store) renew(ctx context.Context, id, token string, ttl time.Duration) error {
-	ok, err := s.lease(id, token, ttl).Renew(ctx)
+	lease, err := s.lease(id, token, ttl)
+	if err != nil {
+		return err
+	}
+	ok, err := lease.Renew(ctx)
 	if err != nil {
 		return fmt.Errorf("converse: %s: %w", id, err)
 	}
@@ -162,12 +173,18 @@ func (s store) renew(ctx context.Context, id, token string, ttl time.Duration) e
 
 // release gives token's lease up (best effort: it expires anyway).
 func (s store) release(ctx context.Context, id, token string) {
-	_ = s.lease(id, token, 0).Release(ctx)
+	if lease, err := s.lease(id, token, 0); err == nil {
+		_ = lease.Release(ctx)
+	}
 }
 
 // Driven reports whether a process holds conversation id's lease now.
 func Driven(ctx context.Context, mem memory.Store, id string) (bool, error) {
-	_, err := mem.Get(ctx, leaseKey(id))
+	key, err := memory.ConversationLeaseKey(id)
+	if err != nil {
+		return false, fmt.Errorf("converse: read the lease of %s: %w", id, err)
+	}
+	_, err = mem.Get(ctx, key)
 	if errors.Is(err, memory.ErrNotFound) {
 		return false, nil
 	}
@@ -180,11 +197,15 @@ func Driven(ctx context.Context, mem memory.Store, id string) (bool, error) {
 // claimSend marks the attempt-th send of turn as started; false when a
 // process marked it before (it may have sent it).
 func (s store) claimSend(ctx context.Context, id string, turn, attempt int, token string) (bool, error) {
+	key, err := memory.ConversationSentKey(id, turn, attempt)
+	if err != nil {
+		return false, fmt.Errorf("converse: mark send %d-%d of %s: %w", turn, attempt, id, err)
+	}
 	// A retry after an outcome left unknown may find its own mark: false
 	// then, and the send is looked for as after a driver died (findSend).
 	var ok bool
-	err := s.retry(ctx, "mark a send", id, func(ctx context.Context) (err error) {
-		ok, err = s.mem.SetIfAbsent(ctx, sentKey(id, turn, attempt), []byte(token), s.ttl)
+	err = s.retry(ctx, "mark a send", id, func(ctx context.Context) (err error) {
+		ok, err = s.mem.SetIfAbsent(ctx, key, []byte(token), s.ttl)
 		return err
 	})
 	if err != nil {

@@ -158,17 +158,17 @@ func (a *Agent) Handler(sk *Skill) agent.Handler {
 
 // Metadata keys of a result's Extra.
 const (
-	ExtraToolCalls          = "tool_calls"
+	ExtraToolCalls          = "toolCalls"
 	ExtraModel              = "model"
 	ExtraRounds             = "rounds"
-	ExtraContextTurnsBefore = "context_turns_before"
-	ExtraContextTurnsAfter  = "context_turns_after"
-	ExtraContextCharsBefore = "context_chars_before"
-	ExtraContextCharsAfter  = "context_chars_after"
-	ExtraContextTokens      = "context_tokens"
-	ExtraContextSummarized  = "context_summarized"
-	ExtraSubAgentRefusal    = "sub_agent_calls_refused"
-	ExtraTokensEstimated    = "tokens_estimated"
+	ExtraContextTurnsBefore = "contextTurnsBefore"
+	ExtraContextTurnsAfter  = "contextTurnsAfter"
+	ExtraContextCharsBefore = "contextCharsBefore"
+	ExtraContextCharsAfter  = "contextCharsAfter"
+	ExtraContextTokens      = "contextTokens"
+	ExtraContextSummarized  = "contextSummarized"
+	ExtraSubAgentRefusal    = "subAgentCallsRefused"
+	ExtraTokensEstimated    = "tokensEstimated"
 )
 
 func (a *Agent) handle(ctx context.Context, sk *Skill, t *agent.Task) (*agent.Result, error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/internal/llmtest"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -105,7 +106,7 @@ func TestHandlerSendsPromptContextAndTask(t *testing.T) {
 			ctxBlock := r.Messages[1].Content
 			if !strings.HasPrefix(ctxBlock, contextOpen) || !strings.HasSuffix(ctxBlock, contextClose) ||
 				!strings.Contains(ctxBlock, "(3 of 9 turns") || !strings.Contains(ctxBlock, "[user 2026-02-11T11:55:00Z] Use bcrypt with cost 12.") ||
-				strings.Contains(ctxBlock, "logging") || strings.Contains(ctxBlock, "task_id") {
+				strings.Contains(ctxBlock, "logging") || strings.Contains(ctxBlock, "taskId") {
 				return fmt.Errorf("context block:\n%s", ctxBlock)
 			}
 			if r.Last().Content != "[Called by: Planner]\nTask: Summarise the plan" || len(r.Tools) != 0 {
@@ -122,7 +123,7 @@ func TestHandlerSendsPromptContextAndTask(t *testing.T) {
 		t.Errorf("result %q, tokens %d", a2a.MessageText(res.Message), res.TokensUsed)
 	}
 	want := map[string]any{ExtraToolCalls: []string{}, ExtraModel: "gpt-test", ExtraRounds: 1,
-		ExtraContextTurnsBefore: 9, ExtraContextTurnsAfter: 3, ExtraContextCharsBefore: 274, ExtraContextCharsAfter: 77,
+		ExtraContextTurnsBefore: 9, ExtraContextTurnsAfter: 3, ExtraContextCharsBefore: 273, ExtraContextCharsAfter: 77,
 		ExtraContextTokens: 20, ExtraContextSummarized: 0}
 	if fmt.Sprint(res.Extra) != fmt.Sprint(want) {
 		t.Errorf("extra %v\nwant  %v", res.Extra, want)
@@ -244,5 +245,18 @@ func TestGateOffersOnlyWhatTheSkillAllows(t *testing.T) {
 	sk.MaxSubAgentDepth = 3
 	if g := newGate(&fakeBox{}, sk, deep, "Writer", 5); g.refused != "" {
 		t.Errorf("chain A -> Writer within 3: %q", g.refused)
+	}
+}
+
+// TestResultExtraIsCamelCase: the metadata an LLM agent puts in its
+// results' extra is camelCase, like the rest of the stored result.
+func TestResultExtraIsCamelCase(t *testing.T) {
+	extra := map[string]any{}
+	for _, k := range []string{ExtraToolCalls, ExtraModel, ExtraRounds, ExtraContextTurnsBefore, ExtraContextTurnsAfter, ExtraContextCharsBefore,
+		ExtraContextCharsAfter, ExtraContextTokens, ExtraContextSummarized, ExtraSubAgentRefusal, ExtraTokensEstimated} {
+		extra[k] = 1
+	}
+	if bad := testenv.NotCamelCaseJSON(extra); len(bad) > 0 {
+		t.Fatalf("%q", bad)
 	}
 }

@@ -23,7 +23,7 @@ func conversation() []memory.Turn {
 		{Seq: 2, Role: "assistant", Content: "Old answer about logging.", Time: ago(29 * time.Minute)},
 		{Seq: 3, Role: "user", Content: "Implement user_auth in src/auth/user.rs. Then test it.", Time: ago(9 * time.Minute)},
 		{Seq: 4, Role: "assistant", Content: "I will ask the coder.", Time: ago(8 * time.Minute)},
-		{Seq: 5, Role: "tool", Content: `{"task_id":"t1","status":"submitted"}`, Time: ago(8 * time.Minute)},
+		{Seq: 5, Role: "tool", Content: `{"taskId":"t1","status":"submitted"}`, Time: ago(8 * time.Minute)},
 		{Seq: 6, Role: "user", Content: "[Agent 'Coder' completed task t1]", Time: ago(7 * time.Minute), Meta: notif},
 		{Seq: 7, Role: "user", Content: "Use bcrypt with cost 12.", Time: ago(5 * time.Minute)},
 		{Seq: 8, Role: "assistant", Content: "Noted: bcrypt, cost 12.", Time: ago(4 * time.Minute)},
@@ -63,8 +63,8 @@ func TestFilterSeedExample(t *testing.T) {
 	if got.Figures != want {
 		t.Errorf("figures %+v, want %+v", got.Figures, want)
 	}
-	if charsBefore != 274 {
-		t.Errorf("the conversation has %d chars, the test expects 274", charsBefore)
+	if charsBefore != 273 {
+		t.Errorf("the conversation has %d chars, the test expects 273", charsBefore)
 	}
 	if got.Summary != "" {
 		t.Errorf("summary %q without include_summary", got.Summary)
@@ -95,10 +95,10 @@ func TestFilterSummaryOfDropped(t *testing.T) {
 }
 
 func TestFilterRolesAndKeywords(t *testing.T) {
-	f := ContextFilter{LastMessages: -1, Roles: []string{"user", "tool", RoleNotification}, Keywords: []string{"TASK_ID", "coder"}}
+	f := ContextFilter{LastMessages: -1, Roles: []string{"user", "tool", RoleNotification}, Keywords: []string{"TASKID", "coder"}}
 	got := FilterTurns(conversation(), f, DefaultMaxContextTokens, now)
 	// user turns naming neither keyword are dropped; the tool turn has
-	// "task_id", the notification "Coder" (case-insensitive).
+	// "taskId", the notification "Coder" (case-insensitive).
 	if !slices.Equal(seqs(got.Turns), []int64{5, 6}) {
 		t.Errorf("kept %v, want the tool turn and the notification", seqs(got.Turns))
 	}

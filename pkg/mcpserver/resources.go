@@ -16,13 +16,13 @@ import (
 )
 
 // The result resources: a task's result is the resource whose URI is
-// URIScheme followed by its working-memory key, the memory_key invoke_agent
+// URIScheme followed by its working-memory key, the memoryKey invoke_agent
 // returns: a2a://session/<session>/a2a/<agent>/<task>/result.
 const (
 	// URIScheme starts every result URI.
 	URIScheme = "a2a://"
 	// ResultTemplate is the URI template (RFC 6570) of the result resources.
-	ResultTemplate = URIScheme + "session/{session}/a2a/{agent}/{task}/result"
+	ResultTemplate = URIScheme + memory.ResultKeyTemplate
 )
 
 // ErrInvalidURI: a URI is not a result URI (see ResultTemplate).
@@ -77,15 +77,10 @@ func ResultKey(uri string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%w: %q does not start with %q", ErrInvalidURI, uri, URIScheme)
 	}
-	parts := strings.Split(key, "/")
-	if len(parts) != 6 || parts[0] != "session" || parts[2] != "a2a" || parts[5] != "result" {
+	if _, _, _, ok := memory.ParseResultKey(key); !ok {
 		return "", fmt.Errorf("%w: %q is not of the form %s", ErrInvalidURI, uri, ResultTemplate)
 	}
-	want, err := memory.ResultKey(parts[1], parts[3], parts[4])
-	if err != nil {
-		return "", fmt.Errorf("%w: %q: %w", ErrInvalidURI, uri, err)
-	}
-	return want, nil
+	return key, nil
 }
 
 // read serves resources/read of a result of this session. A result that
@@ -202,10 +197,10 @@ func (s *Session) subscribeTurns(start, live context.Context) (<-chan memory.Tur
 func (s *Session) forward(ctx context.Context, turns <-chan memory.Turn, done chan struct{}) {
 	defer close(done)
 	for t := range turns {
-		if t.Meta[caller.MetaKind] != caller.KindNotification || t.Meta[caller.MetaMemoryKey] == "" {
+		if t.Meta[caller.MetaKind] != caller.KindNotification || memory.MetaValue(t.Meta, caller.MetaMemoryKey) == "" {
 			continue
 		}
-		uri := ResultURI(t.Meta[caller.MetaMemoryKey])
+		uri := ResultURI(memory.MetaValue(t.Meta, caller.MetaMemoryKey))
 		if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 			s.srv.log.Warn("mcp: resource updated notification not sent", zap.String("uri", uri), zap.Error(err))
 		}

@@ -51,7 +51,7 @@ func (s *Server) NewSession(ctx context.Context) (*Session, error) {
 	sess := &Session{srv: s, id: id, prefix: prefix, set: set, parent: ctx}
 	sess.mcp = mcp.NewServer(&mcp.Implementation{Name: "a2abus", Title: "a2abus agent mesh", Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions: "Tools to list the agents on the a2abus mesh, invoke them and read their results. " +
-			"A result is also the resource a2a://<memory_key>: subscribe to it to be told when it lands.",
+			"A result is also the resource a2a://<memoryKey>: subscribe to it to be told when it lands.",
 		SubscribeHandler:   sess.subscribe,
 		UnsubscribeHandler: sess.unsubscribe,
 	})
@@ -61,7 +61,7 @@ func (s *Server) NewSession(ctx context.Context) (*Session, error) {
 	}
 	sess.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name: "task-result", Title: "Result of an agent task", URITemplate: ResultTemplate, MIMEType: "application/json",
-		Description: "The stored result of a task invoked in this session: a2a:// followed by the memory_key invoke_agent returned.",
+		Description: "The stored result of a task invoked in this session: a2a:// followed by the memoryKey invoke_agent returned.",
 	}, sess.read)
 	s.log.Debug("mcp session opened", zap.String("session", id))
 	return sess, nil
@@ -142,7 +142,7 @@ func (s *Session) failed(name string, err error) *mcp.CallToolResult {
 
 // succeeded is the tool's JSON as text (and as structured content when it
 // is an object), with a link to the result resource when it names a
-// memory_key of this session.
+// memoryKey of this session.
 func (s *Session) succeeded(out json.RawMessage) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}
 	if len(out) == 0 || out[0] != '{' {
@@ -150,8 +150,8 @@ func (s *Session) succeeded(out json.RawMessage) *mcp.CallToolResult {
 	}
 	res.StructuredContent = out
 	var named struct {
-		TaskID    string `json:"task_id"`
-		MemoryKey string `json:"memory_key"`
+		TaskID    string `json:"taskId"`
+		MemoryKey string `json:"memoryKey"`
 	}
 	if json.Unmarshal(out, &named) != nil || named.MemoryKey == "" {
 		return res

@@ -75,9 +75,9 @@ func TestInvalidArguments(t *testing.T) {
 		{"list_known_agents", `{"cursor":"` + strings.Repeat("c", 201) + `"}`, "cursor",
 			`list_known_agents: argument "cursor": must be at most 200 characters long, got 201`},
 		{"list_known_agents", `{"cursor":"Echo"}`, "cursor",
-			`list_known_agents: argument "cursor": "Echo" is not a cursor of list_known_agents; pass the next_cursor of the previous result unchanged, or omit it for the first page`},
+			`list_known_agents: argument "cursor": "Echo" is not a cursor of list_known_agents; pass the nextCursor of the previous result unchanged, or omit it for the first page`},
 		{"list_known_agents", `{"cursor":"YWZ0ZXI6bm8gbmFtZQ"}`, "cursor", // "after:no name"
-			`list_known_agents: argument "cursor": "YWZ0ZXI6bm8gbmFtZQ" is not a cursor of list_known_agents; pass the next_cursor of the previous result unchanged, or omit it for the first page`},
+			`list_known_agents: argument "cursor": "YWZ0ZXI6bm8gbmFtZQ" is not a cursor of list_known_agents; pass the nextCursor of the previous result unchanged, or omit it for the first page`},
 		{"list_known_agents", `{"query":7}`, "query",
 			`list_known_agents: argument "query": must be a string, got 7`},
 		// get_from_working_memory
@@ -92,7 +92,7 @@ func TestInvalidArguments(t *testing.T) {
 		{"get_from_working_memory", `{"key":"session/s1/../s2/x"}`, "key",
 			`get_from_working_memory: argument "key": not a valid key: key "session/s1/../s2/x" segment 3 is ".."`},
 		{"get_from_working_memory", `{"key":"session/s2/a2a/Echo/t1/result"}`, "key",
-			`get_from_working_memory: argument "key": "session/s2/a2a/Echo/t1/result" is not a key of this conversation; its keys start with "session/s1/" (use the memory_key from invoke_agent or from a notification)`},
+			`get_from_working_memory: argument "key": "session/s2/a2a/Echo/t1/result" is not a key of this conversation; its keys start with "session/s1/" (use the memoryKey from invoke_agent or from a notification)`},
 		{"get_from_working_memory", `{"key":["session/s1/x"]}`, "key",
 			`get_from_working_memory: argument "key": must be a string, got ["session/s1/x"]`},
 		{"invoke_agent", `{"agent_name":"Echo","skill":"echo","message":"hi","wait":"yes"}`, "wait",

@@ -31,10 +31,10 @@ const (
 var invokeAgentDef = definition{
 	name:  "invoke_agent",
 	needs: []string{"Caller"},
-	description: "Ask another agent to perform one of its skills. By default the call returns at once with a task_id " +
-		"and a memory_key while the agent works in the background (it may not be running yet: the task waits for it). " +
+	description: "Ask another agent to perform one of its skills. By default the call returns at once with a taskId " +
+		"and a memoryKey while the agent works in the background (it may not be running yet: the task waits for it). " +
 		"When the task ends, a notification arrives in this conversation; then call get_from_working_memory with " +
-		"the memory_key to read the result. With wait set to true the call instead returns when the task ends " +
+		"the memoryKey to read the result. With wait set to true the call instead returns when the task ends " +
 		"(at the latest at its timeout), with its state and the start of its result. Use list_known_agents to find " +
 		"agent names and skill ids.",
 	params: []param{
@@ -83,8 +83,8 @@ type invokeArgs struct {
 
 // InvokeResult is invoke_agent's result.
 type InvokeResult struct {
-	TaskID    string `json:"task_id"`
-	MemoryKey string `json:"memory_key"`
+	TaskID    string `json:"taskId"`
+	MemoryKey string `json:"memoryKey"`
 	Status    string `json:"status"`
 	// Note tells the LLM how the result will come back.
 	Note string `json:"note"`

@@ -37,11 +37,11 @@ func TestInvokeAgentResolvesAndInvokes(t *testing.T) {
 		t.Fatalf("result %v is not an object", got)
 	}
 	keys := slices.Sorted(maps.Keys(res))
-	if !slices.Equal(keys, []string{"memory_key", "note", "status", "task_id"}) {
+	if !slices.Equal(keys, []string{"memoryKey", "note", "status", "taskId"}) {
 		t.Fatalf("result keys %v", keys)
 	}
 	key := "session/s1/a2a/Echo/task-1/result"
-	if res["task_id"] != "task-1" || res["memory_key"] != key || res["status"] != tools.StatusSubmitted {
+	if res["taskId"] != "task-1" || res["memoryKey"] != key || res["status"] != tools.StatusSubmitted {
 		t.Fatalf("result %v", res)
 	}
 	note, _ := res["note"].(string)
@@ -125,8 +125,8 @@ func TestInvokeAgentUnconfirmedIsNotAnError(t *testing.T) {
 		t.Fatalf("invoke_agent with the outcome unknown = %v, want a result", err)
 	}
 	m, _ := got.(map[string]any)
-	if m["status"] != tools.StatusUnconfirmed || m["task_id"] != "task-1" || !strings.Contains(m["note"].(string), "Do not invoke it again") ||
-		!strings.HasSuffix(m["memory_key"].(string), "/task-1/result") {
+	if m["status"] != tools.StatusUnconfirmed || m["taskId"] != "task-1" || !strings.Contains(m["note"].(string), "Do not invoke it again") ||
+		!strings.HasSuffix(m["memoryKey"].(string), "/task-1/result") {
 		t.Fatalf("result = %v", got)
 	}
 }

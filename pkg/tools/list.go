@@ -30,7 +30,7 @@ const (
 	DefaultListLimit = 20
 	// MaxListLimit is the largest limit a call may ask for.
 	MaxListLimit = 100
-	// MaxListedSkills is how many skills of one agent are listed; the rest are counted in more_skills.
+	// MaxListedSkills is how many skills of one agent are listed; the rest are counted in moreSkills.
 	MaxListedSkills = 10
 	// MaxListedText bounds, in characters, the agent's and each skill's description (longer ones end with "…").
 	MaxListedText = 300
@@ -42,7 +42,7 @@ const (
 	maxCursorLen  = 200 // the cursor argument
 	maxShortText  = 100 // a skill's name, an agent's version
 	cursorPrefix  = "after:"
-	cursorExplain = "pass the next_cursor of the previous result unchanged, or omit it for the first page"
+	cursorExplain = "pass the nextCursor of the previous result unchanged, or omit it for the first page"
 )
 
 // AgentInfo is one agent as list_known_agents shows it.
@@ -52,7 +52,7 @@ type AgentInfo struct {
 	Version     string      `json:"version"`
 	Skills      []SkillInfo `json:"skills"`
 	// MoreSkills counts the skills not listed (past MaxListedSkills); absent when all are.
-	MoreSkills int `json:"more_skills,omitempty"`
+	MoreSkills int `json:"moreSkills,omitempty"`
 	// Status is StatusOnline, StatusOffline or StatusWellKnown.
 	Status string `json:"status"`
 	// Instances is how many instances are running now.
@@ -75,7 +75,7 @@ type AgentList struct {
 	// Total is how many agents match the filters, on all pages.
 	Total int `json:"total"`
 	// NextCursor, passed back as cursor, gives the next page; absent on the last page.
-	NextCursor string `json:"next_cursor,omitempty"`
+	NextCursor string `json:"nextCursor,omitempty"`
 }
 
 var listKnownAgentsDef = definition{
@@ -84,8 +84,8 @@ var listKnownAgentsDef = definition{
 	description: fmt.Sprintf("List the agents you can invoke with invoke_agent: name, description, version, skills (pass a "+
 		"skill's id to invoke_agent), status (online; offline: not seen lately; well-known: started on demand, "+
 		"always invocable), running instances and when each was last seen. The result is one page "+
-		"{agents, total, next_cursor}: pass next_cursor as cursor for the next page (it is absent on the last one). "+
-		"At most %d skills are shown per agent (more_skills counts the others; filter by skill to find one) and "+
+		"{agents, total, nextCursor}: pass nextCursor as cursor for the next page (it is absent on the last one). "+
+		"At most %d skills are shown per agent (moreSkills counts the others; filter by skill to find one) and "+
 		"descriptions are cut at %d characters.", MaxListedSkills, MaxListedText),
 	params: []param{
 		{name: "skill", hint: skillIDHint, schema: map[string]any{
@@ -102,7 +102,7 @@ var listKnownAgentsDef = definition{
 		}},
 		{name: "cursor", schema: map[string]any{
 			"type": "string", "maxLength": maxCursorLen,
-			"description": "Where the page starts: the next_cursor of the previous result; omit it for the first page.",
+			"description": "Where the page starts: the nextCursor of the previous result; omit it for the first page.",
 		}},
 	},
 }

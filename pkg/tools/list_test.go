@@ -75,9 +75,9 @@ func pageNames(p tools.AgentList) []string {
 	return out
 }
 
-// TestListKnownAgentsPages: the pages, followed by next_cursor, list every
+// TestListKnownAgentsPages: the pages, followed by nextCursor, list every
 // agent once in name order; each says how many match in all, and the last
-// has no next_cursor.
+// has no nextCursor.
 func TestListKnownAgentsPages(t *testing.T) {
 	f := newFixture(t, nil)
 	var all []string
@@ -126,7 +126,7 @@ func TestListKnownAgentsPages(t *testing.T) {
 	}
 	last := list(t, f, `{"limit":100}`)
 	if len(last.Agents) != 45 || last.NextCursor != "" {
-		t.Errorf("limit 100: %d agents, next %q; want all 45 and no next_cursor", len(last.Agents), last.NextCursor)
+		t.Errorf("limit 100: %d agents, next %q; want all 45 and no nextCursor", len(last.Agents), last.NextCursor)
 	}
 }
 
@@ -147,7 +147,7 @@ func TestListKnownAgentsBoundsCards(t *testing.T) {
 		t.Errorf("description of %d characters (valid UTF-8: %v), want %d ending with …", n, utf8.ValidString(h.Description), tools.MaxListedText)
 	}
 	if len(h.Skills) != tools.MaxListedSkills || h.MoreSkills != 290 || h.Skills[9].ID != "s9" {
-		t.Fatalf("%d skills listed, more_skills %d; want the first %d and 290 more", len(h.Skills), h.MoreSkills, tools.MaxListedSkills)
+		t.Fatalf("%d skills listed, moreSkills %d; want the first %d and 290 more", len(h.Skills), h.MoreSkills, tools.MaxListedSkills)
 	}
 	for _, s := range h.Skills {
 		if utf8.RuneCountInString(s.Description) != tools.MaxListedText || utf8.RuneCountInString(s.Name) > 100 {
@@ -168,7 +168,7 @@ func TestListKnownAgentsBoundsCards(t *testing.T) {
 	f.agents.agents = []tools.AgentInfo{huge}
 	h = list(t, f, `{"skill":"s250"}`).Agents[0]
 	if len(h.Skills) != tools.MaxListedSkills+1 || h.Skills[tools.MaxListedSkills].ID != "s250" || h.MoreSkills != 289 {
-		t.Errorf("filtered on s250: %d skills (last %s), more_skills %d; want the first %d, s250, and 289 more",
+		t.Errorf("filtered on s250: %d skills (last %s), moreSkills %d; want the first %d, s250, and 289 more",
 			len(h.Skills), h.Skills[len(h.Skills)-1].ID, h.MoreSkills, tools.MaxListedSkills)
 	}
 }

@@ -50,7 +50,7 @@ const taskIDPattern = `^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`
 // taskIDParam is the task_id argument of task_status and cancel_task.
 var taskIDParam = param{name: "task_id", required: true, hint: "letters, digits, '_' or '-', at most 128", schema: map[string]any{
 	"type": "string", "pattern": taskIDPattern,
-	"description": "The task_id returned by invoke_agent or named in a notification.",
+	"description": "The taskId returned by invoke_agent or named in a notification.",
 }}
 
 var taskStatusDef = definition{
@@ -87,7 +87,7 @@ type TaskFailure struct {
 
 // TaskStatusResult is task_status's result.
 type TaskStatusResult struct {
-	TaskID string `json:"task_id"`
+	TaskID string `json:"taskId"`
 	Agent  string `json:"agent"`
 	Skill  string `json:"skill"`
 	// State is one of the State constants.
@@ -95,14 +95,14 @@ type TaskStatusResult struct {
 	// Finished is true once the task ended.
 	Finished bool `json:"finished"`
 	// StatusMessage is the agent's latest status update while the task runs, if one arrived.
-	StatusMessage string `json:"status_message,omitempty"`
+	StatusMessage string `json:"statusMessage,omitempty"`
 	// Progress is the fraction done (0..1) the latest status update gave, if any.
 	Progress *float64 `json:"progress,omitempty"`
 	// Deadline is when the task times out (RFC 3339, UTC).
 	Deadline string `json:"deadline"`
 	// SecondsLeft is the time left before the deadline, while the task runs.
-	SecondsLeft *int   `json:"seconds_left,omitempty"`
-	MemoryKey   string `json:"memory_key"`
+	SecondsLeft *int   `json:"secondsLeft,omitempty"`
+	MemoryKey   string `json:"memoryKey"`
 	// Preview is the start of the result's text (MaxPreview characters), once it completed.
 	Preview string `json:"preview,omitempty"`
 	// Error is the task's failure, once it failed.
@@ -115,8 +115,8 @@ type TaskStatusResult struct {
 
 // CancelResult is cancel_task's result.
 type CancelResult struct {
-	TaskID    string `json:"task_id"`
-	MemoryKey string `json:"memory_key"`
+	TaskID    string `json:"taskId"`
+	MemoryKey string `json:"memoryKey"`
 	// Status is "cancel_requested".
 	Status string `json:"status"`
 	Note   string `json:"note"`
@@ -184,7 +184,7 @@ func (s *Set) sessionTask(ctx context.Context, tool string, raw json.RawMessage)
 
 func (s *Set) unknownTask(tool, taskID string) *TaskError {
 	return &TaskError{Tool: tool, TaskID: taskID, Err: ErrUnknownTask, Message: fmt.Sprintf(
-		"no task '%s' was started here, or it ended long ago and is forgotten; use a task_id returned by invoke_agent "+
+		"no task '%s' was started here, or it ended long ago and is forgotten; use a taskId returned by invoke_agent "+
 			"or named in a notification", taskID)}
 }
 

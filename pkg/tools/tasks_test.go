@@ -114,13 +114,13 @@ func TestTaskToolErrors(t *testing.T) {
 		retryable  bool
 	}{
 		{"unknown", "task_status", nil, nil, nil, tools.ErrUnknownTask, "UNKNOWN_TASK",
-			"task_status: no task 't1' was started here, or it ended long ago and is forgotten; use a task_id returned by invoke_agent or named in a notification", false},
+			"task_status: no task 't1' was started here, or it ended long ago and is forgotten; use a taskId returned by invoke_agent or named in a notification", false},
 		{"other session", "task_status", info("t1", func(i *caller.TaskInfo) { i.SessionID = "s2" }), nil, nil, tools.ErrOtherSession, "OTHER_CONVERSATION",
 			"task_status: task 't1' belongs to another conversation: only the tasks started in this conversation can be seen or canceled", false},
 		{"other session cancel", "cancel_task", info("t1", func(i *caller.TaskInfo) { i.SessionID = "s2" }), nil, nil, tools.ErrOtherSession, "OTHER_CONVERSATION",
 			"cancel_task: task 't1' belongs to another conversation: only the tasks started in this conversation can be seen or canceled", false},
 		{"unknown cancel", "cancel_task", nil, nil, nil, tools.ErrUnknownTask, "UNKNOWN_TASK",
-			"cancel_task: no task 't1' was started here, or it ended long ago and is forgotten; use a task_id returned by invoke_agent or named in a notification", false},
+			"cancel_task: no task 't1' was started here, or it ended long ago and is forgotten; use a taskId returned by invoke_agent or named in a notification", false},
 		{"finished", "cancel_task", info("t1", completed("done")), nil, nil, tools.ErrTaskFinished, "TASK_FINISHED",
 			"cancel_task: task 't1' of agent 'Echo' already finished (state=completed): there is nothing to cancel; read its result with get_from_working_memory with key 'session/s1/a2a/Echo/t1/result'", false},
 		{"timed out", "cancel_task", info("t1", failed(a2a.CodeTimeout, "late")), nil, nil, tools.ErrTaskFinished, "TASK_FINISHED",
@@ -128,7 +128,7 @@ func TestTaskToolErrors(t *testing.T) {
 		{"expired", "cancel_task", info("t1", func(i *caller.TaskInfo) { i.Pending = false }), nil, nil, tools.ErrTaskFinished, "TASK_FINISHED",
 			"cancel_task: task 't1' of agent 'Echo' already finished (state=expired): there is nothing to cancel", false},
 		{"forgotten while canceling", "cancel_task", info("t1", nil), nil, fmt.Errorf("caller: %w", caller.ErrUnknownTask), tools.ErrUnknownTask, "UNKNOWN_TASK",
-			"cancel_task: no task 't1' was started here, or it ended long ago and is forgotten; use a task_id returned by invoke_agent or named in a notification", false},
+			"cancel_task: no task 't1' was started here, or it ended long ago and is forgotten; use a taskId returned by invoke_agent or named in a notification", false},
 		{"memory down", "task_status", nil, fmt.Errorf("load: %w", memory.ErrUnavailable), nil, memory.ErrUnavailable, "UNAVAILABLE",
 			`task_status: read task "t1": load: memory: unavailable`, true},
 		{"cancel not sent", "cancel_task", info("t1", nil), nil, fmt.Errorf("send cancel: %w", memory.ErrUnavailable), memory.ErrUnavailable, "UNAVAILABLE",
@@ -176,7 +176,7 @@ func TestCancelTaskRequestsTheCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := got.(map[string]any)
-	if m["task_id"] != "t1" || m["status"] != tools.StatusCancelRequested || m["memory_key"] != "session/s1/a2a/Echo/t1/result" ||
+	if m["taskId"] != "t1" || m["status"] != tools.StatusCancelRequested || m["memoryKey"] != "session/s1/a2a/Echo/t1/result" ||
 		!strings.Contains(m["note"].(string), "notification") {
 		t.Fatalf("cancel_task = %v", got)
 	}

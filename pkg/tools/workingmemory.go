@@ -22,12 +22,12 @@ var getFromWorkingMemoryDef = definition{
 	name:  "get_from_working_memory",
 	needs: []string{"Memory"},
 	description: "Read a value from this conversation's working memory by its key, such as the result of an agent " +
-		"task at the memory_key given by invoke_agent or by a task notification. Results are kept for a limited " +
+		"task at the memoryKey given by invoke_agent or by a task notification. Results are kept for a limited " +
 		"time (60 minutes by default).",
 	params: []param{
 		{name: "key", required: true, schema: map[string]any{
 			"type": "string", "minLength": 1, "maxLength": memory.MaxKeyLen,
-			"description": "The exact key, e.g. the memory_key returned by invoke_agent.",
+			"description": "The exact key, e.g. the memoryKey returned by invoke_agent.",
 		}},
 	},
 }
@@ -64,7 +64,7 @@ func (s *Set) getFromWorkingMemory(ctx context.Context, raw json.RawMessage) (an
 	}
 	if !strings.HasPrefix(args.Key, s.sessionPrefix) {
 		return nil, &ArgumentError{Tool: tool, Path: "key", Message: fmt.Sprintf(
-			"argument %q: %q is not a key of this conversation; its keys start with %q (use the memory_key from invoke_agent or from a notification)",
+			"argument %q: %q is not a key of this conversation; its keys start with %q (use the memoryKey from invoke_agent or from a notification)",
 			"key", args.Key, s.sessionPrefix)}
 	}
 	value, err := s.deps.Memory.Get(ctx, args.Key)

@@ -233,8 +233,12 @@ func (e *Engine) newRun(wf *Workflow, ro RunOptions) (*RunState, error) {
 	if err != nil {
 		return nil, err
 	}
+	stepSession, err := memory.WorkflowStepSession(ro.RunID)
+	if err != nil {
+		return nil, fmt.Errorf("workflow: run %s: %w", ro.RunID, err)
+	}
 	return &RunState{ID: ro.RunID, Workflow: wf, Digest: digest, Input: raw, Request: ro.Request, SessionID: ro.SessionID, UserID: ro.UserID,
-		StepSession: stepSession(ro.RunID), Constraints: constraints, Caller: e.opts.Caller.Name(), Status: StatusRunning,
+		StepSession: stepSession, Constraints: constraints, Caller: e.opts.Caller.Name(), Status: StatusRunning,
 		Created: time.Now().UTC()}, nil
 }
 
@@ -299,7 +303,11 @@ func (e *Engine) drive(ctx context.Context, id string, wf *Workflow, create func
 // cause ErrLeaseLost, if the claim is lost.
 func (e *Engine) acquire(ctx context.Context, id string) (context.Context, func(), error) {
 	ttl := e.opts.LeaseTTL
-	lease := memory.Lease{Store: e.opts.Memory, Key: leaseKey(id), Owner: e.opts.InstanceID, TTL: ttl}
+	key, err := memory.WorkflowLeaseKey(id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("workflow: claim run %s: %w", id, err)
+	}
+	lease := memory.Lease{Store: e.opts.Memory, Key: key, Owner: e.opts.InstanceID, TTL: ttl}
 	for {
 		ok, err := lease.Acquire(ctx)
 		if err != nil && !memory.Transient(err) {

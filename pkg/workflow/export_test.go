@@ -62,7 +62,7 @@ func StepBookkeepingAllocs(t testing.TB, n int) float64 {
 		states[s.ID] = &StepState{ID: s.ID, Phase: PhaseSucceeded, Output: &Output{Agent: "A", Skill: "k", Status: "SUCCESS", Text: "out of " + s.ID}}
 	}
 	e := &Engine{opts: Options{MaxHandoffText: DefaultMaxHandoffText, MaxHandoffOutputs: DefaultMaxHandoffOutputs}}
-	r := &RunState{ID: "r", Workflow: wf, Input: []byte(`{}`), Caller: "Orch", StepSession: stepSession("r")}
+	r := &RunState{ID: "r", Workflow: wf, Input: []byte(`{}`), Caller: "Orch", StepSession: "wf-r"}
 	rn := newRunner(e, r, states, nil)
 	last, lastNode := list[len(list)-1], wf.Steps[len(wf.Steps)-1]
 	return testing.AllocsPerRun(20, func() {

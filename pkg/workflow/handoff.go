@@ -20,26 +20,26 @@ const HandoffVersion = 1
 type Handoff struct {
 	Version int `json:"version"`
 	// SessionID and UserID are the session and user the run works for.
-	SessionID string `json:"session_id,omitempty"`
-	UserID    string `json:"user_id,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	UserID    string `json:"userId,omitempty"`
 	// OriginalRequest is the user's request in their words.
-	OriginalRequest string `json:"original_request,omitempty"`
+	OriginalRequest string `json:"originalRequest,omitempty"`
 	// Workflow and RunID name the workflow and this run of it (also the
 	// request's correlation id).
 	Workflow string `json:"workflow"`
-	RunID    string `json:"run_id"`
+	RunID    string `json:"runId"`
 	// Step is the step's id; WorkflowPosition says where it stands, as
 	// "Step 3 of 5 (Financial Analysis)"; StepIndex counts from 1.
 	Step             string `json:"step"`
-	WorkflowPosition string `json:"workflow_position"`
-	StepIndex        int    `json:"step_index"`
-	StepCount        int    `json:"step_count"`
+	WorkflowPosition string `json:"workflowPosition"`
+	StepIndex        int    `json:"stepIndex"`
+	StepCount        int    `json:"stepCount"`
 	// PriorAgents are the orchestrator, then the agents of the steps that
 	// succeeded before this one, in workflow order.
-	PriorAgents []string `json:"prior_agents"`
+	PriorAgents []string `json:"priorAgents"`
 	// PriorOutputs are those steps' outputs by step id (texts cut to
 	// Options.MaxHandoffText characters).
-	PriorOutputs map[string]*Output `json:"prior_outputs,omitempty"`
+	PriorOutputs map[string]*Output `json:"priorOutputs,omitempty"`
 	// Constraints are the run's constraints (the workflow's, overridden by
 	// the run's).
 	Constraints map[string]any `json:"constraints,omitempty"`

@@ -35,20 +35,20 @@ const (
 // (not arrival order), each with its own confidence, the warnings, the
 // conflicting values between steps and the overall outcome.
 type Report struct {
-	RunID    string `json:"run_id"`
+	RunID    string `json:"runId"`
 	Workflow string `json:"workflow"`
 	Status   Status `json:"status"`
 	// FailedStep names the step (or group) that made the run ERROR; Error says why.
-	FailedStep string   `json:"failed_step,omitempty"`
+	FailedStep string   `json:"failedStep,omitempty"`
 	Error      string   `json:"error,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
 	// Confidence is the lowest confidence of the steps that succeeded.
 	Confidence  a2a.Confidence `json:"confidence,omitempty"`
 	Steps       []StepReport   `json:"steps"`
 	Conflicts   []Conflict     `json:"conflicts,omitempty"`
-	SessionID   string         `json:"session_id,omitempty"`
-	UserID      string         `json:"user_id,omitempty"`
-	StepSession string         `json:"step_session"`
+	SessionID   string         `json:"sessionId,omitempty"`
+	UserID      string         `json:"userId,omitempty"`
+	StepSession string         `json:"stepSession"`
 	Created     time.Time      `json:"created"`
 	Ended       time.Time      `json:"ended,omitzero"`
 }
@@ -64,7 +64,7 @@ type StepReport struct {
 	Optional bool       `json:"optional,omitempty"`
 	Phase    Phase      `json:"phase"`
 	Attempts int        `json:"attempts"`
-	TaskIDs  []string   `json:"task_ids,omitempty"`
+	TaskIDs  []string   `json:"taskIds,omitempty"`
 	Started  time.Time  `json:"started,omitzero"`
 	Ended    time.Time  `json:"ended,omitzero"`
 	Output   *Output    `json:"output,omitempty"`

@@ -38,7 +38,7 @@ func (p Phase) Final() bool {
 type Output struct {
 	Agent      string           `json:"agent"`
 	Skill      string           `json:"skill"`
-	TaskID     string           `json:"task_id,omitempty"`
+	TaskID     string           `json:"taskId,omitempty"`
 	Status     a2a.ResultStatus `json:"status"`
 	Confidence a2a.Confidence   `json:"confidence,omitempty"`
 	Text       string           `json:"text,omitempty"`
@@ -64,7 +64,7 @@ func (o *Output) templateValue() any {
 type Attempt struct {
 	N      int              `json:"n"`
 	Intent time.Time        `json:"intent"`
-	TaskID string           `json:"task_id,omitempty"`
+	TaskID string           `json:"taskId,omitempty"`
 	Ended  time.Time        `json:"ended,omitzero"`
 	Status a2a.ResultStatus `json:"status,omitempty"`
 	Error  *a2a.Error       `json:"error,omitempty"`
@@ -111,12 +111,12 @@ type RunState struct {
 	Input   json.RawMessage `json:"input"`
 	Request string          `json:"request,omitempty"`
 	// SessionID and UserID are the run's user context (the handoff's).
-	SessionID string `json:"session_id,omitempty"`
-	UserID    string `json:"user_id,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	UserID    string `json:"userId,omitempty"`
 	// StepSession is the session the steps' tasks run in ("wf-<run id>"):
 	// their results and notification turns stay out of the user's
 	// conversation, and `a2abus history wf-<run id>` lists the run's calls.
-	StepSession string         `json:"step_session"`
+	StepSession string         `json:"stepSession"`
 	Constraints map[string]any `json:"constraints,omitempty"`
 	// Caller is the caller that invokes the steps: only it can wait for them.
 	Caller  string    `json:"caller"`
@@ -168,12 +168,6 @@ func ValidateRunID(id string) error {
 	return nil
 }
 
-// Keys of a run's state in working memory.
-func runKey(id string) string         { return "workflow/" + id + "/run" }
-func stepKey(id, step string) string  { return "workflow/" + id + "/steps/" + step }
-func leaseKey(id string) string       { return "workflow/" + id + "/lease" }
-func stepSession(runID string) string { return "wf-" + runID }
-
 // store reads and writes run state, retrying what working memory could not
 // answer for a bounded time.
 type store struct {
@@ -196,14 +190,22 @@ func (s store) set(ctx context.Context, key string, v any) error {
 }
 
 func (s store) saveRun(ctx context.Context, r *RunState) error {
-	if err := s.set(ctx, runKey(r.ID), r); err != nil {
+	key, err := memory.WorkflowRunKey(r.ID)
+	if err == nil {
+		err = s.set(ctx, key, r)
+	}
+	if err != nil {
 		return fmt.Errorf("workflow: save run %s: %w", r.ID, err)
 	}
 	return nil
 }
 
 func (s store) saveStep(ctx context.Context, runID string, st *StepState) error {
-	if err := s.set(ctx, stepKey(runID, st.ID), st); err != nil {
+	key, err := memory.WorkflowStepKey(runID, st.ID)
+	if err == nil {
+		err = s.set(ctx, key, st)
+	}
+	if err != nil {
 		return fmt.Errorf("workflow: save step %s of run %s: %w", st.ID, runID, err)
 	}
 	return nil
@@ -211,8 +213,12 @@ func (s store) saveStep(ctx context.Context, runID string, st *StepState) error 
 
 // loadRun returns the run's state, or an error wrapping ErrUnknownRun.
 func (s store) loadRun(ctx context.Context, id string) (*RunState, error) {
+	key, err := memory.WorkflowRunKey(id)
+	if err != nil {
+		return nil, fmt.Errorf("workflow: load run %s: %w", id, err)
+	}
 	var data []byte
-	err := s.retry(ctx, func(ctx context.Context) (err error) { data, err = s.mem.Get(ctx, runKey(id)); return err })
+	err = s.retry(ctx, func(ctx context.Context) (err error) { data, err = s.mem.Get(ctx, key); return err })
 	if errors.Is(err, memory.ErrNotFound) {
 		return nil, fmt.Errorf("%w %q", ErrUnknownRun, id)
 	}
@@ -230,8 +236,12 @@ func (s store) loadRun(ctx context.Context, id string) (*RunState, error) {
 func (s store) loadSteps(ctx context.Context, r *RunState) (map[string]*StepState, error) {
 	out := map[string]*StepState{}
 	for _, st := range r.Workflow.StepList() {
+		key, err := memory.WorkflowStepKey(r.ID, st.ID)
+		if err != nil {
+			return nil, fmt.Errorf("workflow: load step %s of run %s: %w", st.ID, r.ID, err)
+		}
 		var data []byte
-		err := s.retry(ctx, func(ctx context.Context) (err error) { data, err = s.mem.Get(ctx, stepKey(r.ID, st.ID)); return err })
+		err = s.retry(ctx, func(ctx context.Context) (err error) { data, err = s.mem.Get(ctx, key); return err })
 		switch {
 		case errors.Is(err, memory.ErrNotFound):
 			out[st.ID] = &StepState{ID: st.ID, Phase: PhasePending}

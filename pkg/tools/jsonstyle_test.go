@@ -1,0 +1,31 @@
+package tools_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/pkg/tools"
+)
+
+// TestToolResultsAreCamelCase: the results of every tool (and the error
+// result) have camelCase names, like the wire; only the arguments keep the
+// names models already use (agent_name, timeout_seconds, task_id).
+func TestToolResultsAreCamelCase(t *testing.T) {
+	progress, left := 0.5, 30
+	failure := &tools.TaskFailure{Code: "TIMEOUT", Message: "m", Retryable: true}
+	for _, v := range []any{
+		&tools.InvokeResult{TaskID: "t", MemoryKey: "k", Status: tools.StatusSubmitted, Note: "n", State: "completed", Result: "r", Truncated: true, Error: failure},
+		&tools.AgentList{Agents: []tools.AgentInfo{{Name: "A", Skills: []tools.SkillInfo{{ID: "s"}}, MoreSkills: 3, Status: "online", LastSeen: "now"}},
+			Total: 1, NextCursor: "c"},
+		&tools.TaskStatusResult{TaskID: "t", State: "working", StatusMessage: "m", Progress: &progress, Deadline: "d", SecondsLeft: &left,
+			MemoryKey: "k", Preview: "p", Error: failure, Late: true, Note: "n"},
+		&tools.CancelResult{TaskID: "t", MemoryKey: "k", Status: tools.StatusCancelRequested, Note: "n"},
+		json.RawMessage(tools.ErrorResult(errors.New("boom"))),
+	} {
+		if bad := testenv.NotCamelCaseJSON(v); len(bad) > 0 {
+			t.Errorf("%T: %q", v, bad)
+		}
+	}
+}

@@ -1,5 +1,3 @@
-//go:build faults
-
 package rabbitmq
 
 import (
@@ -44,6 +42,7 @@ func restoreBroker(t *testing.T, url string) {
 // TestFaultPublishThroughConnectionClose: no confirmed message is lost when
 // the broker closes every connection mid-stream.
 func TestFaultPublishThroughConnectionClose(t *testing.T) {
+	testenv.NeedFaults(t)
 	streamThroughFault(t, func(t *testing.T) error {
 		return testenv.Rabbitmqctl(t, "close_all_connections", "test")
 	})
@@ -52,6 +51,7 @@ func TestFaultPublishThroughConnectionClose(t *testing.T) {
 // TestFaultPublishThroughBrokerRestart: no confirmed message is lost when the
 // broker application stops and starts mid-stream.
 func TestFaultPublishThroughBrokerRestart(t *testing.T) {
+	testenv.NeedFaults(t)
 	streamThroughFault(t, func(t *testing.T) error {
 		if err := testenv.Rabbitmqctl(t, "stop_app"); err != nil {
 			return err
@@ -192,6 +192,7 @@ func closed(ch <-chan struct{}) bool {
 // connection, consumers of a task queue and of an exclusive instance queue
 // (re-declared on the new connection) deliver again, and Publish works.
 func TestFaultConsumeResumesAfterReconnect(t *testing.T) {
+	testenv.NeedFaults(t)
 	testenv.NeedRabbitmqctl(t)
 	e := newTestEnv(t)
 	b := e.open(t, Options{ReconnectMin: 50 * time.Millisecond, ReconnectMax: time.Second, Logger: zaptest.NewLogger(t)})
@@ -251,6 +252,7 @@ func publishRetrying(t *testing.T, b *Bus, m bus.Message) error {
 // waits (on other agents, say) does not hold the consumer off its queue:
 // the consumer subscribes again and the message comes back as attempt 2.
 func TestFaultLostDeliveryStopsItsHandler(t *testing.T) {
+	testenv.NeedFaults(t)
 	testenv.NeedRabbitmqctl(t)
 	e := newTestEnv(t)
 	b := e.open(t, Options{ReconnectMin: 50 * time.Millisecond, ReconnectMax: time.Second, Logger: zaptest.NewLogger(t)})
@@ -301,6 +303,7 @@ func TestFaultLostDeliveryStopsItsHandler(t *testing.T) {
 // connection known lost (before that, one may still try a dying channel:
 // only "not confirmed" then).
 func TestFaultPublishWhileBrokerDownIsNotSent(t *testing.T) {
+	testenv.NeedFaults(t)
 	testenv.NeedRabbitmqctl(t)
 	e := newTestEnv(t)
 	b := e.open(t, Options{ReconnectMin: 50 * time.Millisecond, ReconnectMax: time.Second, Logger: zaptest.NewLogger(t)})

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -32,5 +33,19 @@ func NeedRabbitmqctl(t testing.TB) {
 			t.Fatalf("rabbitmqctl not found under CI=true: %v", err)
 		}
 		t.Skipf("rabbitmqctl not found: %v", err)
+	}
+}
+
+// FaultsEnv opts into the fault tests (A2ABUS_TEST_FAULTS=1): they close the
+// broker's connections, stop the broker or pause Redis, which would break
+// any test running beside them, so `make faults` runs them alone, one
+// package at a time, and `make unit` leaves them out.
+const FaultsEnv = "A2ABUS_TEST_FAULTS"
+
+// NeedFaults skips a fault test unless FaultsEnv is 1, naming the step that runs it.
+func NeedFaults(t testing.TB) {
+	t.Helper()
+	if os.Getenv(FaultsEnv) != "1" {
+		t.Skipf("a fault test disturbs the shared servers: `make faults` runs it (%s=1)", FaultsEnv)
 	}
 }

@@ -1,5 +1,3 @@
-//go:build faults
-
 package redismem_test
 
 import (
@@ -22,6 +20,7 @@ const pause = 2 * time.Second
 // TestFaultRedisPaused: while Redis is paused a call fails with ErrUnavailable
 // after the per-call timeout instead of hanging, and works once the pause ends.
 func TestFaultRedisPaused(t *testing.T) {
+	testenv.NeedFaults(t)
 	opts := testOptions(t)
 	opts.Timeout = 300 * time.Millisecond
 	m := open(t, opts)
@@ -105,6 +104,7 @@ func concurrentBatches(ctx context.Context, m *redismem.Memory, key string, n in
 // TestFaultSubscriberSurvivesPubsubKill: a subscriber whose pub/sub connection
 // is killed, with turns appended meanwhile, still receives every turn in order.
 func TestFaultSubscriberSurvivesPubsubKill(t *testing.T) {
+	testenv.NeedFaults(t)
 	m := open(t, testOptions(t))
 	raw := rawClient(t)
 	ctx := t.Context()

@@ -1,5 +1,3 @@
-//go:build faults
-
 package caller
 
 import (
@@ -19,6 +17,7 @@ import (
 // agent's result reaches the caller: the response handler retries, the result
 // is stored and notified once after Redis is back, and Call returns it.
 func TestFaultRedisPausedWhileResultArrives(t *testing.T) {
+	testenv.NeedFaults(t)
 	w := wrap(t, testworld.Real(t))
 	opts, err := goredis.ParseURL(w.RedisURL)
 	if err != nil {
@@ -61,6 +60,7 @@ func TestFaultRedisPausedWhileResultArrives(t *testing.T) {
 // reconnected too, returns that run's result and stores and notifies it
 // once.
 func TestFaultBrokerLostWhileTheAgentAnswers(t *testing.T) {
+	testenv.NeedFaults(t)
 	testenv.NeedRabbitmqctl(t)
 	faults := map[string]func(t *testing.T) error{
 		"connections closed": func(t *testing.T) error {

@@ -50,7 +50,7 @@ func privateMemory(t *testing.T, w *testworld.World) *goredis.Client {
 // turn sent once. Before the fix the driver stopped with "read the control
 // log … unavailable" and the conversation stayed waiting_remote.
 func TestDriverRidesOutAMemoryPause(t *testing.T) {
-	t.Parallel() // it mostly waits: overlapping saves the suite's time
+	t.Parallel()        // it mostly waits: overlapping saves the suite's time
 	testenv.RedisURL(t) // skip locally (fail under CI) without Redis
 	w := testworld.Real(t)
 	admin := privateMemory(t, w)

@@ -23,7 +23,7 @@ FUZZFLAGS ?=
 FAULT_PKGS := $(shell grep -rl --include='*_test.go' '^func TestFault' . | xargs -r -n1 dirname | sort -u)
 
 .DEFAULT_GOAL := help
-.PHONY: help build run test services fmt-check vet lint unit faults soak soak-short bench fuzz clean
+.PHONY: help build run test services fmt-check vet lint unit faults soak soak-short bench fuzz licenses clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -57,6 +57,9 @@ unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the rac
 
 faults: ## the fault tests (they stop the broker, pause Redis), one package at a time
 	A2ABUS_TEST_FAULTS=1 $(GO) test -race -count=1 -p 1 -run '^TestFault' $(FAULT_PKGS)
+
+licenses: ## the license of every module the binaries link, read from the module cache; fails on one not allowed
+	$(GO) run ./internal/licenses/cmd/licenses ./cmd/...
 
 SOAK_TASKS    ?= 2000
 SOAK_DURATION ?= 10m

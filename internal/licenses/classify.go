@@ -4,7 +4,8 @@
 // Package licenses holds the project to its license: it reads the licenses
 // of the modules the binaries link from their files in the module cache
 // (Linked, Classify) and says which are allowed in an Apache-2.0 program
-// (Check).
+// (Check). Its tests also keep the license header on every source file
+// (scripts/add-license-headers.sh adds it).
 package licenses
 
 import (

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # a2abus: `make run` tries it on the embedded bus and memory (no servers),
 # `make test` runs everything CI runs. `make help` lists the targets.
 

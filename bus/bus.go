@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package bus defines the transport a2abus runs on: publish with confirm,
 // consume with manual ack/nack and a known attempt count, declare topology,
 // close. bus/rabbitmq (amqp091-go) and bus/inproc (the embedded default)

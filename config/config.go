@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package config holds a2abus's configuration: plain structs with defaults
 // (Default) and validation (Validate). Load (load.go) fills them from a YAML
 // file, A2ABUS_* environment variables and command-line flags; nothing else in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 package config
 
 // validateUnacked checks the keys that bound how long a delivery stays

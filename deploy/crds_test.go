@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 package deploy
 
 // Strict mirrors of the custom resources the manifests use: KEDA 2.21's,

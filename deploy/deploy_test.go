@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package deploy holds the container image and the Kubernetes manifests;
 // its tests render every kustomization with the kustomize API, decode each
 // document strictly into its Kubernetes (or KEDA) Go type, and check the

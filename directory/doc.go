@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package directory is the agent directory: it consumes the cards agents
 // announce on discovery.announce, tracks each agent's live instances, always
 // lists the agents of well-known-agents.json, marks agents that stop

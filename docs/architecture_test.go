@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package docs holds the project's documentation. Its test holds
 // architecture.md to the code: the package table names every package, and
 // no package imports one on its own floor or above.

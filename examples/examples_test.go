@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package examples_test builds the example programs and runs them against
 // the real RabbitMQ and Redis, under a private exchange and key prefix.
 package examples_test

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package memory defines a2abus's working memory: a key/value Store with TTLs
 // (task results, idempotence markers), Conversations, the ordered turns of
 // each session with live subscriptions, and Indexes, sorted sets of members

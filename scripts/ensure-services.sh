@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ensure-services.sh: make sure RabbitMQ (127.0.0.1:5672) and Redis
 # (127.0.0.1:6379) answer, for the integration tests.
 #

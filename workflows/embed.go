@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package workflows holds the example workflows shipped with a2abus
 // (business-case.yaml: a market-entry business case on the reference agents),
 // embedded so that the demo and an Orchestrator started without

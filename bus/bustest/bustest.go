@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package bustest is the conformance suite every bus.Bus implementation
 // passes: bus/inproc runs it in memory, bus/rabbitmq against a real broker.
 // Code tested on one transport therefore behaves the same on the other.

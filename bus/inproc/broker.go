@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package inproc is the embedded, in-memory bus: a broker with RabbitMQ's
 // semantics (topic routing, confirms, unroutable errors, priority task
 // queues, attempt counting, dead-lettering, expiration, exclusive instance

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package rabbitmq implements bus.Bus on RabbitMQ with amqp091-go.
 //
 // A Bus holds two connections, one for publishing and one for consuming

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Command a2abus is the a2abus CLI and daemon: it runs agents, invokes them,
 // inspects the directory and working memory, and manages the bus topology.
 package main

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Command research-agent runs ResearchAgent, the one-shot reference agent
 // of a2abus for KEDA ScaledJobs: it answers one research task from the
 // documents under --docs (research.docs_dir) and exits; --ephemeral=false

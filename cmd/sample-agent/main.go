@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Command sample-agent runs SampleAgent, the always-on reference agent of
 // a2abus (echo, sleep, fail, npv, delegate), on the bus and working memory
 // a2abus.yaml, A2ABUS_* variables and the flags name. SIGINT or SIGTERM

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Command go-agent is a minimal a2abus agent written with the Go SDK: it
 // answers the skill "greet" with a greeting for the name in the message.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Command go-caller is a minimal a2abus caller written with the Go SDK: it
 // asks an agent (by default go-agent's GreeterAgent) to run its "greet"
 // skill, waits for the answer and prints it with the working-memory key the

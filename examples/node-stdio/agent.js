@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // An a2abus agent in Node.js, no dependencies, speaking the NDJSON protocol
 // of docs/ndjson.md on stdin/stdout. Run it on the bus with:
 //

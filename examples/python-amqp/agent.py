@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An a2abus agent in Python, written against docs/wire-protocol.md and
 docs/topology.md with pika only (no a2abus code). Skills: echo (the text
 back), fail (EXECUTION_FAILED with the text), sleep (milliseconds, until

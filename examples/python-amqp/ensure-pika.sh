@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # ensure-pika.sh prints the path of a Python 3 interpreter that can import
 # pika, installing the Debian package python3-pika (as root, with apt-get)
 # when none can. It exits 1, naming what was tried, when that fails.

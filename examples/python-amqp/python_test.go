@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package pythonamqp_test runs the Python agent of this folder (agent.py,
 // pika only) against the real RabbitMQ and drives it through the
 // conformance kit. ensure-pika.sh installs python3-pika with apt-get when

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An a2abus agent in Python, standard library only, speaking the NDJSON
 protocol of docs/ndjson.md on stdin/stdout. Run it on the bus with:
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package access works out the least-privilege RabbitMQ users and
 // permissions of a set of agents and callers (a2abus access plan): for each,
 // the vhost permissions (configure, write, read regexes) and the topic

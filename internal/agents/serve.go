@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package agents runs the reference agents of a2abus by kind: SampleAgent
 // (internal/agents/sample), always on, and ResearchAgent
 // (internal/agents/research), one-shot for KEDA. Serve is what `a2abus serve`

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package backoff is the one wait between the attempts of every retry loop
 // of the project: exponential from a floor, capped, with jitter so that
 // processes failing together do not retry together. The bus's re-dial and

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package bench measures, in one run, a2abus's full invoke chain beside a
 // raw amqp091-go + go-redis chain with the same durability, on the real
 // RabbitMQ and Redis, and reports both and their ratios.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package cliutil is the command-line plumbing the a2abus mains share: the
 // configuration flags, loading the configuration with them and completing it
 // with the command's Profile (which servers when bus.url / redis.url are

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package component is what the long-running components (agent, caller,
 // directory, chat session) share: a Runner (Run once under a context that
 // Close cancels; Close waits for Run within a bound), a Group that runs

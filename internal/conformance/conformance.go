@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package conformance drives a running agent, whatever its language,
 // through the a2abus wire protocol (docs/wire-protocol.md) over RabbitMQ and
 // reports pass or fail per requirement (docs/conformance.md lists them).

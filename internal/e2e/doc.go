@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package e2e holds the end-to-end tests of a2abus: they build the binaries
 // (a2abus, sample-agent, research-agent) and run them as separate processes
 // against the real RabbitMQ and Redis — invoking from the CLI, running an

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package fileread reads the files a2abus takes from outside — the
 // configuration, workflow and agent YAML, card, directory, key and
 // certificate files — with a size bound applied while reading, and only

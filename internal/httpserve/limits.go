@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package httpserve is what every HTTP listener of a2abus is built with (the
 // ops listener, mcp --http, and the listeners to come): a listener that caps
 // its connections, a server whose headers, bodies, writes and idle

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package llmtest is a scripted OpenAI-compatible Chat Completions server
 // for tests: it plays recorded dialogues (answers, tool calls, HTTP errors
 // with Retry-After) in order, checks each request it answers, and records

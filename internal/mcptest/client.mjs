@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // client.mjs drives `a2abus mcp` with the official TypeScript MCP client
 // (npm @modelcontextprotocol/sdk), as an MCP host would: it lists the tools,
 // waits until list_known_agents shows the agent, calls invoke_agent on its

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package mcptest proves `a2abus mcp` with the official TypeScript MCP
 // client (npm @modelcontextprotocol/sdk) over stdio and streamable HTTP.
 // client.mjs is the client; its tests install the SDK, at TSSDKVersion,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package redact hides secrets in text that is logged or stored: the
 // passwords of URLs, bearer tokens, credentials written as key=value or
 // "key": "value", and a few well-known token shapes (JWTs, GitHub, Slack,

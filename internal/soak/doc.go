@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package soak is a2abus's soak test: many agent and caller processes on a
 // private RabbitMQ node and Redis server, a mix of skills (fast, slow,
 // failing, cancelled, timed out, nested, random), and a seeded fault plan

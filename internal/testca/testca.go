@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package testca makes the certificates of TLS tests: a new certificate
 // authority with a server and a client certificate, written as PEM files.
 // It imports only the standard library, so any package's tests may use it.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package testenv gives integration tests the addresses of the real RabbitMQ
 // and Redis. Locally a test skips when a server does not answer; under CI=true
 // it fails instead, so CI never passes on skipped integration tests. It also

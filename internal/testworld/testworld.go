@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package testworld gives tests a bus and a working memory to run agents and
 // callers on: the embedded ones (inproc, inmem) or the real servers
 // (RabbitMQ, Redis) under a private exchange and key prefix, so the same test

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package text shapes text meant for people: Cut shortens it for
 // messages, logs and model context without splitting a UTF-8 character,
 // and Nearest suggests the names closest to a mistyped one.

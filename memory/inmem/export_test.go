@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 package inmem
 
 // Len counts the stored items, expired or not, without removing any.

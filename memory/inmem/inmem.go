@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package inmem is the embedded, in-process working memory: the same
 // semantics as memory/redismem (TTLs, ordered conversations, subscriptions, indexes)
 // without a server. It is the default when no Redis is configured.

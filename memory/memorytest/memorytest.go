@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package memorytest is the conformance suite every memory.Memory backend
 // passes: call Run from the backend's tests.
 package memorytest

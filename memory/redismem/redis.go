@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package redismem is a2abus's working memory on Redis (go-redis v9): a single
 // server, Sentinel or Cluster. Every call is bounded by Options.Timeout and a
 // server that does not answer gives memory.ErrUnavailable, never a hang.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package a2a is the a2abus wire protocol: message kinds, the envelope (which
 // AMQP properties and headers carry what), the payload of every kind, typed
 // error codes, name validation, and the functions that build routing keys and

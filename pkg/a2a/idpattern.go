@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 package a2a
 
 // idPattern is a name rule of the form ^[first][rest]{min-1,max-1}$ over ASCII,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package agent is the receiving side of a2abus: register a handler per
 // skill, run the task worker on agent.task.<Name>, publish status updates and
 // the result or a typed error — confirmed before the task is acked — and

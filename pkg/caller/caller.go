@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package caller is the calling side of a2abus: Invoke publishes a task and
 // returns its id and memory key at once; Call waits for the outcome with the
 // status updates as they come, whichever replica consumed the response. The

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package chat is the primary chat loop of a2abus (the RockBot flow of seed
 // 003): a Session bound to one session id runs the model (llm.Loop, the
 // shared tool loop) with the bus tools (invoke_agent, list_known_agents,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package converse runs orchestrated agent-to-agent conversations
 // on the bus: an orchestrator asks a local agent for a draft, sends it to a
 // remote agent, feeds the reply back and loops, one turn in flight at a time,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package execbridge makes a bus agent of a child process written in any
 // language: the process reads and writes NDJSON frames on its stdin and
 // stdout (docs/ndjson.md), the bridge turns the agent's tasks into

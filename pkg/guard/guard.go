@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package guard decides whether one agent may call another and keeps calls
 // within bounds: a policy (which callers may call which targets), a limit
 // on the calls in flight per caller, a token-bucket rate limit per (caller,

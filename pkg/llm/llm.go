@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package llm is a2abus's port to a language model: one Chat Completions
 // round trip (Client.Complete) in a small provider-neutral shape — messages,
 // tool definitions, tool calls and token usage. OpenAI (openai.go) speaks it

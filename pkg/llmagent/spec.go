@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package llmagent runs LLM-backed agents declared in YAML: each
 // skill has a system prompt, an input schema, a whitelist of bus tools and
 // of agents it may call, and a context filter that picks the few turns of

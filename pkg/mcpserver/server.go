@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package mcpserver serves the a2abus tools to any MCP host (desktop
 // assistants, IDE agents, agent frameworks) with the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk), over stdio or streamable HTTP.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package node is the one place a validated configuration becomes the parts
 // of a2abus, for the a2abus binaries and for SDK programs alike. Open opens
 // the bus and working memory the configuration names (RabbitMQ and Redis

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package ops is the observability of a2abus's long-running processes:
 // Prometheus metrics (names prefixed a2abus_, labels bounded), OpenTelemetry
 // spans linked through the traceparent every message carries, and the ops

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package schema compiles the JSON Schemas that skills declare for their
 // structured input and checks inputs against them, with
 // github.com/santhosh-tekuri/jsonschema/v6 (draft 2020-12 unless the schema

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package tools holds the functions an LLM calls to work with other agents:
 // invoke_agent, list_known_agents, get_from_working_memory, task_status and
 // cancel_task. The chat loop, LLM-backed agents and the MCP server share this

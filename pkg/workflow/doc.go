@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package workflow runs multi-agent workflows on the bus: a
 // workflow (YAML, see Parse, or built in Go) is a sequence of steps and
 // parallel groups (wait for all, or for a quorum); each step names an

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package research is ResearchAgent, the ephemeral one-shot reference agent
 // of a2abus: its research skill ranks the passages of a folder of Markdown
 // and text files against a question with BM25 and answers with the best

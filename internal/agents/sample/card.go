@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package sample is SampleAgent, the always-on reference agent of a2abus:
 // echo, sleep, fail, npv and delegate — the skills that exercise a caller's
 // handling of results, progress, cancellation, deadlines, typed errors,

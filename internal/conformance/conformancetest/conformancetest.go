@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package conformancetest runs the conformance kit in a test and requires
 // every requirement to pass.
 package conformancetest

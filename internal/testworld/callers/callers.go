@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package callers starts callers in a test world. It is apart from
 // testworld because pkg/caller's own tests use testworld.
 package callers

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Package sampletest runs SampleAgent in tests: the echo, sleep, fail and
 // npv skills most end-to-end tests call.
 package sampletest

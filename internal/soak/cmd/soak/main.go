@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
 // Command soak is a2abus's soak test (internal/soak): `soak run` starts a
 // private RabbitMQ node and Redis server, agent and caller processes (this
 // same binary, `soak agent` and `soak caller`) and a seeded fault injector,

@@ -83,6 +83,16 @@ func firstLines(text []byte, n int) []byte {
 	return text[:end]
 }
 
+// TestSourceFilesHaveTheLicenseHeader: every Go file of the repository
+// starts with the SPDX line and the copyright line, then a blank line, and
+// every script, Makefile and Dockerfile has the SPDX line near its top.
+func TestSourceFilesHaveTheLicenseHeader(t *testing.T) {
+	if missing := missingHeaders(t, "../.."); len(missing) > 0 {
+		t.Errorf("%d files without the license header (run scripts/add-license-headers.sh):\n  %s",
+			len(missing), strings.Join(missing, "\n  "))
+	}
+}
+
 // TestAddLicenseHeaders runs scripts/add-license-headers.sh on a tree of
 // files without the header: afterwards none is missing it, the package
 // comments and build constraints still hold, the lines that must come first

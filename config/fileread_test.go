@@ -4,31 +4,20 @@
 package config
 
 import (
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/a2abus/a2abus/internal/fileread"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
-// loadSoon runs Load with a deadline, so a read that hangs fails the test.
+// loadSoon runs Load under testenv.Returns, so a read that hangs fails the test.
 func loadSoon(t *testing.T, opts LoadOptions) error {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() {
-		_, err := Load(opts)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(10 * time.Second):
-		t.Fatalf("Load(%q) still running after 10s", opts.File)
-		return nil
-	}
+	return testenv.Returns(t, fmt.Sprintf("Load(%+v)", opts), func() error { _, err := Load(opts); return err })
 }
 
 // TestLoadRefusesADeviceAtOnce: --config /dev/zero used to read without end
@@ -39,10 +28,7 @@ func TestLoadRefusesADeviceAtOnce(t *testing.T) {
 		if _, err := os.Stat(path); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		err := loadSoon(t, LoadOptions{File: path})
-		if !errors.Is(err, fileread.ErrNotRegular) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "character device") {
-			t.Errorf("Load(%s): err = %v, want ErrNotRegular naming the device", path, err)
-		}
+		testenv.WantError(t, "Load("+path+")", loadSoon(t, LoadOptions{File: path}), fileread.ErrNotRegular, path, "character device")
 	}
 }
 
@@ -51,9 +37,8 @@ func TestLoadRefusesALargeFile(t *testing.T) {
 	dir := isolate(t)
 	big := "# " + strings.Repeat("x", MaxFileBytes) + "\nlog:\n  level: debug\n"
 	path := writeFile(t, dir, "big.yaml", big)
-	err := loadSoon(t, LoadOptions{File: path})
-	if !errors.Is(err, fileread.ErrTooLarge) || !strings.Contains(err.Error(), "1 MiB") || !strings.Contains(err.Error(), path) {
-		t.Fatalf("err = %v, want ErrTooLarge naming the file and the 1 MiB bound", err)
+	if !testenv.WantError(t, "Load(big.yaml)", loadSoon(t, LoadOptions{File: path}), fileread.ErrTooLarge, path, "1 MiB") {
+		t.FailNow()
 	}
 	ok := writeFile(t, dir, "ok.yaml", "log:\n  level: debug\n")
 	if err := loadSoon(t, LoadOptions{File: ok}); err != nil {

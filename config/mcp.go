@@ -6,8 +6,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 	"unicode"
@@ -60,9 +58,9 @@ func (c *MCPConfig) BearerToken() (string, error) {
 	if c.TokenFile == "" {
 		return "", ErrNoToken
 	}
-	data, err := readSmallFile(c.TokenFile, maxMCPTokenBytes)
+	data, err := readKeyFile("mcp.token_file", c.TokenFile, maxMCPTokenBytes)
 	if err != nil {
-		return "", invalid("mcp.token_file", "%v", err)
+		return "", err
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
 	token := strings.TrimSpace(line)
@@ -81,36 +79,6 @@ func checkToken(token string) error {
 		return errors.New("must be printable ASCII without spaces (it is sent in an HTTP header)")
 	}
 	return nil
-}
-
-// readSmallFile reads the regular file path, refusing one larger than
-// limit. It looks before it opens: opening a FIFO would wait for a writer.
-func readSmallFile(path string, limit int64) ([]byte, error) {
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%q is not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%q is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %q: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%q is larger than %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 func (c *MCPConfig) validate() []error {

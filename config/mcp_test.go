@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 func TestHTTPAndMCPValidation(t *testing.T) {
@@ -70,10 +71,7 @@ func TestBearerToken(t *testing.T) {
 		return p
 	}
 	const token = "s3cret-token-0123456789"
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testenv.FIFO(t, dir, "fifo")
 	for _, tc := range []struct {
 		name string
 		c    MCPConfig

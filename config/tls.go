@@ -132,8 +132,12 @@ func (t *TLSConfig) load(prefix string) (*tls.Config, error) {
 }
 
 // readPEM reads the file of key (a regular file of at most MaxPEMFileBytes).
-func readPEM(key, path string) ([]byte, error) {
-	data, err := fileread.Read(path, MaxPEMFileBytes)
+func readPEM(key, path string) ([]byte, error) { return readKeyFile(key, path, MaxPEMFileBytes) }
+
+// readKeyFile reads the file of key through fileread (a regular file of at
+// most maxBytes); an error is a *FieldError naming the key and the file.
+func readKeyFile(key, path string, maxBytes int64) ([]byte, error) {
+	data, err := fileread.Read(path, maxBytes)
 	if fe := (*fileread.Error)(nil); errors.As(err, &fe) {
 		return nil, invalid(key, "%v", fe)
 	}

@@ -5,7 +5,6 @@ package directory
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,23 +13,26 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/internal/fileread"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // anyFileBytes is a bound the tests' known-agents files keep.
 const anyFileBytes = 64 << 20
 
-// within runs f with a deadline, so a read that hangs fails the test.
-func within(t *testing.T, what string, f func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s still running after 10s", what)
-		return nil
+// fileReaders reads path as each of the files the directory takes from
+// outside: the well-known, known-agents and pins files.
+func fileReaders(t *testing.T, path string) map[string]func() error {
+	return map[string]func() error{
+		"well-known file": func() error { _, err := LoadWellKnown(path); return err },
+		"known-agents file": func() error {
+			_, err := New(Options{Bus: embeddedBus(t), KnownAgentsFile: path})
+			return err
+		},
+		"pins file": func() error {
+			_, err := New(Options{Bus: embeddedBus(t), Trust: TrustTOFU, PinsFile: path})
+			return err
+		},
 	}
 }
 
@@ -38,21 +40,8 @@ func within(t *testing.T, what string, f func() error) error {
 // read through fileread: /dev/zero is refused at once, naming it.
 func TestFilesRefuseADevice(t *testing.T) {
 	const dev = "/dev/zero"
-	for what, f := range map[string]func() error{
-		"well-known file": func() error { _, err := LoadWellKnown(dev); return err },
-		"known-agents file": func() error {
-			_, err := New(Options{Bus: embeddedBus(t), KnownAgentsFile: dev})
-			return err
-		},
-		"pins file": func() error {
-			_, err := New(Options{Bus: embeddedBus(t), Trust: TrustTOFU, PinsFile: dev})
-			return err
-		},
-	} {
-		err := within(t, what, f)
-		if !errors.Is(err, fileread.ErrNotRegular) || !strings.Contains(err.Error(), dev) {
-			t.Errorf("%s %s: err = %v, want ErrNotRegular naming it", what, dev, err)
-		}
+	for what, f := range fileReaders(t, dev) {
+		testenv.Refused(t, what+" "+dev, f, fileread.ErrNotRegular, dev)
 	}
 }
 
@@ -68,8 +57,8 @@ func TestKnownAgentsFileBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := loadKnownAgents(big, bound)
-	if !errors.Is(err, fileread.ErrTooLarge) || !strings.Contains(err.Error(), big) {
-		t.Fatalf("a file over %d bytes: err = %v, want ErrTooLarge naming it", bound, err)
+	if !testenv.WantError(t, fmt.Sprintf("a file over %d bytes", bound), err, fileread.ErrTooLarge, big) {
+		t.FailNow()
 	}
 
 	var agents []storedAgent

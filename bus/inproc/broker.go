@@ -257,17 +257,3 @@ func (b *Broker) requeue(p *pending, counted bool) {
 func (b *Broker) release(p *pending, counted bool) {
 	_ = b.settle(p, func() { b.requeue(p, counted) })
 }
-
-// waitTimeout waits for wg, at most d; it reports whether wg finished.
-func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
-}

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/component"
 )
 
 // conn is one connection to a Broker; it implements bus.Bus.
@@ -322,7 +323,7 @@ func (c *conn) shutdown() error {
 		c.closed = true
 		b.mu.Unlock()
 		c.cancel()
-		finished := waitTimeout(&c.consumers, b.closeTimeout)
+		finished := component.WaitWithin(&c.consumers, b.closeTimeout)
 
 		b.mu.Lock()
 		defer b.mu.Unlock()

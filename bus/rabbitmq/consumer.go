@@ -11,12 +11,12 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/backoff"
 )
 
 // terminalError marks a consume error that re-subscribing cannot fix.
@@ -106,7 +106,7 @@ func (b *Bus) Consume(ctx context.Context, queue string, opts bus.ConsumeOptions
 		}
 		b.log.Warn("rabbitmq consumer interrupted, re-subscribing",
 			zap.String("queue", queue), zap.Error(err))
-		if sleep(ctx, b.reconnect.Delay(fails)) {
+		if backoff.Sleep(ctx, b.reconnect.Delay(fails)) {
 			fails++
 		}
 	}
@@ -349,16 +349,4 @@ func channelReason(ch *amqp.Channel) error {
 		return amqp.ErrClosed
 	}
 	return errors.New("consumer cancelled by the broker")
-}
-
-// sleep waits d or until ctx is done; it reports whether d elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

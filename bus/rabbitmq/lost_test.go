@@ -17,7 +17,8 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
-// deliveryLog records every delivery a handler saw, by message id.
+// deliveryLog records every delivery a handler saw, by message id. The zero
+// value is ready to use.
 type deliveryLog struct {
 	mu       sync.Mutex
 	attempts map[string][]int
@@ -27,6 +28,9 @@ type deliveryLog struct {
 func (l *deliveryLog) add(d *bus.Delivery) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.attempts == nil {
+		l.attempts = map[string][]int{}
+	}
 	l.attempts[d.MessageID] = append(l.attempts[d.MessageID], d.Attempt)
 	return len(l.attempts[d.MessageID]) == 1
 }
@@ -55,6 +59,23 @@ func startConsume(t *testing.T, b *Bus, queue string, opts bus.ConsumeOptions, h
 	}
 	t.Cleanup(func() { cancel() })
 	return stop
+}
+
+// stopLeavingNone stops a consume of queue and fails t unless the queue is
+// then empty: stopped, the consumer handed back whatever it held, so every
+// copy made is either seen or in the queue.
+func stopLeavingNone(t *testing.T, b *Bus, queue string, stop func() error) {
+	t.Helper()
+	if err := stop(); err != nil {
+		t.Fatalf("consume: %v", err)
+	}
+	st, err := b.Inspect(t.Context(), queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Messages != 0 {
+		t.Errorf("%d messages left in %s, want none", st.Messages, queue)
+	}
 }
 
 // When the consume connection drops under handlers, a settle they try
@@ -87,7 +108,7 @@ func TestLostDeliveriesComeBackOnce(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			log := &deliveryLog{attempts: map[string][]int{}}
+			log := &deliveryLog{}
 			var held atomic.Int32
 			settled := make(chan error, n)
 			stop := startConsume(t, b, spec.Name, bus.ConsumeOptions{Concurrency: 2 * n, MaxAttempts: 5}, func(hctx context.Context, d *bus.Delivery) error {
@@ -124,18 +145,7 @@ func TestLostDeliveriesComeBackOnce(t *testing.T) {
 				}
 				return true
 			})
-			if err := stop(); err != nil {
-				t.Fatalf("consume: %v", err)
-			}
-			// Stopped, the consumer handed back whatever it held: every copy
-			// made is now either seen or in the queue.
-			st, err := b.Inspect(t.Context(), spec.Name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Messages != 0 {
-				t.Errorf("%d messages left in the queue, want none", st.Messages)
-			}
+			stopLeavingNone(t, b, spec.Name, stop)
 			if st, err := b.Inspect(t.Context(), a2a.DeadLetterQueue(e.exchange)); err != nil || st.Messages != 0 {
 				t.Errorf("dead-letter queue: %+v, %v; want it empty", st, err)
 			}
@@ -178,7 +188,7 @@ func TestCopyMadeAsItsChannelIsLostIsNotMadeTwice(t *testing.T) {
 			if err := b.Publish(t.Context(), m); err != nil {
 				t.Fatal(err)
 			}
-			log := &deliveryLog{attempts: map[string][]int{}}
+			log := &deliveryLog{}
 			stop := startConsume(t, b, spec.Name, bus.ConsumeOptions{MaxAttempts: 5}, func(hctx context.Context, d *bus.Delivery) error {
 				if !log.add(d) {
 					return nil
@@ -186,16 +196,7 @@ func TestCopyMadeAsItsChannelIsLostIsNotMadeTwice(t *testing.T) {
 				return tc.first(hctx, b)
 			})
 			testenv.Eventually(t, "the message back", func() bool { return len(log.of(m.MessageID)) >= 2 })
-			if err := stop(); err != nil {
-				t.Fatalf("consume: %v", err)
-			}
-			st, err := b.Inspect(t.Context(), spec.Name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Messages != 0 {
-				t.Errorf("%d messages left in the queue, want none", st.Messages)
-			}
+			stopLeavingNone(t, b, spec.Name, stop)
 			if got := log.of(m.MessageID); fmt.Sprint(got) != "[1 2]" {
 				t.Errorf("attempts = %v, want [1 2]", got)
 			}

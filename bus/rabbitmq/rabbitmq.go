@@ -33,6 +33,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/backoff"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -205,17 +206,5 @@ func (g *group) closeAndWait(deadline time.Time) bool {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		g.wg.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
+	return component.WaitWithin(&g.wg, time.Until(deadline))
 }

@@ -52,10 +52,7 @@ func TestChatMessageAgainstRealServers(t *testing.T) {
 	isolate(t, "")
 	w := testworld.Real(t)
 	sampleName, callerName := w.N("ChatSample"), w.N("ChatCli")
-	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": ""} {
-		t.Setenv("A2ABUS_"+k, v)
-	}
+	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": ""})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})
@@ -127,20 +124,7 @@ func TestChatMessageAgainstRealServers(t *testing.T) {
 // TestChatInteractive types lines into the interactive loop: each answer
 // is printed as it lands; /quit ends.
 func TestChatInteractive(t *testing.T) {
-	w := testworld.Embedded(t)
-	srv := llmtest.New(t, llmtest.Reply{Content: "hello, human"})
-	c, err := caller.New(caller.Options{Name: "Cli", Bus: w.Connect(t), Memory: w.Memory})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testworld.Start(t, c, caller.ErrClosed)
-	var out testenv.Buffer
-	p := &chatPrinter{w: &out, status: &out, live: true}
-	s, err := chat.New(chat.Options{SessionID: "tty", Model: llmtest.Client(t, srv.URL, "scripted"), Caller: c, Agents: noAgents{}, Memory: w.Memory, OnEvent: p.event})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testworld.Start(t, s)
+	s, p, out := ttyChat(t, "tty", "hello, human")
 	in, typed := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- chatInteractive(context.Background(), s, in, 1<<20, p) }()
@@ -157,6 +141,28 @@ func TestChatInteractive(t *testing.T) {
 	if got := out.String(); !strings.HasPrefix(got, "a2abus chat — session tty") || strings.Count(got, "assistant>") != 1 {
 		t.Fatalf("output %q", got)
 	}
+}
+
+// ttyChat runs a chat session on an embedded world whose model answers
+// reply, its events printed as on a terminal into out; its Run may end
+// with the errors ignore names.
+func ttyChat(t *testing.T, session, reply string, ignore ...error) (s *chat.Session, p *chatPrinter, out *testenv.Buffer) {
+	t.Helper()
+	w := testworld.Embedded(t)
+	srv := llmtest.New(t, llmtest.Reply{Content: reply})
+	c, err := caller.New(caller.Options{Name: "Cli", Bus: w.Connect(t), Memory: w.Memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testworld.Start(t, c, caller.ErrClosed)
+	out = &testenv.Buffer{}
+	p = &chatPrinter{w: out, status: out, live: true}
+	s, err = chat.New(chat.Options{SessionID: session, Model: llmtest.Client(t, srv.URL, "scripted"), Caller: c, Agents: noAgents{}, Memory: w.Memory, OnEvent: p.event})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testworld.Start(t, s, ignore...)
+	return s, p, out
 }
 
 type noAgents struct{}
@@ -190,21 +196,8 @@ func TestChatInputOverTheBoundIsRefused(t *testing.T) {
 // TestChatInteractiveLineOverTheBound: an interactive line longer than the
 // bound ends the chat with an error naming it (it used to end silently).
 func TestChatInteractiveLineOverTheBound(t *testing.T) {
-	w := testworld.Embedded(t)
-	srv := llmtest.New(t, llmtest.Reply{Content: "short answer"})
-	c, err := caller.New(caller.Options{Name: "Cli", Bus: w.Connect(t), Memory: w.Memory})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testworld.Start(t, c, caller.ErrClosed)
-	var out testenv.Buffer
-	p := &chatPrinter{w: &out, status: &out, live: true}
-	s, err := chat.New(chat.Options{SessionID: "tty-long", Model: llmtest.Client(t, srv.URL, "scripted"), Caller: c, Agents: noAgents{}, Memory: w.Memory, OnEvent: p.event})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testworld.Start(t, s, chat.ErrClosed) // the refusal may close it before Run began
-	err = chatInteractive(context.Background(), s, strings.NewReader("0123456789\n0123456789A\n"), 10, p)
+	s, p, out := ttyChat(t, "tty-long", "short answer", chat.ErrClosed) // the refusal may close it before Run began
+	err := chatInteractive(context.Background(), s, strings.NewReader("0123456789\n0123456789A\n"), 10, p)
 	if err == nil || !strings.Contains(err.Error(), "a line: the message is longer than chat.max_input_bytes (10 bytes)") {
 		t.Fatalf("err = %v, output %q", err, out.String())
 	}

@@ -6,32 +6,25 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
-// runSoon is runCLI with a deadline: a command that hangs fails the test.
+// runSoon is runCLI under testenv.Returns: a command that hangs fails the test.
 func runSoon(t *testing.T, args ...string) (code int, stderr string) {
 	t.Helper()
 	type result struct {
 		code   int
 		stderr string
 	}
-	done := make(chan result, 1)
-	go func() {
+	r := testenv.Returns(t, "a2abus "+strings.Join(args, " "), func() result {
 		code, _, errOut := runCLI(t, args...)
-		done <- result{code, errOut}
-	}()
-	select {
-	case r := <-done:
-		return r.code, r.stderr
-	case <-time.After(20 * time.Second):
-		t.Fatalf("a2abus %s still running after 20s", strings.Join(args, " "))
-		return 0, ""
-	}
+		return result{code, errOut}
+	}, testenv.Within(20*time.Second))
+	return r.code, r.stderr
 }
 
 // TestFilesThatAreNotRegularAreRefusedAtOnce: `config check --config
@@ -40,10 +33,7 @@ func runSoon(t *testing.T, args ...string) (code int, stderr string) {
 // `serve --agent-file`; each is refused at once, naming the path.
 func TestFilesThatAreNotRegularAreRefusedAtOnce(t *testing.T) {
 	isolate(t, "")
-	fifo := filepath.Join(t.TempDir(), "pipe.yaml")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatalf("mkfifo: %v", err)
-	}
+	fifo := testenv.FIFO(t, t.TempDir(), "pipe.yaml")
 	for _, tc := range []struct {
 		args []string
 		want string

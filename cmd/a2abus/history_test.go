@@ -42,10 +42,7 @@ func TestHistoryAgainstRealServers(t *testing.T) {
 	isolate(t, "")
 	w := testworld.Real(t)
 	callerName, session := w.N("HistCaller"), "hist-"+strings.ToLower(w.N("s"))
-	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn"} {
-		t.Setenv("A2ABUS_"+k, v)
-	}
+	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn"})
 	// A finished call, made a minute ago, that ended late with a secret in its error.
 	earlier := time.Now().Add(-time.Minute).UTC()
 	done := caller.HistoryEntry{Time: earlier.Add(1500 * time.Millisecond), CreatedAt: earlier, TaskID: uuid.NewString(),

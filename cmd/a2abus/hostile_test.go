@@ -45,25 +45,15 @@ func TestHostileTextIsInertOnTheTerminal(t *testing.T) {
 	isolate(t, "")
 	w := testworld.Real(t)
 	agentName, callerName, session := w.N("Hostile"), w.N("HostileCli"), "hostile-"+strings.ToLower(w.N("s"))
-	known := filepath.Join(t.TempDir(), "known.json")
-	if err := os.WriteFile(known, []byte(fmt.Sprintf(`[{"agentName":%q,"description":"d","version":"1","skills":[{"id":"say","name":"s","description":"d"},{"id":"fail","name":"f","description":"d"}]}]`, agentName)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "error", "DIRECTORY_WELL_KNOWN_FILE": known} {
-		t.Setenv("A2ABUS_"+k, v)
-	}
-	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: agentName}, Bus: w.Connect(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = a.Handle("say", func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
-		_ = task.Progress(ctx, hostile, 0.5)
-		return &agent.Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, hostile),
-			Artifacts: []*a2a.Artifact{{ID: "art", Name: hostile, Parts: []*a2a.Part{a2a.NewTextPart(hostile)}}}}, nil
+	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "error", "DIRECTORY_WELL_KNOWN_FILE": wellKnownFile(t, agentName, "say", "fail")})
+	startAgent(t, w, agentName, map[string]agent.Handler{
+		"say": func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
+			_ = task.Progress(ctx, hostile, 0.5)
+			return &agent.Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, hostile),
+				Artifacts: []*a2a.Artifact{{ID: "art", Name: hostile, Parts: []*a2a.Part{a2a.NewTextPart(hostile)}}}}, nil
+		},
+		"fail": func(context.Context, *agent.Task) (*agent.Result, error) { return nil, errors.New(hostile) },
 	})
-	_ = a.Handle("fail", func(context.Context, *agent.Task) (*agent.Result, error) { return nil, errors.New(hostile) })
-	testworld.Start(t, a)
 
 	code, out, errOut := runCLI(t, "invoke", agentName, "say", "x", "--wait", "--session", session, "--timeout", "20s")
 	if code != 0 {

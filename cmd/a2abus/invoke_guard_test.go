@@ -36,10 +36,7 @@ func TestInvokeFlagsReachTheAgent(t *testing.T) {
 	isolate(t, "")
 	w := testworld.Real(t)
 	agentName := w.N("NestAgent")
-	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": w.N("NestCaller"), "LOG_LEVEL": "warn"} {
-		t.Setenv("A2ABUS_"+k, v)
-	}
+	useWorld(t, w, map[string]string{"CALLER_NAME": w.N("NestCaller"), "LOG_LEVEL": "warn"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})

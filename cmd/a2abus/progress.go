@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/internal/cliutil"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -57,18 +58,11 @@ func newProgressOn(w io.Writer, what string, terminal bool) *progress {
 	}
 	go func() {
 		defer close(p.done)
-		t := time.NewTicker(progressTick)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-t.C:
-				p.mu.Lock()
-				p.draw()
-				p.mu.Unlock()
-			}
-		}
+		component.Every(p.stop, progressTick, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.draw()
+		})
 	}()
 	return p
 }

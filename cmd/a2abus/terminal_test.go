@@ -257,10 +257,7 @@ func TestInvokeWaitSaysNoAgentConsumesTheQueue(t *testing.T) {
 	isolate(t, "")
 	w := testworld.Real(t)
 	target := w.N("Unserved")
-	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": w.N("QueueCli")} {
-		t.Setenv("A2ABUS_"+k, v)
-	}
+	useWorld(t, w, map[string]string{"CALLER_NAME": w.N("QueueCli")})
 	code, _, errOut := runCLI(t, "invoke", target, "echo", "hi", "--wait", "--timeout", "1500ms", "--directory-wait", "0")
 	want := "queue: waiting in agent.task." + target + ": 0 ahead, no agent running — a KEDA job will start it"
 	if code != exitTaskFailed || strings.Count(errOut, want) != 1 {

@@ -16,7 +16,6 @@ import (
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/testworld"
-	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/workflow"
@@ -30,23 +29,13 @@ func TestWorkflowRunFileAndShow(t *testing.T) {
 	isolate(t, "")
 	w := testworld.Real(t)
 	agentName, callerName := w.N("WfAgent"), w.N("WfCli")
-	known := filepath.Join(t.TempDir(), "known.json")
-	if err := os.WriteFile(known, []byte(fmt.Sprintf(`[{"agentName":%q,"description":"d","version":"1","skills":[{"id":"echo","name":"e","description":"d"},{"id":"fail","name":"f","description":"d"}]}]`, agentName)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": known} {
-		t.Setenv("A2ABUS_"+k, v)
-	}
-	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: agentName}, Bus: w.Connect(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = a.Handle("echo", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
-		return agent.TextResult("echo: " + task.Text()), nil
+	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": wellKnownFile(t, agentName, "echo", "fail")})
+	startAgent(t, w, agentName, map[string]agent.Handler{
+		"echo": func(_ context.Context, task *agent.Task) (*agent.Result, error) {
+			return agent.TextResult("echo: " + task.Text()), nil
+		},
+		"fail": func(_ context.Context, task *agent.Task) (*agent.Result, error) { return nil, errors.New("broken") },
 	})
-	_ = a.Handle("fail", func(_ context.Context, task *agent.Task) (*agent.Result, error) { return nil, errors.New("broken") })
-	testworld.Start(t, a)
 
 	dir := t.TempDir()
 	write := func(name, optional string) string {
@@ -89,22 +78,12 @@ func TestWorkflowRunChecksTheRun(t *testing.T) {
 	isolate(t, "")
 	w := testworld.Real(t)
 	agentName, callerName := w.N("WfAgent"), w.N("WfCli")
-	known := filepath.Join(t.TempDir(), "known.json")
-	if err := os.WriteFile(known, []byte(fmt.Sprintf(`[{"agentName":%q,"description":"d","version":"1","skills":[{"id":"echo","name":"e","description":"d"}]}]`, agentName)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": known} {
-		t.Setenv("A2ABUS_"+k, v)
-	}
-	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: agentName}, Bus: w.Connect(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = a.Handle("echo", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
-		return agent.TextResult("echo: " + task.Text()), nil
+	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": wellKnownFile(t, agentName, "echo")})
+	startAgent(t, w, agentName, map[string]agent.Handler{
+		"echo": func(_ context.Context, task *agent.Task) (*agent.Result, error) {
+			return agent.TextResult("echo: " + task.Text()), nil
+		},
 	})
-	testworld.Start(t, a)
 	dir := t.TempDir()
 	write := func(file, name, text string) string {
 		p := filepath.Join(dir, file)
@@ -162,16 +141,10 @@ func TestWorkflowRunByNameNamesTheFailedStep(t *testing.T) {
 	isolate(t, "")
 	w := testworld.Real(t)
 	agentName, orch, callerName := w.N("WfAgent"), w.N("WfOrch"), w.N("WfCli")
-	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": ""} {
-		t.Setenv("A2ABUS_"+k, v)
-	}
-	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: agentName}, Bus: w.Connect(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = a.Handle("fail", func(context.Context, *agent.Task) (*agent.Result, error) { return nil, errors.New("disk on fire") })
-	testworld.Start(t, a)
+	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": ""})
+	startAgent(t, w, agentName, map[string]agent.Handler{
+		"fail": func(context.Context, *agent.Task) (*agent.Result, error) { return nil, errors.New("disk on fire") },
+	})
 	cfg := config.Default()
 	cfg.Bus.URL, cfg.Bus.Exchange, cfg.Redis.URL, cfg.Redis.KeyPrefix = w.AMQPURL, w.Exchange, w.RedisURL, w.KeyPrefix
 	n, err := node.Open(context.Background(), cfg, orch, nil)

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -187,24 +188,17 @@ func (p *Primary) session(id string) (*chat.Session, error) {
 // sweep stops watching the sessions idle for opts.Idle with no sub-task pending.
 func (p *Primary) sweep() {
 	defer p.wg.Done()
-	t := time.NewTicker(max(p.opts.Idle/4, 10*time.Millisecond))
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-		}
+	component.Every(p.stop, max(p.opts.Idle/4, 10*time.Millisecond), func() {
 		cutoff := time.Now().Add(-p.opts.Idle).UnixNano()
 		p.mu.Lock()
+		defer p.mu.Unlock()
 		for id, w := range p.sessions {
 			if w.seen.Load() < cutoff && len(w.s.Pending()) == 0 {
 				delete(p.sessions, id)
 				go func() { _ = w.s.Close() }()
 			}
 		}
-		p.mu.Unlock()
-	}
+	})
 }
 
 // Watching lists the sessions whose loop runs.

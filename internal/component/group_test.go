@@ -7,51 +7,35 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
-// recorder notes, in order, when parts stop running and when they close.
-type recorder struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (r *recorder) note(e string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-}
-
-func (r *recorder) list() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.events...)
-}
-
-// blockingPart runs until its context ends, and records both ends.
-func (r *recorder) part(name string) (func(context.Context) error, func() error) {
+// part runs until its context ends; ev records when its run returns and
+// when it closes.
+func part(ev *testenv.Events, name string) (func(context.Context) error, func() error) {
 	return func(ctx context.Context) error {
 			<-ctx.Done()
 			time.Sleep(5 * time.Millisecond) // a slow stop: a later stage must still wait for it
-			r.note(name + " ran")
+			ev.Add(name + " ran")
 			return ctx.Err()
 		}, func() error {
-			r.note(name + " closed")
+			ev.Add(name + " closed")
 			return nil
 		}
 }
 
 func TestGroupStopsStageByStage(t *testing.T) {
-	var rec recorder
+	var rec testenv.Events
 	g := NewGroup()
 	// Added out of order: the stage decides, not the order of adding.
 	for _, p := range []struct {
 		stage int
 		name  string
 	}{{2, "directory"}, {0, "agent"}, {1, "caller"}, {0, "agent2"}} {
-		run, closeFn := rec.part(p.name)
+		run, closeFn := part(&rec, p.name)
 		if err := g.Add(p.stage, p.name, run, closeFn); err != nil {
 			t.Fatal(err)
 		}
@@ -60,13 +44,13 @@ func TestGroupStopsStageByStage(t *testing.T) {
 	g.Start(ctx)
 	cancel() // Start's context ending stops nothing by itself
 	time.Sleep(20 * time.Millisecond)
-	if ev := rec.list(); len(ev) != 0 {
+	if ev := rec.List(); len(ev) != 0 {
 		t.Fatalf("parts stopped when Start's context ended: %v", ev)
 	}
 	if err := g.Stop(time.Second); err != nil {
 		t.Fatal(err)
 	}
-	ev := rec.list()
+	ev := rec.List()
 	pos := map[string]int{}
 	for i, e := range ev {
 		pos[e] = i
@@ -96,11 +80,11 @@ func TestGroupStopsStageByStage(t *testing.T) {
 }
 
 func TestGroupRunStopsWhenAPartReturnsOnItsOwn(t *testing.T) {
-	var rec recorder
+	var rec testenv.Events
 	g := NewGroup()
 	boom := errors.New("boom")
 	_ = g.Add(0, "failing", func(context.Context) error { return boom }, nil)
-	run, closeFn := rec.part("other")
+	run, closeFn := part(&rec, "other")
 	_ = g.Add(1, "other", run, closeFn)
 	done := make(chan error, 1)
 	go func() { done <- g.Run(context.Background(), time.Second) }()
@@ -112,7 +96,7 @@ func TestGroupRunStopsWhenAPartReturnsOnItsOwn(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not stop when a part returned on its own")
 	}
-	if ev := rec.list(); len(ev) != 2 {
+	if ev := rec.List(); len(ev) != 2 {
 		t.Fatalf("the other part was not stopped: %v", ev)
 	}
 	select {

@@ -5,7 +5,8 @@
 // directory, chat session) share: a Runner (Run once under a context that
 // Close cancels; Close waits for Run within a bound), a Group that runs
 // parts side by side and stops them in stages, the defaults of their
-// options, and Every for their periodic loops.
+// options, Every for their periodic loops and WaitWithin for the bounded
+// wait of a Close.
 //
 // A Runner's Close, in order: ClosingContext is cancelled (work in flight gives up and
 // is handed back), Run's context is cancelled, Run is waited for (bounded),
@@ -167,5 +168,20 @@ func Every(done <-chan struct{}, interval time.Duration, f func()) {
 		case <-t.C:
 			f()
 		}
+	}
+}
+
+// WaitWithin waits for wg, at most bound; it reports whether wg finished.
+// A wait that overruns leaves one goroutine waiting on wg until it does.
+func WaitWithin(wg *sync.WaitGroup, bound time.Duration) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
 	}
 }

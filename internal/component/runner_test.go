@@ -6,6 +6,7 @@ package component
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -141,5 +142,25 @@ func TestClosingContextEndsWithClose(t *testing.T) {
 	case <-ctx.Done():
 	case <-time.After(time.Second):
 		t.Fatal("closing context not cancelled by Close")
+	}
+}
+
+// TestWaitWithin: WaitWithin reports a group that finishes within the
+// bound, and gives up on one that does not once the bound has passed.
+func TestWaitWithin(t *testing.T) {
+	var wg sync.WaitGroup
+	release := make(chan struct{})
+	wg.Go(func() { <-release })
+	const bound = 50 * time.Millisecond
+	start := time.Now()
+	if WaitWithin(&wg, bound) {
+		t.Fatal("WaitWithin reported a group that had not finished")
+	}
+	if waited := time.Since(start); waited < bound {
+		t.Fatalf("WaitWithin gave up after %v, before its bound %v", waited, bound)
+	}
+	close(release)
+	if !WaitWithin(&wg, 10*time.Second) {
+		t.Fatal("WaitWithin did not report a group that finished")
 	}
 }

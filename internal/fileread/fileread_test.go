@@ -8,33 +8,25 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/a2abus/a2abus/internal/fileread"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
-// readSoon runs Read with a deadline: a Read that hangs fails the test
-// instead of hanging it.
+// readSoon runs Read under testenv.Returns: a Read that hangs fails the
+// test instead of hanging it.
 func readSoon(t *testing.T, path string, maxBytes int64) ([]byte, error) {
 	t.Helper()
 	type result struct {
 		data []byte
 		err  error
 	}
-	done := make(chan result, 1)
-	go func() {
+	r := testenv.Returns(t, "Read("+path+")", func() result {
 		data, err := fileread.Read(path, maxBytes)
-		done <- result{data, err}
-	}()
-	select {
-	case r := <-done:
-		return r.data, r.err
-	case <-time.After(10 * time.Second):
-		t.Fatalf("Read(%q) still running after 10s", path)
-		return nil, nil
-	}
+		return result{data, err}
+	})
+	return r.data, r.err
 }
 
 func TestReadRegularFiles(t *testing.T) {
@@ -70,12 +62,10 @@ func TestReadRefusesALargerFile(t *testing.T) {
 	}
 	_, err := readSoon(t, file, 10)
 	var fe *fileread.Error
-	if !errors.Is(err, fileread.ErrTooLarge) || !errors.As(err, &fe) || fe.Limit != 10 || fe.Path != file {
-		t.Fatalf("err = %v, want an *Error wrapping ErrTooLarge with limit 10", err)
+	if !errors.As(err, &fe) || fe.Limit != 10 || fe.Path != file {
+		t.Fatalf("err = %v, want an *Error with limit 10", err)
 	}
-	if msg := err.Error(); !strings.Contains(msg, file) || !strings.Contains(msg, "10 bytes") {
-		t.Errorf("message %q names neither the file nor the bound", msg)
-	}
+	testenv.WantError(t, "Read(big.json)", err, fileread.ErrTooLarge, file, "10 bytes")
 }
 
 // TestReadRefusesDevicesAndFolders: /dev/zero would fill memory without end
@@ -92,13 +82,7 @@ func TestReadRefusesDevicesAndFolders(t *testing.T) {
 	}
 	for path, what := range paths {
 		_, err := readSoon(t, path, 1<<20)
-		if !errors.Is(err, fileread.ErrNotRegular) {
-			t.Errorf("Read(%s): err = %v, want ErrNotRegular", path, err)
-			continue
-		}
-		if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, what) {
-			t.Errorf("Read(%s): message %q names neither the path nor %q", path, msg, what)
-		}
+		testenv.WantError(t, "Read("+path+")", err, fileread.ErrNotRegular, path, what)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/internal/httpserve"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 // short are the bounds of the tests: far below the time a trickle or a
@@ -66,39 +67,6 @@ func readAll(errs chan<- error) http.HandlerFunc {
 	}
 }
 
-// trickle sends a request announcing a 1000-byte body and sends it a byte
-// at a time, every 50ms (50s in all). It returns a channel closed when the
-// server ends the connection.
-func trickle(t *testing.T, addr net.Addr, method string) <-chan struct{} {
-	t.Helper()
-	c, err := net.Dial("tcp", addr.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if _, err := fmt.Fprintf(c, "%s / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", method); err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		_, _ = io.Copy(io.Discard, c) // the response, if any, then the end of the connection
-	}()
-	go func() {
-		for range 1000 {
-			select {
-			case <-ended:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			if _, err := c.Write([]byte("x")); err != nil {
-				return
-			}
-		}
-	}()
-	return ended
-}
-
 // TestTrickledBodyIsCutOff: a client that sends its body a byte at a time
 // loses its connection once ReadTimeout has passed, whether the handler
 // reads the body (it gets an error) or not (net/http's drain of the body
@@ -109,12 +77,8 @@ func TestTrickledBodyIsCutOff(t *testing.T) {
 	reading := start(t, readAll(errs), short)
 	ignoring := start(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }), short)
 	for name, s := range map[string]*httpserve.Server{"reading": reading, "ignoring": ignoring} {
-		ended := trickle(t, s.Addr(), "POST")
-		select {
-		case <-ended:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("%s handler: a trickled body held the connection for 30s (ReadTimeout %s)", name, short.ReadTimeout)
-		}
+		head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+		testenv.Trickle(t, fmt.Sprintf("%s handler (ReadTimeout %s)", name, short.ReadTimeout), s.Addr().String(), head, 'x')
 	}
 	if err := <-errs; !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Errorf("the handler read the trickled body with %v, want a timeout", err)

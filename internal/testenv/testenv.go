@@ -5,7 +5,9 @@
 // and Redis. Locally a test skips when a server does not answer; under CI=true
 // it fails instead, so CI never passes on skipped integration tests. It also
 // holds what every test shares: Eventually (the one wait until something
-// holds), a settable Clock and configuration isolation.
+// holds), Returns and Refused (a call that must answer at once, a file
+// refused naming it), FIFO, a Proxy that fails the network, a settable
+// Clock and configuration isolation.
 package testenv
 
 import (

@@ -27,11 +27,11 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/memory"
 )
 
@@ -106,11 +106,7 @@ func (m *backend) Close() error {
 		m.closed.Store(true)
 		m.stop()
 		m.mu.Unlock()
-		done := make(chan struct{})
-		go func() { m.subs.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(m.opts.Timeout):
+		if !component.WaitWithin(&m.subs, m.opts.Timeout) {
 			m.log.Warn("redis working memory: subscriptions still ending after close timeout", zap.Duration("timeout", m.opts.Timeout))
 		}
 		if err := m.client.Close(); err != nil {

@@ -107,34 +107,64 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
+// statusLog records the status updates streamed to a waiting Call, and
+// tells its agent's handler when the Call saw "thinking".
+type statusLog struct {
+	mu    sync.Mutex
+	texts []string
+	once  sync.Once
+	seen  chan struct{} // closed when the Call saw "thinking"
+}
+
+func newStatusLog() *statusLog { return &statusLog{seen: make(chan struct{})} }
+
+// add is the Call's onStatus.
+func (l *statusLog) add(st *a2a.TaskStatus) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	text := a2a.MessageText(st.Message)
+	l.texts = append(l.texts, text)
+	if text == "thinking" {
+		l.once.Do(func() { close(l.seen) })
+	}
+}
+
+// thinking is a handler that reports "thinking" and, once the waiting Call
+// saw it (the status streams while the task runs), answers result(task).
+func (l *statusLog) thinking(result func(*agent.Task) *agent.Result) agent.Handler {
+	return func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
+		if err := task.Progress(ctx, "thinking", 0.5); err != nil {
+			return nil, err
+		}
+		select {
+		case <-l.seen:
+			return result(task), nil
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("the waiting Call never saw the status update")
+		}
+	}
+}
+
+// wantThinking fails t unless the Call saw "thinking".
+func (l *statusLog) wantThinking(t *testing.T) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !strings.Contains(strings.Join(l.texts, "|"), "thinking") {
+		t.Fatalf("statuses seen = %q", l.texts)
+	}
+}
+
 func TestCallStoresNotifiesAndStreams(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
-		seen := make(chan struct{}) // closed when the caller saw the status
-		var once sync.Once
-		w.agent(n("Echo"), map[string]agent.Handler{"echo": func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
-			if err := task.Progress(ctx, "thinking", 0.5); err != nil {
-				return nil, err
-			}
-			select { // the status streams to the waiting Call while the task runs
-			case <-seen:
-			case <-time.After(10 * time.Second):
-				return nil, errors.New("the caller never saw the status update")
-			}
+		statuses := newStatusLog()
+		w.agent(n("Echo"), map[string]agent.Handler{"echo": statuses.thinking(func(task *agent.Task) *agent.Result {
 			return &agent.Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "echo: "+task.Text()),
-				Artifacts: []*a2a.Artifact{{ID: "a1", Name: "data", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"n": 1})}}}}, nil
-		}})
+				Artifacts: []*a2a.Artifact{{ID: "a1", Name: "data", Parts: []*a2a.Part{a2a.NewDataPart(map[string]any{"n": 1})}}}}
+		})})
 		c := w.caller(n("Primary"), true)
-		var mu sync.Mutex
-		var statuses []string
-		out, err := c.Call(ctxT(t), Request{Target: n("Echo"), Skill: "echo", Text: "hi", SessionID: "s1"}, func(st *a2a.TaskStatus) {
-			mu.Lock()
-			defer mu.Unlock()
-			statuses = append(statuses, a2a.MessageText(st.Message))
-			if a2a.MessageText(st.Message) == "thinking" {
-				once.Do(func() { close(seen) })
-			}
-		})
+		out, err := c.Call(ctxT(t), Request{Target: n("Echo"), Skill: "echo", Text: "hi", SessionID: "s1"}, statuses.add)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,11 +185,7 @@ func TestCallStoresNotifiesAndStreams(t *testing.T) {
 			turns[0].Meta[MetaOutcome] != OutcomeAnswer {
 			t.Fatalf("turns = %+v", turns)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if !strings.Contains(strings.Join(statuses, "|"), "thinking") {
-			t.Fatalf("statuses seen = %q", statuses)
-		}
+		statuses.wantThinking(t)
 	})
 }
 

@@ -8,32 +8,14 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 )
-
-// stopLog records, in order, what stopped.
-type stopLog struct {
-	mu    sync.Mutex
-	order []string
-}
-
-func (l *stopLog) add(what string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.order = append(l.order, what)
-}
-
-func (l *stopLog) get() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.order)
-}
 
 // stopRecordingBus records when each of the caller's consumers returns. It
 // returns only once everything else in the test's bubble is blocked, so
@@ -41,7 +23,7 @@ func (l *stopLog) get() []string {
 // woken too early) has been recorded first.
 type stopRecordingBus struct {
 	bus.Bus
-	log *stopLog
+	log *testenv.Events
 }
 
 func (b *stopRecordingBus) Consume(ctx context.Context, queue string, opts bus.ConsumeOptions, h bus.Handler) error {
@@ -54,7 +36,7 @@ func (b *stopRecordingBus) Consume(ctx context.Context, queue string, opts bus.C
 	if strings.HasPrefix(queue, "agent.response.") {
 		kind = "responses"
 	}
-	b.log.add(kind + " stopped")
+	b.log.Add(kind + " stopped")
 	return err
 }
 
@@ -64,7 +46,7 @@ func (b *stopRecordingBus) Consume(ctx context.Context, queue string, opts bus.C
 func TestCloseWakesWaitersAfterTheConsumersStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := testworld.Embedded(t)
-		log := &stopLog{}
+		log := &testenv.Events{}
 		c, err := New(Options{Name: "Primary", Bus: &stopRecordingBus{Bus: w.Connect(t), log: log}, Memory: w.Memory})
 		if err != nil {
 			t.Fatal(err)
@@ -77,11 +59,11 @@ func TestCloseWakesWaitersAfterTheConsumersStopped(t *testing.T) {
 		go func() {
 			// Nobody consumes Silent's tasks: the Call waits until Close.
 			_, err := c.Call(context.Background(), Request{Target: "Silent", Skill: "x", Text: "hi", Timeout: time.Hour}, nil)
-			log.add("waiter woken")
+			log.Add("waiter woken")
 			woken <- err
 		}()
 		synctest.Wait() // the request is published and the Call waits
-		if got := log.get(); len(got) != 0 {
+		if got := log.List(); len(got) != 0 {
 			t.Fatalf("before Close: %v", got)
 		}
 		if err := c.Close(); err != nil {
@@ -94,7 +76,7 @@ func TestCloseWakesWaitersAfterTheConsumersStopped(t *testing.T) {
 			t.Fatalf("Run = %v, want nil after Close", err)
 		}
 		want := []string{"responses stopped", "events stopped", "waiter woken"}
-		if got := log.get(); !slices.Equal(got, want) {
+		if got := log.List(); !slices.Equal(got, want) {
 			t.Fatalf("shutdown order %v, want %v", got, want)
 		}
 	})

@@ -5,9 +5,7 @@ package caller
 
 import (
 	"context"
-	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,19 +44,10 @@ func waiting(c *Caller, id string) bool {
 func TestStatusReachesTheWaiterThroughAnotherReplica(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
-		seen := make(chan struct{}) // closed when the waiting Call saw the status
-		var once sync.Once
-		w.agent(n("Echo"), map[string]agent.Handler{"echo": func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
-			if err := task.Progress(ctx, "thinking", 0.5); err != nil {
-				return nil, err
-			}
-			select {
-			case <-seen:
-				return agent.TextResult("echo: " + task.Text()), nil
-			case <-time.After(10 * time.Second):
-				return nil, errors.New("the waiting Call never saw the status update")
-			}
-		}})
+		statuses := newStatusLog()
+		w.agent(n("Echo"), map[string]agent.Handler{"echo": statuses.thinking(func(task *agent.Task) *agent.Result {
+			return agent.TextResult("echo: " + task.Text())
+		})})
 		w.caller(n("Primary"), true) // consumes every response
 		waiting := w.caller(n("Primary"), true, func(o *Options) { o.Bus = respondingElsewhere{o.Bus} })
 		events, err := a2a.InstanceQueue(n("Primary"), waiting.opts.InstanceID)
@@ -70,27 +59,14 @@ func TestStatusReachesTheWaiterThroughAnotherReplica(t *testing.T) {
 			defer waiting.declMu.Unlock()
 			return waiting.declared[events]
 		})
-		var mu sync.Mutex
-		var statuses []string
-		out, err := waiting.Call(ctxT(t), Request{Target: n("Echo"), Skill: "echo", Text: "hi"}, func(st *a2a.TaskStatus) {
-			mu.Lock()
-			defer mu.Unlock()
-			statuses = append(statuses, a2a.MessageText(st.Message))
-			if a2a.MessageText(st.Message) == "thinking" {
-				once.Do(func() { close(seen) })
-			}
-		})
+		out, err := waiting.Call(ctxT(t), Request{Target: n("Echo"), Skill: "echo", Text: "hi"}, statuses.add)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if out.Err() != nil || out.Result.Text() != "echo: hi" {
 			t.Fatalf("outcome = %+v: %v", out.Result, out.Err())
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if !strings.Contains(strings.Join(statuses, "|"), "thinking") {
-			t.Fatalf("statuses seen = %q", statuses)
-		}
+		statuses.wantThinking(t)
 	})
 }
 

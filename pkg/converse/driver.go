@@ -177,7 +177,12 @@ func (d *driver) end(ctx context.Context, s State, limit, reason string) error {
 
 // idle waits for a control, the poll interval or the duration limit.
 func (d *driver) idle(ctx context.Context) error {
-	wait := min(d.o.opts.PollInterval, max(time.Until(d.deadline()), time.Millisecond))
+	return d.pause(ctx, min(d.o.opts.PollInterval, max(time.Until(d.deadline()), time.Millisecond)))
+}
+
+// pause waits wait, or less when a control wakes the driver or ctx ends
+// (then it returns the context's cause).
+func (d *driver) pause(ctx context.Context, wait time.Duration) error {
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {

@@ -54,13 +54,5 @@ var callBackoff = backoff.Policy{Min: 500 * time.Millisecond, Max: 5 * time.Seco
 // backOff waits up to wait (not past max_duration), or until a control
 // wakes the driver or ctx ends.
 func (d *driver) backOff(ctx context.Context, wait time.Duration) error {
-	t := time.NewTimer(min(wait, max(time.Until(d.deadline()), 0)))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-d.wake:
-	case <-t.C:
-	}
-	return nil
+	return d.pause(ctx, min(wait, max(time.Until(d.deadline()), 0)))
 }

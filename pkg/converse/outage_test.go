@@ -5,9 +5,7 @@ package converse_test
 
 import (
 	"context"
-	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/a2abus/a2abus/internal/soak"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
-	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/redismem"
 	"github.com/a2abus/a2abus/pkg/converse"
 )
@@ -75,70 +72,6 @@ func TestDriverRidesOutAMemoryPause(t *testing.T) {
 	}
 }
 
-// flakyMemory fails every call with memory.ErrUnavailable while it is down.
-type flakyMemory struct {
-	memory.Memory
-	down  atomic.Bool
-	fails atomic.Int64
-}
-
-func (f *flakyMemory) err(op string) error {
-	if f.down.Load() {
-		f.fails.Add(1)
-		return fmt.Errorf("%s: %w: connection refused", op, memory.ErrUnavailable)
-	}
-	return nil
-}
-
-func (f *flakyMemory) Set(ctx context.Context, k string, v []byte, ttl time.Duration) error {
-	if err := f.err("set"); err != nil {
-		return err
-	}
-	return f.Memory.Set(ctx, k, v, ttl)
-}
-
-func (f *flakyMemory) Get(ctx context.Context, k string) ([]byte, error) {
-	if err := f.err("get"); err != nil {
-		return nil, err
-	}
-	return f.Memory.Get(ctx, k)
-}
-
-func (f *flakyMemory) SetIfAbsent(ctx context.Context, k string, v []byte, ttl time.Duration) (bool, error) {
-	if err := f.err("setnx"); err != nil {
-		return false, err
-	}
-	return f.Memory.SetIfAbsent(ctx, k, v, ttl)
-}
-
-func (f *flakyMemory) Turns(ctx context.Context, s string, after int64, limit int) ([]memory.Turn, error) {
-	if err := f.err("turns"); err != nil {
-		return nil, err
-	}
-	return f.Memory.Turns(ctx, s, after, limit)
-}
-
-func (f *flakyMemory) IndexScore(ctx context.Context, index, member string) (int64, bool, error) {
-	if err := f.err("zscore"); err != nil {
-		return 0, false, err
-	}
-	return f.Memory.IndexScore(ctx, index, member)
-}
-
-func (f *flakyMemory) IndexRange(ctx context.Context, index string, hi int64, limit int) ([]memory.IndexMember, error) {
-	if err := f.err("zrange"); err != nil {
-		return nil, err
-	}
-	return f.Memory.IndexRange(ctx, index, hi, limit)
-}
-
-func (f *flakyMemory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
-	if err := f.err("batch"); err != nil {
-		return nil, err
-	}
-	return f.Memory.Batch(ctx, ops...)
-}
-
 // Working memory down for a while from the moment the local agent is asked
 // for its first draft (the driver saves, polls the control log, waits and
 // invokes through it): every part rides the outage out and the
@@ -146,23 +79,23 @@ func (f *flakyMemory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpR
 func TestDriverRidesOutAMemoryOutage(t *testing.T) {
 	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {
-		flaky := &flakyMemory{Memory: w.Memory}
+		flaky := &testworld.DownMemory{Memory: w.Memory}
 		w.Memory = flaky
 		t.Cleanup(func() { w.Memory = flaky.Memory }) // the world closes the real one
 		var once sync.Once
 		d := &drafter{onDraft: func() {
 			once.Do(func() {
-				flaky.down.Store(true)
-				time.AfterFunc(1500*time.Millisecond, func() { flaky.down.Store(false) })
+				flaky.Down.Store(true)
+				time.AfterFunc(1500*time.Millisecond, func() { flaky.Down.Store(false) })
 			})
 		}}
 		r := newRig(t, w, rigOptions{draft: d, leaseTTL: 15 * time.Second})
 		spec := r.spec(converse.FullAuto)
 		spec.Limits.MaxTurns = 2
 		c := r.finish(r.drive(ctx(t), r.start(spec).ID))
-		if c.State != converse.Completed || c.Exchanges != 2 || len(r.answer.received()) != 2 || flaky.fails.Load() == 0 {
+		if c.State != converse.Completed || c.Exchanges != 2 || len(r.answer.received()) != 2 || flaky.Fails.Load() == 0 {
 			t.Fatalf("state %s after %d exchanges (%d sends, %d failed memory calls), want completed after 2: %s",
-				c.State, c.Exchanges, len(r.answer.received()), flaky.fails.Load(), c.Reason)
+				c.State, c.Exchanges, len(r.answer.received()), flaky.Fails.Load(), c.Reason)
 		}
 	})
 }

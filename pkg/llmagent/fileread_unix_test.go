@@ -6,13 +6,10 @@
 package llmagent
 
 import (
-	"errors"
-	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/a2abus/a2abus/internal/fileread"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 // TestLoadRefusesAFIFO: a FIFO named *.yaml as --agent-file, or in its
@@ -20,17 +17,11 @@ import (
 func TestLoadRefusesAFIFO(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.yaml", validSpec)
-	fifo := filepath.Join(dir, "b.yaml")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatalf("mkfifo: %v", err)
-	}
+	fifo := testenv.FIFO(t, dir, "b.yaml")
 	for what, f := range map[string]func() error{
 		"Load":    func() error { _, err := Load(fifo); return err },
 		"LoadDir": func() error { _, err := LoadDir(dir); return err },
 	} {
-		err := within(t, what, f)
-		if !errors.Is(err, fileread.ErrNotRegular) || !strings.Contains(err.Error(), fifo) || !strings.Contains(err.Error(), "named pipe") {
-			t.Errorf("%s with a FIFO = %v, want ErrNotRegular naming %s", what, err, fifo)
-		}
+		testenv.Refused(t, what+" with a FIFO", f, fileread.ErrNotRegular, fifo, "named pipe")
 	}
 }

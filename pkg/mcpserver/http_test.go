@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -190,37 +189,9 @@ func TestTrickledInitializeIsCutOff(t *testing.T) {
 	m := newMesh(t, testworld.Embedded(t), mcpserver.Options{MaxSessions: 1})
 	hs := listenHTTP(t, m, mcpserver.HTTPOptions{Limits: httpserve.Limits{ReadTimeout: 500 * time.Millisecond}})
 	addr := strings.TrimSuffix(strings.TrimPrefix(hs.URL(), "http://"), mcpserver.Path)
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
-		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{", addr); err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		_, _ = io.Copy(io.Discard, c)
-	}()
-	go func() { // a byte every 50ms: 50s for the whole body
-		for range 1000 {
-			select {
-			case <-ended:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			if _, err := c.Write([]byte(" ")); err != nil {
-				return
-			}
-		}
-	}()
-	select {
-	case <-ended:
-	case <-time.After(30 * time.Second):
-		t.Fatal("a trickled initialize held its connection for 30s (read timeout 500ms)")
-	}
+	head := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{", addr)
+	testenv.Trickle(t, "initialize (read timeout 500ms)", addr, head, ' ')
 	testenv.Eventually(t, "a session opened after the trickle was cut", func() bool {
 		status, _, _, _ := initialize(t, hs.URL(), "")
 		return status == http.StatusOK

@@ -7,11 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,26 +30,21 @@ import (
 func TestRedisOutageIsANamedError(t *testing.T) {
 	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	w := testworld.Real(t)
-	redisURL, err := url.Parse(w.RedisURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newProxy(t, redisURL.Host)
-	redisURL.Host = p.addr()
+	p, redisURL := testenv.ProxyURL(t, w.RedisURL)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	mem, err := redismem.New(ctx, redismem.Options{URL: redisURL.String(), KeyPrefix: w.KeyPrefix, Timeout: 500 * time.Millisecond})
+	mem, err := redismem.New(ctx, redismem.Options{URL: redisURL, KeyPrefix: w.KeyPrefix, Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.cut(); _ = mem.Close() })
+	t.Cleanup(func() { p.Down(); _ = mem.Close() })
 	w.Memory = mem
 	session := "outage-" + strings.ToLower(w.N("s"))
 	m := newMesh(t, w, mcpserver.Options{SessionID: session, CallTimeout: 3 * time.Second})
 	c := connect(t, m.server, legacy)
 	waitListed(t, c, m.agent)
 
-	p.blackhole()
+	p.Hang()
 	const down = "working memory is unavailable"
 	key := "session/" + session + "/a2a/" + m.agent + "/t1/result"
 	for _, call := range []struct {
@@ -86,15 +77,10 @@ func TestRedisOutageIsANamedError(t *testing.T) {
 func TestBusOutageIsANamedError(t *testing.T) {
 	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	w := testworld.Real(t)
-	amqpURL, err := url.Parse(w.AMQPURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newProxy(t, amqpURL.Host)
-	amqpURL.Host = p.addr()
+	p, amqpURL := testenv.ProxyURL(t, w.AMQPURL)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: amqpURL.String(), Exchange: w.Exchange, PublishTimeout: time.Second, ReconnectMax: time.Second})
+	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: amqpURL, Exchange: w.Exchange, PublishTimeout: time.Second, ReconnectMax: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +89,7 @@ func TestBusOutageIsANamedError(t *testing.T) {
 	c := connect(t, m.server, legacy)
 	waitListed(t, c, m.agent)
 
-	p.cut()
+	p.Down()
 	text, isErr, _ := c.call(t, "invoke_agent", map[string]any{"agent_name": m.agent, "skill": "echo", "message": "x"})
 	// A publish fails fast (UNAVAILABLE); the declare of the target queue
 	// that comes first waits for a connection until the call's bound, when
@@ -123,91 +109,4 @@ func waitListed(t *testing.T, c *client, agent string) {
 		var l tools.AgentList
 		return !isErr && json.Unmarshal([]byte(text), &l) == nil && len(l.Agents) == 1
 	})
-}
-
-// proxy forwards TCP connections to a server until told to swallow every
-// byte (a server that hangs) or to cut every connection (a server gone).
-type proxy struct {
-	t      *testing.T
-	ln     net.Listener
-	target string
-
-	mu    sync.Mutex
-	hole  bool
-	conns []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{t: t, ln: ln, target: target}
-	go p.accept()
-	t.Cleanup(p.cut)
-	return p
-}
-
-func (p *proxy) addr() string { return p.ln.Addr().String() }
-
-func (p *proxy) accept() {
-	for {
-		in, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		out, err := net.Dial("tcp", p.target)
-		if err != nil {
-			_ = in.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, in, out)
-		p.mu.Unlock()
-		go p.pipe(out, in)
-		go p.pipe(in, out)
-	}
-}
-
-// pipe copies src to dst, dropping the bytes while the proxy is a black hole.
-func (p *proxy) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			p.mu.Lock()
-			hole := p.hole
-			p.mu.Unlock()
-			if !hole {
-				if _, werr := dst.Write(buf[:n]); werr != nil {
-					return
-				}
-			}
-		}
-		if err != nil {
-			if err != io.EOF {
-				_ = dst.Close()
-			}
-			return
-		}
-	}
-}
-
-// blackhole makes the server hang: connections stay open, nothing passes.
-func (p *proxy) blackhole() {
-	p.mu.Lock()
-	p.hole = true
-	p.mu.Unlock()
-}
-
-// cut closes the listener and every connection: the server is gone.
-func (p *proxy) cut() {
-	_ = p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
 }

@@ -7,44 +7,21 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
 )
 
-// stopLog records the order in which parts' runs return and parts close.
-type stopLog struct {
-	mu  sync.Mutex
-	evs []string
-}
-
-func (l *stopLog) add(e string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.evs = append(l.evs, e)
-}
-
-func (l *stopLog) index(e string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i, x := range l.evs {
-		if x == e {
-			return i
-		}
-	}
-	return -1
-}
-
 // fakePart runs until its context ends, or fails with err after failAfter.
 type fakePart struct {
 	name      string
-	log       *stopLog
+	log       *testenv.Events
 	err       error
 	failAfter time.Duration
 	closed    int
@@ -54,18 +31,18 @@ func (p *fakePart) Run(ctx context.Context) error {
 	if p.err != nil {
 		select {
 		case <-time.After(p.failAfter):
-			p.log.add(p.name + " failed")
+			p.log.Add(p.name + " failed")
 			return p.err
 		case <-ctx.Done():
 		}
 	}
 	<-ctx.Done()
 	time.Sleep(2 * time.Millisecond) // a part that takes a moment to stop is still waited for
-	p.log.add(p.name + " stopped")
+	p.log.Add(p.name + " stopped")
 	return nil
 }
 
-func (p *fakePart) Close() error { p.closed++; p.log.add(p.name + " closed"); return nil }
+func (p *fakePart) Close() error { p.closed++; p.log.Add(p.name + " closed"); return nil }
 
 func embeddedNode(t *testing.T) *Node {
 	t.Helper()
@@ -85,7 +62,7 @@ func busClosed(n *Node) bool {
 func TestHostStopsTiersInOrderThenClosesTheNode(t *testing.T) {
 	n := embeddedNode(t)
 	h := NewHost(n)
-	var log stopLog
+	var log testenv.Events
 	tiers := []struct {
 		tier Tier
 		name string
@@ -129,20 +106,20 @@ func TestHostStopsTiersInOrderThenClosesTheNode(t *testing.T) {
 		if before == "agent" { // agent and server share a tier: both before the session
 			continue
 		}
-		if log.index(before+" closed") > log.index(after+" stopped") {
-			t.Errorf("%s stopped before %s was closed: %v", after, before, log.evs)
+		if log.Index(before+" closed") > log.Index(after+" stopped") {
+			t.Errorf("%s stopped before %s was closed: %v", after, before, log.List())
 		}
 	}
 	for _, p := range parts {
 		if p.closed != 1 {
 			t.Errorf("%s closed %d times, want once", p.name, p.closed)
 		}
-		if log.index(p.name+" stopped") > log.index(p.name+" closed") {
-			t.Errorf("%s closed before its run returned: %v", p.name, log.evs)
+		if log.Index(p.name+" stopped") > log.Index(p.name+" closed") {
+			t.Errorf("%s closed before its run returned: %v", p.name, log.List())
 		}
 	}
-	if log.index("agent closed") > log.index("session stopped") || log.index("server closed") > log.index("session stopped") {
-		t.Errorf("the work tier stopped before the entry tier was done: %v", log.evs)
+	if log.Index("agent closed") > log.Index("session stopped") || log.Index("server closed") > log.Index("session stopped") {
+		t.Errorf("the work tier stopped before the entry tier was done: %v", log.List())
 	}
 	if !busClosed(n) {
 		t.Error("the node was not closed after the parts")
@@ -154,7 +131,7 @@ func TestHostStopsTiersInOrderThenClosesTheNode(t *testing.T) {
 
 func TestHostStopsWhenAPartFails(t *testing.T) {
 	h := NewHost(embeddedNode(t))
-	var log stopLog
+	var log testenv.Events
 	boom := errors.New("consumer lost")
 	failing := &fakePart{name: "caller", log: &log, err: boom, failAfter: 10 * time.Millisecond}
 	other := &fakePart{name: "agent", log: &log}
@@ -170,14 +147,14 @@ func TestHostStopsWhenAPartFails(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("a failed part did not stop the host")
 	}
-	if log.index("agent stopped") < 0 || other.closed != 1 {
-		t.Fatalf("the other parts were not stopped: %v", log.evs)
+	if log.Index("agent stopped") < 0 || other.closed != 1 {
+		t.Fatalf("the other parts were not stopped: %v", log.List())
 	}
 }
 
 func TestServeOnClosesWhatWasBuiltWhenBuildFails(t *testing.T) {
 	n := embeddedNode(t)
-	var log stopLog
+	var log testenv.Events
 	built := &fakePart{name: "agent", log: &log}
 	bad := errors.New("bad agent file")
 	err := ServeOn(context.Background(), n, func(_ context.Context, h *Host) error {
@@ -202,7 +179,7 @@ func TestHostAddAfterCloseClosesThePart(t *testing.T) {
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var log stopLog
+	var log testenv.Events
 	p := &fakePart{name: "late", log: &log}
 	if err := h.Add(TierEntry, "late", p); !errors.Is(err, ErrHostClosed) {
 		t.Fatalf("Add after Close = %v, want ErrHostClosed", err)

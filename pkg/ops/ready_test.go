@@ -5,11 +5,7 @@ package ops_test
 
 import (
 	"context"
-	"io"
-	"net"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,88 +15,16 @@ import (
 	"github.com/a2abus/a2abus/pkg/caller"
 )
 
-// proxy forwards TCP connections to a backend until it is cut: then it
-// closes every connection and refuses new ones until restored.
-type proxy struct {
-	ln      net.Listener
-	backend string
-
-	mu    sync.Mutex
-	down  bool
-	conns map[net.Conn]bool
-}
-
-func newProxy(t *testing.T, backend string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, backend: backend, conns: map[net.Conn]bool{}}
-	go p.serve()
-	t.Cleanup(func() { _ = ln.Close(); p.cut() })
-	return p
-}
-
-func (p *proxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		down := p.down
-		p.mu.Unlock()
-		if down {
-			_ = c.Close()
-			continue
-		}
-		b, err := net.DialTimeout("tcp", p.backend, 5*time.Second)
-		if err != nil {
-			_ = c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns[c], p.conns[b] = true, true
-		p.mu.Unlock()
-		go func() { _, _ = io.Copy(b, c); _ = b.Close(); _ = c.Close() }()
-		go func() { _, _ = io.Copy(c, b); _ = b.Close(); _ = c.Close() }()
-	}
-}
-
-// cut closes every connection and refuses new ones.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = true
-	for c := range p.conns {
-		_ = c.Close()
-	}
-	clear(p.conns)
-}
-
-// restore accepts connections again.
-func (p *proxy) restore() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = false
-}
-
 // TestReadinessFollowsTheBroker runs an agent and a caller on RabbitMQ
 // through a proxy: ready once they consume, not ready while the proxy cuts
 // the connections, ready again once they are re-dialled (a reconnect
 // counted), and not ready once the process drains.
 func TestReadinessFollowsTheBroker(t *testing.T) {
 	w := testworld.Real(t)
-	u, err := url.Parse(w.AMQPURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newProxy(t, u.Host)
-	u.Host = p.ln.Addr().String()
+	p, amqpURL := testenv.ProxyURL(t, w.AMQPURL)
 	dialCtx, cancelDial := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancelDial()
-	b, err := rabbitmq.Dial(dialCtx, rabbitmq.Options{URL: u.String(), Exchange: w.Exchange, ReconnectMin: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond})
+	b, err := rabbitmq.Dial(dialCtx, rabbitmq.Options{URL: amqpURL, Exchange: w.Exchange, ReconnectMin: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +53,7 @@ func TestReadinessFollowsTheBroker(t *testing.T) {
 	startAgent(t, n, w.N("ReadyAgent"), nil)
 	testenv.Eventually(t, "ready once the caller and agent consume", func() bool { ok, _ := ready(); return ok })
 
-	p.cut()
+	p.Down()
 	testenv.Eventually(t, "not ready while the broker is unreachable", func() bool {
 		ok, body := ready()
 		return !ok && strings.Contains(body, "broker")
@@ -137,7 +61,7 @@ func TestReadinessFollowsTheBroker(t *testing.T) {
 	if got, err := value(n.Ops.Registry(), "a2abus_broker_connected", map[string]string{}); err != nil || got != 0 {
 		t.Errorf("a2abus_broker_connected while cut = %v (%v), want 0", got, err)
 	}
-	p.restore()
+	p.Up()
 	testenv.Eventually(t, "ready again once reconnected", func() bool { ok, _ := ready(); return ok })
 	if got, err := value(n.Ops.Registry(), "a2abus_broker_reconnects_total", map[string]string{}); err != nil || got < 1 {
 		t.Errorf("a2abus_broker_reconnects_total = %v (%v), want at least 1", got, err)

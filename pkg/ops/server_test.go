@@ -6,13 +6,12 @@ package ops_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/a2abus/a2abus/internal/httpserve"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/ops"
 )
 
@@ -32,36 +31,8 @@ func TestListenerBounds(t *testing.T) {
 	t.Cleanup(func() { _ = s.Close() })
 
 	for _, path := range []string{"/metrics", "/healthz", "/nothing"} {
-		c, err := net.Dial("tcp", s.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", path); err != nil {
-			t.Fatal(err)
-		}
-		ended := make(chan struct{})
-		go func() {
-			defer close(ended)
-			_, _ = io.Copy(io.Discard, c)
-		}()
-		go func() { // a byte every 50ms: 50s for the whole body
-			for range 1000 {
-				select {
-				case <-ended:
-					return
-				case <-time.After(50 * time.Millisecond):
-				}
-				if _, err := c.Write([]byte("x")); err != nil {
-					return
-				}
-			}
-		}()
-		select {
-		case <-ended:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("POST %s: a trickled body held the connection for 30s (read timeout %s)", path, limits.ReadTimeout)
-		}
+		head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", path)
+		testenv.Trickle(t, fmt.Sprintf("POST %s (read timeout %s)", path, limits.ReadTimeout), s.Addr().String(), head, 'x')
 	}
 	resp, err := http.Get("http://" + s.Addr().String() + "/healthz")
 	if err != nil {

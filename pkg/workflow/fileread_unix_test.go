@@ -6,14 +6,12 @@
 package workflow_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/a2abus/a2abus/internal/fileread"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/workflow"
 )
 
@@ -26,12 +24,6 @@ func TestLoadDirRefusesAFIFO(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(ok), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fifo := filepath.Join(dir, "b.yaml")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatalf("mkfifo: %v", err)
-	}
-	err := within(t, "LoadDir", func() error { _, err := workflow.LoadDir(dir); return err })
-	if !errors.Is(err, fileread.ErrNotRegular) || !strings.Contains(err.Error(), fifo) || !strings.Contains(err.Error(), "named pipe") {
-		t.Errorf("LoadDir with a FIFO = %v, want ErrNotRegular naming %s", err, fifo)
-	}
+	fifo := testenv.FIFO(t, dir, "b.yaml")
+	testenv.Refused(t, "LoadDir with a FIFO", func() error { _, err := workflow.LoadDir(dir); return err }, fileread.ErrNotRegular, fifo, "named pipe")
 }

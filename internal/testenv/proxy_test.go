@@ -1,0 +1,93 @@
+package testenv
+
+import (
+	"bufio"
+	"net"
+	"testing"
+	"time"
+)
+
+// echoServer answers every line it reads with the same line.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						return
+					}
+					if _, err := c.Write([]byte(line)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// echo sends a line through c and reports whether it came back within wait.
+func echo(c net.Conn, wait time.Duration) bool {
+	if _, err := c.Write([]byte("ping\n")); err != nil {
+		return false
+	}
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && line == "ping\n"
+}
+
+func dial(t *testing.T, p *Proxy) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", p.Addr(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func TestProxyCutDownHangUp(t *testing.T) {
+	p := NewProxy(t, echoServer(t))
+	c := dial(t, p)
+	if !echo(c, 5*time.Second) {
+		t.Fatal("no echo through the proxy")
+	}
+	p.Cut()
+	if echo(c, 5*time.Second) {
+		t.Fatal("an echo on a connection cut")
+	}
+	if !echo(dial(t, p), 5*time.Second) {
+		t.Fatal("no echo on a new connection after Cut")
+	}
+
+	p.Down()
+	if echo(dial(t, p), 5*time.Second) {
+		t.Fatal("an echo while the proxy is down")
+	}
+	p.Up()
+	c = dial(t, p)
+	if !echo(c, 5*time.Second) {
+		t.Fatal("no echo after Up")
+	}
+
+	p.Hang()
+	if echo(c, 200*time.Millisecond) {
+		t.Fatal("an echo while the proxy hangs")
+	}
+	if echo(dial(t, p), 200*time.Millisecond) {
+		t.Fatal("an echo on a new connection while the proxy hangs")
+	}
+}

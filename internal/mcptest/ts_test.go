@@ -52,8 +52,8 @@ type summary struct {
 // invokes SampleAgent's echo, is notified when the result resource lands
 // and reads it — over stdio (spawning the binary) and streamable HTTP.
 func TestTypeScriptClient(t *testing.T) {
-	nodeBin, npmBin := need(t, "node"), need(t, "npm")
-	sdk := installSDK(t, npmBin)
+	nodeBin := testenv.Command(t, "node")
+	sdk := testenv.NPMPackage(t, "@modelcontextprotocol/sdk", TSSDKVersion)
 	w := testworld.Real(t)
 	bin := testenv.Build(t, "./cmd/a2abus")
 	agent := startSampleAgent(t, w)
@@ -116,60 +116,6 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Logf("told a client without the token: %s", s.NoToken)
 		t.Logf("told a client beyond mcp.max_sessions: %s", s.SecondClient)
 	})
-}
-
-// need returns the path of a tool; a missing one skips the test, or fails
-// it under CI=true.
-func need(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if testenv.InCI() {
-			t.Fatalf("%s is required under CI=true: %v", name, err)
-		}
-		t.Skipf("%s not found (%v): the TypeScript client test needs node and npm", name, err)
-	}
-	return path
-}
-
-// installSDK installs npm @modelcontextprotocol/sdk@TSSDKVersion into
-// <user cache>/a2abus/mcp-ts/<version> ($XDG_CACHE_HOME or ~/.cache) when
-// it is not there yet, and returns that npm prefix. It installs into a
-// temporary folder renamed into place, so a concurrent or interrupted
-// install never leaves a half-filled cache.
-func installSDK(t *testing.T, npm string) string {
-	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatalf("no cache directory for the TypeScript SDK: %v", err)
-	}
-	dir := filepath.Join(cache, "a2abus", "mcp-ts", TSSDKVersion)
-	installed := func() bool {
-		_, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-		return err == nil
-	}
-	if installed() {
-		return dir
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel=error",
-		"@modelcontextprotocol/sdk@"+TSSDKVersion)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install @modelcontextprotocol/sdk@%s: %v\n%s", TSSDKVersion, err, out)
-	}
-	if err := os.Rename(tmp, dir); err != nil && !installed() {
-		t.Fatalf("install the TypeScript SDK into %s: %v", dir, err)
-	}
-	return dir
 }
 
 // startSampleAgent runs SampleAgent in this process on the world's bus.

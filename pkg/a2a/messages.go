@@ -198,6 +198,10 @@ type TaskResult struct {
 	Question *Question `json:"question,omitempty"`
 	// Turn is the request's Turn this answers (0 on the first).
 	Turn int `json:"turn,omitempty"`
+	// Attempt is the delivery attempt of the request this answers, when
+	// above 1 (omitted on a first attempt): the caller knows an answer of
+	// a task run again may not be the first.
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // Kind is task.result.
@@ -214,8 +218,8 @@ func (r *TaskResult) Validate() error {
 	if !validState(r.State) || !EndsTurn(r.State) {
 		return fieldErr("state", ErrInvalidField, fmt.Sprintf("must be a terminal task state or one that waits for input, got %q", string(r.State)))
 	}
-	if r.Turn < 0 {
-		return fieldErr("turn", ErrInvalidField, fmt.Sprintf("must not be negative, got %d", r.Turn))
+	if r.Turn < 0 || r.Attempt < 0 {
+		return fieldErr("turn", ErrInvalidField, fmt.Sprintf("turn and attempt must not be negative, got %d and %d", r.Turn, r.Attempt))
 	}
 	waits := WaitsForInput(r.State)
 	switch {
@@ -265,6 +269,9 @@ type TaskError struct {
 	Time      time.Time      `json:"time"`
 	// Turn is the request's Turn this answers (0 on the first).
 	Turn int `json:"turn,omitempty"`
+	// Attempt is the delivery attempt of the request this answers, when
+	// above 1 (see TaskResult.Attempt).
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // Kind is task.error.
@@ -288,8 +295,8 @@ func (e *TaskError) Validate() error {
 	if e.Message == "" {
 		return fieldErr("message", ErrMissingField, "required")
 	}
-	if e.Turn < 0 {
-		return fieldErr("turn", ErrInvalidField, fmt.Sprintf("must not be negative, got %d", e.Turn))
+	if e.Turn < 0 || e.Attempt < 0 {
+		return fieldErr("turn", ErrInvalidField, fmt.Sprintf("turn and attempt must not be negative, got %d and %d", e.Turn, e.Attempt))
 	}
 	return nil
 }

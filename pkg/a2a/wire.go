@@ -333,6 +333,15 @@ func MessageMirror(m *Message) any {
 	return toWireMessage(m)
 }
 
+// MessagesMirror is a value that encodes to JSON as ms does, without
+// a2a-go's nested JSON calls; nil when ms is empty (omitempty omits both).
+func MessagesMirror(ms []*Message) any {
+	if len(ms) == 0 {
+		return nil
+	}
+	return toWireMessages(ms)
+}
+
 // ArtifactsMirror is a value that encodes to JSON as as does, without
 // a2a-go's nested JSON calls; nil when as is empty (omitempty omits both).
 func ArtifactsMirror(as []*Artifact) any {

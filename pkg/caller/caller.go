@@ -96,6 +96,9 @@ const (
 	DefaultMaxContextMessages = 20
 	// DefaultMaxTaskHistory is the default of Options.MaxTaskHistory.
 	DefaultMaxTaskHistory = 64
+	// DefaultContextTTL is the default of Options.ContextTTL: the default
+	// conversation TTL (memory.conversation_ttl).
+	DefaultContextTTL = 7 * 24 * time.Hour
 )
 
 // Options configures a Caller.
@@ -154,13 +157,17 @@ type Options struct {
 	// for input is not running: the answer's turn gets a deadline of its own.
 	InputTimeout time.Duration
 	// MaxTaskHistory bounds the messages kept in a task's history (its
-	// requests, questions and answers; the oldest dropped first); default 64.
+	// requests, questions and answers; the oldest dropped first, a marker
+	// in their place); default 64, at most a2a.MaxHistoryMessages.
 	MaxTaskHistory int
 	// MaxContextMessages bounds the messages kept in a context's history
 	// (each finished task adds its request and its final answer; the
 	// oldest dropped first) and sent with the next task in the context;
-	// default 20. ContextTTL is how long a context's history lives after
-	// its last task (the session's conversation TTL); default 7 days.
+	// default 20, at most a2a.MaxHistoryMessages; negative keeps none (no
+	// context history is read or written). ContextTTL is how long a
+	// context's history lives after its last task once a second task
+	// continued it (the session's conversation TTL); default 7 days. See
+	// contexts.go.
 	MaxContextMessages int
 	ContextTTL         time.Duration
 	// Concurrency is how many responses are handled at once; default 8.
@@ -198,6 +205,18 @@ func (o *Options) normalize() error {
 	}
 	if o.DefaultTimeout > o.MaxTimeout {
 		o.DefaultTimeout = o.MaxTimeout
+	}
+	component.Default(&o.InputTimeout, DefaultInputTimeout)
+	component.Default(&o.MaxTaskHistory, DefaultMaxTaskHistory)
+	component.Default(&o.MaxContextMessages, DefaultMaxContextMessages)
+	component.Default(&o.ContextTTL, DefaultContextTTL)
+	switch {
+	case o.InputTimeout < 0 || o.ContextTTL < 0:
+		return fmt.Errorf("%w: InputTimeout %s and ContextTTL %s must not be negative", ErrInvalidOptions, o.InputTimeout, o.ContextTTL)
+	case o.MaxTaskHistory < 2 || o.MaxTaskHistory > a2a.MaxHistoryMessages:
+		return fmt.Errorf("%w: MaxTaskHistory %d is outside 2..%d", ErrInvalidOptions, o.MaxTaskHistory, a2a.MaxHistoryMessages)
+	case o.MaxContextMessages > a2a.MaxHistoryMessages:
+		return fmt.Errorf("%w: MaxContextMessages %d is over %d", ErrInvalidOptions, o.MaxContextMessages, a2a.MaxHistoryMessages)
 	}
 	component.Default(&o.Concurrency, DefaultConcurrency)
 	component.Default(&o.MaxDepth, a2a.DefaultMaxDepth)

@@ -123,12 +123,12 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	}
 	trace, observed := c.observeInvoke(ctx, tr, trace)
 	defer func() { observed(err) }()
-	env, err := c.opts.Codec.Encode(tr, trace)
+	env, err := c.encodeRequest(tr, trace)
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: encode task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
 	recTTL := time.Until(rec.Deadline) + c.opts.ResultTTL
-	recJSON, err := json.Marshal(rec)
+	recJSON, err := rec.encode()
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: encode record of task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
@@ -258,10 +258,15 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 	if text == "" {
 		text = string(req.Input)
 	}
+	var contextHistory []*a2a.Message
 	if req.ContextID == "" {
 		req.ContextID = a2a.NewContextID()
 	} else if err := a2a.ValidateContextID(req.ContextID); err != nil {
 		return nil, nil, fmt.Errorf("%w: contextId: %w", ErrInvalidRequest, err)
+	} else if !fresh {
+		if contextHistory, err = c.loadContext(ctx, req.SessionID, req.ContextID); err != nil { // contexts.go
+			return nil, nil, err
+		}
 	}
 	deadline := now.Add(timeout)
 	if nested && parent.Deadline.Before(deadline) {
@@ -272,7 +277,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
 		Message: a2a.NewTextMessage(a2a.MessageRoleUser, text), Input: req.Input, Priority: req.Priority,
 		Deadline: deadline, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
-		CallChain: chain, Stream: req.Stream, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls,
+		CallChain: chain, Stream: req.Stream, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls, ContextHistory: contextHistory,
 	}
 	if err := tr.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
@@ -282,7 +287,9 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	rec := &Record{TaskID: tr.TaskID, Caller: c.opts.Name, Target: tr.Target, Skill: tr.Skill, SessionID: tr.SessionID,
-		ContextID: tr.ContextID, MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh}
+		ContextID: tr.ContextID, MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh,
+		Message: tr.Message, ContextHistory: tr.ContextHistory, Priority: tr.Priority, CorrelationID: tr.CorrelationID,
+		Handoff: tr.Handoff, AllowNestedCalls: tr.AllowNestedCalls, Stream: tr.Stream}
 	return tr, rec, nil
 }
 
@@ -297,6 +304,11 @@ func (c *Caller) isClosed() bool { return c.life.Closed() }
 // first). With no instance running, Cancel succeeds once the cancel is
 // recorded: the task is skipped when an instance starts. Unrecorded
 // (working memory failed) that case is bus.ErrUnroutable.
+//
+// A task that waits for input (its agent asked a question) runs nowhere:
+// the caller ends it CANCELED itself — stored, notified, its waiters woken
+// — unless an answer started its next turn first, which is then canceled
+// as a running task.
 func (c *Caller) Cancel(ctx context.Context, taskID string) error {
 	rec, err := c.loadRecord(ctx, taskID)
 	if err != nil {
@@ -304,6 +316,17 @@ func (c *Caller) Cancel(ctx context.Context, taskID string) error {
 	}
 	if rec == nil {
 		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, ErrUnknownTask)
+	}
+	if w, err := c.loadWait(ctx, rec, true); err != nil {
+		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, err)
+	} else if w != nil {
+		out, err := c.endWait(ctx, rec, w, startCanceled) // question.go
+		if err != nil {
+			return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, err)
+		}
+		if out != nil {
+			return nil // it waited: canceled here, no agent runs it
+		}
 	}
 	markErr := c.markCanceled(ctx, rec)
 	sendErr := c.sendCancel(ctx, rec, "canceled by the caller")

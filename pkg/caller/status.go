@@ -10,19 +10,30 @@ import (
 )
 
 // TaskInfo is what a caller knows of a task it invoked, read from working
-// memory: its record, whether it is still pending and, once it ended, its
-// stored outcome.
+// memory: its record, whether it is still pending, the turn it is in and,
+// once it ended (or while it waits for input), its stored outcome.
 type TaskInfo struct {
 	Record
-	// Pending is true until the task's outcome is stored.
+	// Pending is true until the task's final outcome is stored (so also
+	// while it waits for input).
 	Pending bool
-	// Result is the stored outcome; nil while the task is pending, and
-	// once the outcome expired (ResultTTL) while its record lives on.
+	// Result is the stored outcome; the question while the task waits for
+	// input (WaitingForInput); nil while a turn runs, and once the outcome
+	// expired (ResultTTL) while its record lives on.
 	Result *StoredResult
+	// Turn is the task's current turn: 0 for its first request, n once the
+	// caller answered n questions.
+	Turn int
 }
 
 // Expired reports whether the task ended but its outcome is no longer stored.
 func (t *TaskInfo) Expired() bool { return !t.Pending && t.Result == nil }
+
+// WaitingForInput reports whether the task waits for the caller's answer to
+// the question in Result (Caller.Reply answers it).
+func (t *TaskInfo) WaitingForInput() bool {
+	return t.Pending && t.Result != nil && a2a.WaitsForInput(t.Result.State)
+}
 
 // Task returns what the caller knows of the task taskID, which it (any
 // replica of it) invoked: an error wrapping ErrUnknownTask when it has no
@@ -51,8 +62,19 @@ func (c *Caller) Task(ctx context.Context, taskID string) (*TaskInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("caller %q: task %s: %w", c.opts.Name, taskID, err)
 	}
-	if found {
-		info.Pending, info.Result = false, &res // a TIMEOUT stored, its pending entry not yet cleared
+	switch {
+	case !found:
+	case !a2a.WaitsForInput(res.State):
+		info.Pending, info.Result, info.Turn = false, &res, res.Turn // a TIMEOUT stored, its pending entry not yet cleared
+	default:
+		at, err := c.locate(ctx, rec, &res)
+		if err != nil {
+			return nil, fmt.Errorf("caller %q: task %s: %w", c.opts.Name, taskID, err)
+		}
+		info.Pending, info.Turn = true, at.turn
+		if at.waiting() {
+			info.Result = &res
+		}
 	}
 	return info, nil
 }

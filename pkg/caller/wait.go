@@ -170,7 +170,9 @@ func (c *Caller) settle(ctx context.Context, taskID string, events <-chan event,
 	}
 }
 
-// lookup returns the stored outcome of a task, or nil and its deadline.
+// lookup returns the stored end of a task's turn — its final outcome, or
+// the question it waits on — or nil and the deadline of the turn that runs.
+// A question whose answer started the next turn is no end: that turn runs.
 func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time, error) {
 	rec, err := c.loadRecord(ctx, taskID)
 	if err != nil {
@@ -179,15 +181,24 @@ func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time
 	if rec == nil {
 		return nil, time.Time{}, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ErrUnknownTask)
 	}
-	if _, pending, err := c.opts.Memory.IndexScore(ctx, c.pending, taskID); err == nil && pending {
-		return nil, rec.Deadline, nil
-	}
 	var res StoredResult
 	found, err := getJSON(ctx, c.opts.Memory, rec.MemoryKey, &res)
 	if err != nil || !found {
 		return nil, rec.Deadline, err
 	}
-	return &Outcome{Invocation: rec.invocation(), Result: &res}, rec.Deadline, nil
+	if !a2a.WaitsForInput(res.State) {
+		return &Outcome{Invocation: rec.turnInvocation(res.Turn, rec.Deadline), Result: &res}, rec.Deadline, nil
+	}
+	at, err := c.locate(ctx, rec, &res)
+	switch {
+	case err != nil:
+		return nil, rec.Deadline, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, err)
+	case at.waiting():
+		return &Outcome{Invocation: rec.turnInvocation(res.Turn, res.AnswerBy), Result: &res}, res.AnswerBy, nil
+	case at.start.By == startReply:
+		return nil, at.start.Deadline, nil // the answer's turn runs
+	}
+	return nil, res.AnswerBy, nil // the wait ended: its outcome is being stored
 }
 
 // event is what a waiter is woken with: a status update, an outcome this

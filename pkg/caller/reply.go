@@ -35,6 +35,29 @@ type Reply struct {
 	// 0 means the caller's default, clamped to its maximum. Waiting for
 	// input was not running: the turn gets a deadline of its own.
 	Timeout time.Duration
+	// Stream asks the agent for status updates of the turn (as
+	// Request.Stream); a task invoked streamed streams every turn, and
+	// Continue sets it when it has a StatusFunc.
+	Stream bool
+}
+
+// Continue answers a task that waits for input (Reply) and waits for the
+// end of the turn the answer starts — the task's outcome, or its next
+// question — as Call does for Invoke: it listens before the answer is
+// published, so nothing slips by. onStatus (may be nil) sees the turn's
+// status updates. An answer whose publish had an unknown outcome is waited
+// for all the same.
+func (c *Caller) Continue(ctx context.Context, r Reply, onStatus StatusFunc) (*Outcome, error) {
+	r.Stream = r.Stream || onStatus != nil
+	events := c.waiters.add(r.TaskID)
+	defer c.waiters.remove(r.TaskID, events)
+	inv, err := c.Reply(ctx, r)
+	if errors.Is(err, ErrOutcomeUnknown) {
+		c.log.Warn("answer publish not confirmed; waiting for its turn", zap.String("task", r.TaskID), zap.Error(err))
+	} else if err != nil {
+		return nil, err
+	}
+	return c.wait(ctx, inv.TaskID, inv.Deadline, events, onStatus)
 }
 
 // maxReplyRounds bounds the rounds of Reply that find what this process
@@ -131,6 +154,9 @@ func (c *Caller) checkReply(r *Reply) error {
 func (c *Caller) answer(ctx context.Context, rec *Record, w *waitState, r Reply) (Invocation, *turnStart, error) {
 	n := w.Turn + 1
 	if err := c.checkAnswer(rec, w, r); err != nil {
+		if taken, _ := c.loadStart(ctx, rec, n); taken != nil {
+			return Invocation{}, taken, nil // answered already: that is the refusal to give
+		}
 		return Invocation{}, nil, err
 	}
 	now := c.opts.Now()
@@ -144,12 +170,12 @@ func (c *Caller) answer(ctx context.Context, rec *Record, w *waitState, r Reply)
 		Target: rec.Target, Skill: rec.Skill, Message: msg, Input: r.Input, Priority: rec.Priority,
 		Deadline:      now.Add(r.Timeout).UTC().Round(0), // as working memory gives it back: the same answer again returns the same Invocation
 		CorrelationID: rec.CorrelationID, Handoff: rec.Handoff, CallChain: rec.Chain, AllowNestedCalls: rec.AllowNestedCalls,
-		Stream: rec.Stream, CreatedAt: now, Turn: n, History: w.History, ContextHistory: rec.ContextHistory}
+		Stream: rec.Stream || r.Stream, CreatedAt: now, Turn: n, History: w.History, ContextHistory: rec.ContextHistory}
 	if err := tr.Validate(); err != nil {
 		return Invocation{}, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	start := &turnStart{By: startReply, MessageID: r.MessageID, Deadline: tr.Deadline, History: w.History, Message: msg, At: now}
-	ops, err := c.startOps(ctx, rec, start, n)
+	ops, err := c.startOps(ctx, rec, start, n, w.AnswerBy)
 	if err != nil {
 		return Invocation{}, nil, err
 	}
@@ -226,12 +252,14 @@ func (c *Caller) checkAnswer(rec *Record, w *waitState, r Reply) error {
 // startOps are the writes that start turn n of rec's task with start: its
 // claim (set once: first, its result tells whether it was taken), the
 // task's place in the pending index at the turn's deadline, its record
-// kept as long, and the session's owner and the target's grant renewed.
+// kept as long (when the turn ends after the wait would have: the question
+// kept it until then), and the session's owner and the target's grant
+// renewed.
 // The writes after the claim are harmless when it was taken: another
 // answer (or the same again) moves the task to about the same deadline,
 // and a task whose wait ended is taken out of the index again by the
 // sweeper.
-func (c *Caller) startOps(ctx context.Context, rec *Record, start *turnStart, n int) ([]memory.Op, error) {
+func (c *Caller) startOps(ctx context.Context, rec *Record, start *turnStart, n int, answerBy time.Time) ([]memory.Op, error) {
 	sessionOps, err := c.sessionOps(ctx, rec) // the session may have changed hands meanwhile
 	if err != nil {
 		return nil, err
@@ -248,16 +276,16 @@ func (c *Caller) startOps(ctx context.Context, rec *Record, start *turnStart, n 
 	if err != nil {
 		return nil, fmt.Errorf("caller %q: encode the answer to task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
-	recJSON, err := rec.encode()
-	if err != nil {
-		return nil, fmt.Errorf("caller %q: encode record of task %s: %w", c.opts.Name, rec.TaskID, err)
-	}
 	ttl := start.Deadline.Sub(start.At) + c.opts.ResultTTL
-	return append([]memory.Op{
-		memory.SetIfAbsentOp(key, b, ttl),
-		memory.IndexAddOp(c.pending, rec.TaskID, start.Deadline.UnixMilli()),
-		memory.SetOp(recKey, recJSON, ttl),
-	}, sessionOps...), nil
+	ops := []memory.Op{memory.SetIfAbsentOp(key, b, ttl), memory.IndexAddOp(c.pending, rec.TaskID, start.Deadline.UnixMilli())}
+	if start.Deadline.After(answerBy) {
+		recJSON, err := rec.encode()
+		if err != nil {
+			return nil, fmt.Errorf("caller %q: encode record of task %s: %w", c.opts.Name, rec.TaskID, err)
+		}
+		ops = append(ops, memory.SetOp(recKey, recJSON, ttl))
+	}
+	return append(ops, sessionOps...), nil
 }
 
 // unstart undoes the start of turn n of rec's task whose request was surely

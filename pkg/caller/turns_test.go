@@ -171,13 +171,14 @@ func TestOneShotAgentAsksExitsAndAnotherFinishes(t *testing.T) {
 		case <-time.After(testenv.WaitBound):
 			t.Fatal("the one-shot agent did not exit after its task")
 		}
-		if _, err := c.Reply(ctxT(t), Reply{TaskID: out.TaskID, Text: "1"}); err != nil {
-			t.Fatal(err)
-		}
-		exited = w.runAgent(oneShot, "find", clerk(&runs)) // the next job, started for the waiting answer
-		final, err := c.Wait(ctxT(t), out.TaskID, nil)
+		exited = w.runAgent(oneShot, "find", clerk(&runs)) // the next job
+		var statuses atomic.Int32
+		final, err := c.Continue(ctxT(t), Reply{TaskID: out.TaskID, Text: "1"}, func(*a2a.TaskStatus) { statuses.Add(1) })
 		if err != nil || final.Result.Text() != "turn 1: the NPV rule | which edition? | 1" {
-			t.Fatalf("Wait = %+v, %v", final, err)
+			t.Fatalf("Continue = %+v, %v", final, err)
+		}
+		if statuses.Load() == 0 {
+			t.Error("Continue with a status function saw no status of the turn")
 		}
 		select {
 		case <-exited:
@@ -280,7 +281,7 @@ func TestReplyRules(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
 		var runs atomic.Int32
-		release := make(chan struct{})
+		release, formRelease := make(chan struct{}), make(chan struct{})
 		w.agent(n("Books"), map[string]agent.Handler{
 			"find": clerk(&runs),
 			"hold": func(ctx context.Context, _ *agent.Task) (*agent.Result, error) {
@@ -291,13 +292,18 @@ func TestReplyRules(t *testing.T) {
 					return nil, ctx.Err()
 				}
 			},
-			"form": func(_ context.Context, t *agent.Task) (*agent.Result, error) {
+			"form": func(ctx context.Context, t *agent.Task) (*agent.Result, error) {
 				if t.Turn() == 0 {
 					r := agent.Ask("how many?")
 					r.Question.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
 					return r, nil
 				}
-				return agent.TextResult("got " + string(t.Request.Input)), nil
+				select {
+				case <-formRelease:
+					return agent.TextResult("got " + string(t.Request.Input)), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
 			},
 		})
 		c := w.caller(n("Primary"), true)
@@ -350,9 +356,14 @@ func TestReplyRules(t *testing.T) {
 		if _, err := c.Reply(ctxT(t), Reply{TaskID: form.TaskID, Input: json.RawMessage(`{"n":3}`), MessageID: "form-a"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Reply(ctxT(t), Reply{TaskID: form.TaskID, Input: json.RawMessage(`{"n":4}`), MessageID: "form-b"}); a2a.CodeOf(err) != a2a.CodeInvalidState && a2a.CodeOf(err) != a2a.CodeTaskFinished {
-			t.Fatalf("a second, other answer: %v, want INVALID_STATE (or TASK_FINISHED if the turn ended)", err)
+		if _, err := c.Reply(ctxT(t), Reply{TaskID: form.TaskID, Input: json.RawMessage(`{"n":4}`), MessageID: "form-b"}); a2a.CodeOf(err) != a2a.CodeInvalidState ||
+			!strings.Contains(err.Error(), "answered already") {
+			t.Fatalf("a second, other answer while its turn runs: %v, want INVALID_STATE saying it was answered", err)
 		}
+		if _, err := w.caller(n("Primary"), false).Reply(ctxT(t), Reply{TaskID: form.TaskID, Text: "5"}); a2a.CodeOf(err) != a2a.CodeInvalidState {
+			t.Fatalf("another answer to another replica while the turn runs: %v, want INVALID_STATE", err)
+		}
+		close(formRelease)
 		if out, err := c.Wait(ctxT(t), form.TaskID, nil); err != nil || out.Result.Text() != `got {"n":3}` {
 			t.Fatalf("Wait = %+v, %v", out, err)
 		}

@@ -170,7 +170,7 @@ func CallHistoryKey(id, taskID string) (string, error) {
 // session sessionID — the request messages and final answers of its
 // finished tasks, which the next task of the context carries:
 // "session/<sessionID>/contexts/<contextID>". The context id follows the
-// rule of a task id (a2a.ValidateContextID).
+// rule of a session id (a2a.ValidateContextID).
 func ContextHistoryKey(sessionID, contextID string) (string, error) {
 	prefix, err := SessionPrefix(sessionID)
 	if err != nil {

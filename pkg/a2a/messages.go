@@ -92,11 +92,6 @@ func (r *TaskRequest) Validate() error {
 	if r.Deadline.IsZero() {
 		return fieldErr("deadline", ErrMissingField, "required")
 	}
-	if r.ContextID != "" {
-		if err := nameErr("contextId", ValidateContextID(r.ContextID)); err != nil {
-			return err
-		}
-	}
 	if r.Turn < 0 {
 		return fieldErr("turn", ErrInvalidField, fmt.Sprintf("must not be negative, got %d", r.Turn))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -84,10 +85,16 @@ func EndsTurn(s TaskState) bool { return s.Terminal() || WaitsForInput(s) }
 // NewContextID returns a new, random context id (a UUID).
 func NewContextID() string { return uuid.NewString() }
 
-// ValidateContextID reports whether id is a legal context id: the rule of a
-// task id (letters, digits, '_' and '-', at most 128), safe inside a memory
-// key.
-func ValidateContextID(id string) error { return matchID("context id", id, taskIDPattern) }
+// ValidateContextID reports whether id is a context id a caller can keep a
+// history for: the rule of a session id (letters, digits, '_', '.', ':' and
+// '-', at most 128, no ".."), safe inside a memory key. The wire does not
+// check a request's contextId: an agent takes any.
+func ValidateContextID(id string) error {
+	if strings.Contains(id, "..") {
+		return fmt.Errorf("%w: context id %q must not contain \"..\"", ErrInvalidName, id)
+	}
+	return matchID("context id", id, sessionIDPattern)
+}
 
 // Validate checks the question for a turn that ends in state: a text, well
 // formed and unique options, an input schema that is a JSON object, and an

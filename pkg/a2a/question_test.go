@@ -48,7 +48,6 @@ func TestValidateQuestion(t *testing.T) {
 			r.History = make([]*Message, MaxHistoryMessages+1)
 			return r
 		}(), "history"},
-		{"request context id", func() Payload { r := sampleRequest(); r.ContextID = "a/b"; return r }(), "contextId"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,7 +85,17 @@ func TestTurnStates(t *testing.T) {
 	if err := ValidateContextID(id); err != nil || NewContextID() == id {
 		t.Errorf("NewContextID %q: %v (or not new)", id, err)
 	}
-	if err := ValidateContextID(""); !errors.Is(err, ErrInvalidName) {
-		t.Errorf("empty context id: %v", err)
+	for _, bad := range []string{"", "a/b", "a..b", ".a", strings.Repeat("c", 129)} {
+		if err := ValidateContextID(bad); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("context id %q: %v, want ErrInvalidName", bad, err)
+		}
+	}
+	if err := ValidateContextID("run-1.step:2"); err != nil {
+		t.Errorf("a context id with '.' and ':': %v", err)
+	}
+	odd := sampleRequest()
+	odd.ContextID = "any string an A2A peer sends"
+	if err := odd.Validate(); err != nil {
+		t.Errorf("the wire takes any context id: %v", err)
 	}
 }

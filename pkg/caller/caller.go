@@ -8,6 +8,14 @@
 // Task state lives in working memory (Redis), so every replica of a caller
 // can handle its responses and a restarted caller loses nothing.
 //
+// An agent may end a turn of a task with a question (input-required): Call
+// and Wait return with it (Outcome.WaitingForInput, Outcome.Question), and
+// Reply (or Continue, which also waits) answers it with the task's next
+// turn, a request carrying the task's history to any replica of the agent.
+// Every task has a context id, and the next task of a context carries the
+// earlier tasks' messages. turns.go and contexts.go describe what is kept;
+// docs/tasks.md the lifecycle.
+//
 // Shutdown order, when Run's context ends or Close is called (a part that
 // fails stops Run the same way):
 //

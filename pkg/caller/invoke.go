@@ -30,8 +30,8 @@ type Request struct {
 	// (A2A's contextId): a task in a context gets the earlier tasks'
 	// request messages and final answers (agent.Task.ContextHistory).
 	// Empty makes a new context, returned in Invocation.ContextID; pass it
-	// to the next Request to continue the conversation. Validated as a task
-	// id (a2a.ValidateContextID).
+	// to the next Request to continue the conversation. Validated as a
+	// session id (a2a.ValidateContextID).
 	ContextID string
 	// Timeout is the time allowed for the result; 0 means the default, it is clamped to the maximum.
 	Timeout  time.Duration

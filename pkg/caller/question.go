@@ -51,6 +51,16 @@ func (c *Caller) finalizeQuestion(ctx context.Context, rec *Record, s *StoredRes
 	if winner != by {
 		return c.ignore(s, by, winner)
 	}
+	// This question again (delivered again, or published twice by an agent
+	// whose first publish went unconfirmed) after it was answered: its wait
+	// is over, and its writes are not redone.
+	if next, err := c.startOf(ctx, rec, n+1); err != nil || next != nil {
+		if next != nil {
+			c.log.Info("question delivered again after its wait ended: nothing to redo", zap.String("task", s.TaskID),
+				zap.Int("turn", n), zap.String("ended_by", next.By))
+		}
+		return nil, err
+	}
 	w := &waitState{Turn: n, State: s.State, Agent: s.Agent, Question: s.Question, AnswerBy: s.StoredAt.Add(c.opts.InputTimeout),
 		History: boundHistory(append(prior, questionMessage(s)), c.opts.MaxTaskHistory, "task")}
 	s.AnswerBy = w.AnswerBy

@@ -93,18 +93,29 @@ func (c *Caller) Reply(ctx context.Context, r Reply) (Invocation, error) {
 	if rec == nil {
 		return Invocation{}, c.notMine(ctx, r.TaskID)
 	}
-	fresh := false
+	fresh := false // read from working memory this round, not from what this process knew
 	for range maxReplyRounds {
-		w, err := c.loadWait(ctx, rec, fresh)
-		if err != nil {
-			return Invocation{}, fmt.Errorf("caller %q: answer task %s: %w", c.opts.Name, r.TaskID, err)
+		w, cached := c.local.wait(rec.TaskID) // the question this process stored: most likely still unanswered
+		if fresh = fresh || !cached; fresh {
+			if w, err = c.loadWait(ctx, rec, true); err != nil {
+				return Invocation{}, fmt.Errorf("caller %q: answer task %s: %w", c.opts.Name, r.TaskID, err)
+			}
 		}
 		if w == nil {
 			return Invocation{}, c.notWaiting(ctx, rec, "its agent asked no question")
 		}
-		inv, start, err := c.answer(ctx, rec, w, r)
-		if err != nil || start == nil {
-			return inv, err
+		var start *turnStart
+		if fresh { // answered already? (then nothing is written)
+			if start, err = c.loadStart(ctx, rec, w.Turn+1); err != nil {
+				return Invocation{}, fmt.Errorf("caller %q: answer task %s: %w", c.opts.Name, r.TaskID, err)
+			}
+		}
+		var inv Invocation
+		if start == nil {
+			inv, start, err = c.answer(ctx, rec, w, r)
+			if err != nil || start == nil {
+				return inv, err
+			}
 		}
 		switch {
 		case start.By == startReply && start.MessageID == r.MessageID: // this answer, sent again

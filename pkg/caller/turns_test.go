@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -405,4 +409,75 @@ func TestLaterTurnTimesOut(t *testing.T) {
 			t.Fatalf("still pending: %v", ids)
 		}
 	})
+}
+
+// A question delivered again after its wait ended (its first publish went
+// unconfirmed and the agent sent it again, or the caller crashed before
+// its ack) changes nothing: the task's outcome stays, nothing is pending
+// again, nothing more is notified. An answer of a turn that never started
+// changes nothing either.
+func TestQuestionAgainAfterTheTaskEnded(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		n := w.N
+		core, logs := observer.New(zap.InfoLevel)
+		c := w.caller(n("Primary"), true, func(o *Options) { o.Logger = zap.New(core) })
+		inv, err := c.Invoke(ctxT(t), Request{Target: n("Offline"), Skill: "find", Text: "x", SessionID: "s-again"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		question := &a2a.TaskResult{TaskID: inv.TaskID, Agent: n("Offline"), State: a2a.TaskStateInputRequired, Time: time.Now(),
+			Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "which?"), Question: &a2a.Question{Text: "which?"}}
+		env, err := a2a.Codec{}.Encode(question, a2a.Trace{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := w.Connect(t)
+		key, _ := a2a.ResponseRoutingKey(n("Primary"))
+		publish := func(env a2a.Envelope) {
+			if err := b.Publish(ctxT(t), busMessage(env, key)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		publish(env)
+		if out, err := c.Wait(ctxT(t), inv.TaskID, nil); err != nil || !out.WaitingForInput() {
+			t.Fatalf("Wait = %+v, %v", out, err)
+		}
+		if _, err := c.Reply(ctxT(t), Reply{TaskID: inv.TaskID, Text: "this"}); err != nil {
+			t.Fatal(err)
+		}
+		stray := result(inv.TaskID, n("Offline"), "an answer to turn 5")
+		stray.Turn = 5
+		publishAs(t, b, n("Primary"), stray)
+		final := result(inv.TaskID, n("Offline"), "done")
+		final.Turn = 1
+		publishAs(t, b, n("Primary"), final)
+		testenv.Eventually(t, "the task completed", func() bool {
+			info, err := c.Task(ctxT(t), inv.TaskID)
+			return err == nil && !info.Pending && info.Result != nil && info.Result.Text() == "done"
+		})
+		publish(env) // the question once more
+		after := result(inv.TaskID, n("Offline"), "a marker handled after the question")
+		after.Turn = 7
+		publishAs(t, b, n("Primary"), after) // a task's responses are handled in order
+		testenv.Eventually(t, "the question handled again", func() bool {
+			return logs.FilterMessageSnippet("answer ignored").FilterField(zap.Int("turn", 7)).Len() > 0
+		})
+		if got := w.stored(inv.MemoryKey); got.State != a2a.TaskStateCompleted || got.Text() != "done" {
+			t.Fatalf("stored %+v, want the outcome kept", got)
+		}
+		if ids := w.pendingTasks(n("Primary")); len(ids) != 0 {
+			t.Fatalf("pending again: %v", ids)
+		}
+		if notes := w.notifications("s-again", inv.TaskID); len(notes) != 2 {
+			t.Fatalf("%d notifications, want the question and the outcome: %+v", len(notes), notes)
+		}
+		if logs.FilterMessageSnippet("answer ignored").FilterField(zap.Int("turn", 5)).Len() != 1 {
+			t.Error("the answer of a turn that never started was not logged as ignored")
+		}
+	})
+}
+
+// busMessage is env published with routing key.
+func busMessage(env a2a.Envelope, key string) bus.Message {
+	return bus.Message{Envelope: env, RoutingKey: key}
 }

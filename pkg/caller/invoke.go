@@ -317,7 +317,7 @@ func (c *Caller) Cancel(ctx context.Context, taskID string) error {
 	if rec == nil {
 		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, ErrUnknownTask)
 	}
-	if w, err := c.loadWait(ctx, rec, true); err != nil {
+	if w, err := c.loadWait(ctx, rec); err != nil {
 		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, err)
 	} else if w != nil {
 		out, err := c.endWait(ctx, rec, w, startCanceled) // question.go

@@ -97,7 +97,7 @@ func (c *Caller) Reply(ctx context.Context, r Reply) (Invocation, error) {
 	for range maxReplyRounds {
 		w, cached := c.local.wait(rec.TaskID) // the question this process stored: most likely still unanswered
 		if fresh = fresh || !cached; fresh {
-			if w, err = c.loadWait(ctx, rec, true); err != nil {
+			if w, err = c.loadWait(ctx, rec); err != nil {
 				return Invocation{}, fmt.Errorf("caller %q: answer task %s: %w", c.opts.Name, r.TaskID, err)
 			}
 		}

@@ -58,7 +58,7 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 	if rec == nil {
 		return c.opts.Memory.IndexRemove(ctx, c.pending, taskID) // its record expired: nothing to time out
 	}
-	w, err := c.loadWait(ctx, rec, true)
+	w, err := c.loadWait(ctx, rec)
 	if err != nil {
 		return err
 	}

@@ -91,14 +91,10 @@ func (s *turnStart) encode() ([]byte, error) {
 	}{(*fields)(s), a2a.MessagesMirror(s.History), a2a.MessageMirror(s.Message)})
 }
 
-// loadWait returns what task rec waits for (its latest question), nil when
-// it never asked one: this process's copy unless fresh, else working memory's.
-func (c *Caller) loadWait(ctx context.Context, rec *Record, fresh bool) (*waitState, error) {
-	if !fresh {
-		if w, ok := c.local.wait(rec.TaskID); ok {
-			return w, nil
-		}
-	}
+// loadWait returns what task rec waits for (its latest question) as
+// working memory has it, nil when it never asked one. (Reply first tries
+// this process's copy, local.wait.)
+func (c *Caller) loadWait(ctx context.Context, rec *Record) (*waitState, error) {
 	key, err := memory.TaskWaitKey(c.opts.Name, rec.TaskID)
 	if err != nil {
 		return nil, err

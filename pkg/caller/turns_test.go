@@ -205,8 +205,7 @@ func TestUnansweredQuestionTimesOut(t *testing.T) {
 		var runs atomic.Int32
 		w.agent(n("Books"), map[string]agent.Handler{"find": clerk(&runs)})
 		c := w.caller(n("Primary"), true, func(o *Options) { o.InputTimeout = 700 * time.Millisecond })
-		other := w.caller(n("Primary"), true, func(o *Options) { o.InputTimeout = 700 * time.Millisecond }) // a second replica sweeps too
-		_ = other
+		w.caller(n("Primary"), true, func(o *Options) { o.InputTimeout = 700 * time.Millisecond }) // a second replica sweeps too
 		out, err := c.Call(ctxT(t), Request{Target: n("Books"), Skill: "find", Text: "x", SessionID: "s-to"}, nil)
 		askedWhichEdition(t, out, err)
 		var info *TaskInfo

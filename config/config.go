@@ -117,6 +117,10 @@ type MemoryConfig struct {
 	// RetryBound is how long a workflow run, a conversation's driver and a
 	// chat session ride out an outage of working memory before they fail.
 	RetryBound time.Duration `mapstructure:"retry_bound" yaml:"retry_bound"`
+	// MaxContextMessages bounds a context's history (the request and final
+	// answer of each task of the context, the oldest left out first), which
+	// the next task of the context carries; 0 keeps no context history.
+	MaxContextMessages int `mapstructure:"max_context_messages" yaml:"max_context_messages"`
 }
 
 // DirectoryConfig configures the agent directory's files.
@@ -184,6 +188,12 @@ type CallerConfig struct {
 	// MemoryRetryBound is how long a result waits for working memory before
 	// its delivery is requeued; it stays below bus.consumer_timeout.
 	MemoryRetryBound time.Duration `mapstructure:"memory_retry_bound" yaml:"memory_retry_bound"`
+	// InputTimeout is how long a task whose agent asked a question waits
+	// for the caller's answer before it ends TIMEOUT.
+	InputTimeout time.Duration `mapstructure:"input_timeout" yaml:"input_timeout"`
+	// MaxTaskHistory bounds the messages kept of a task that talks back
+	// (requests, questions, answers; the oldest left out first).
+	MaxTaskHistory int `mapstructure:"max_task_history" yaml:"max_task_history"`
 }
 
 // PolicyConfig says which callers may call which agents. Callers check it
@@ -299,6 +309,9 @@ const (
 	// DefaultConsumerTimeout is RabbitMQ's own default consumer_timeout.
 	DefaultConsumerTimeout = 30 * time.Minute
 	DefaultConversationTTL = 7 * 24 * time.Hour
+	// maxInputTimeout bounds caller.input_timeout: a session's ownership
+	// (caller.DefaultSessionOwnerTTL), which a task waiting longer could outlive.
+	maxInputTimeout        = caller.DefaultSessionOwnerTTL
 	DefaultWellKnownFile   = "well-known-agents.json"
 	DefaultKnownAgentsFile = "known-agents.json"
 	DefaultCallerName      = "Cli"
@@ -343,7 +356,7 @@ func Default() *Config {
 			Timeout:   redismem.DefaultTimeout,
 		},
 		Memory: MemoryConfig{ResultTTL: caller.DefaultResultTTL, ConversationTTL: DefaultConversationTTL,
-			RetryBound: memory.DefaultRetryBound},
+			RetryBound: memory.DefaultRetryBound, MaxContextMessages: caller.DefaultMaxContextMessages},
 		Directory: DirectoryConfig{
 			WellKnownFile:   DefaultWellKnownFile,
 			KnownAgentsFile: DefaultKnownAgentsFile,
@@ -367,6 +380,8 @@ func Default() *Config {
 			SweepInterval:    caller.DefaultSweepInterval,
 			MaxDepth:         a2a.DefaultMaxDepth,
 			MemoryRetryBound: caller.DefaultMemoryRetryBound,
+			InputTimeout:     caller.DefaultInputTimeout,
+			MaxTaskHistory:   caller.DefaultMaxTaskHistory,
 		},
 		Policy: PolicyConfig{Default: string(guard.Allow), Rules: []PolicyRule{}},
 		Limits: LimitsConfig{

@@ -66,6 +66,9 @@ func (c *Config) validate() []error {
 	if c.Memory.ConversationTTL < 0 {
 		errs = append(errs, invalid("memory.conversation_ttl", "must be 0 (keep conversations forever) or a positive duration, got %s", c.Memory.ConversationTTL))
 	}
+	if n := c.Memory.MaxContextMessages; n < 0 || n > a2a.MaxHistoryMessages {
+		errs = append(errs, invalid("memory.max_context_messages", "must be within 0..%d (0 keeps no context history), got %d", a2a.MaxHistoryMessages, n))
+	}
 	errs = append(errs, c.Agent.validate()...)
 	if c.Directory.StaleAfter < 0 {
 		errs = append(errs, invalid("directory.stale_after", "must be 0 (3 × agent.announce_interval) or a positive duration, got %s", c.Directory.StaleAfter))
@@ -127,6 +130,12 @@ func (c *CallerConfig) validate() []error {
 	}
 	if c.DefaultTimeout > c.MaxTimeout && c.MaxTimeout > 0 {
 		errs = append(errs, invalid("caller.default_timeout", "must not exceed caller.max_timeout (%s), got %s", c.MaxTimeout, c.DefaultTimeout))
+	}
+	if c.InputTimeout <= 0 || c.InputTimeout > maxInputTimeout {
+		errs = append(errs, invalid("caller.input_timeout", "must be a positive duration of at most %s (a session's ownership), got %s", maxInputTimeout, c.InputTimeout))
+	}
+	if n := c.MaxTaskHistory; n < 2 || n > a2a.MaxHistoryMessages {
+		errs = append(errs, invalid("caller.max_task_history", "must be within 2..%d, got %d", a2a.MaxHistoryMessages, n))
 	}
 	return errs
 }

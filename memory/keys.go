@@ -169,6 +169,22 @@ func CallHistoryKey(id, taskID string) (string, error) {
 	return prefix + taskID, nil
 }
 
+// ContextHistoryKey is the key of the history of context contextID in
+// session sessionID — the request messages and final answers of its
+// finished tasks, which the next task of the context carries:
+// "session/<sessionID>/contexts/<contextID>". The context id follows the
+// rule of a session id (a2a.ValidateContextID).
+func ContextHistoryKey(sessionID, contextID string) (string, error) {
+	prefix, err := SessionPrefix(sessionID)
+	if err != nil {
+		return "", err
+	}
+	if err := a2a.ValidateContextID(contextID); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	}
+	return prefix + "contexts/" + contextID, nil
+}
+
 // ChatKeys are the keys of one session's chat state.
 type ChatKeys struct {
 	// Lease: "session/<id>/chat/lease", the holder of the right to run the model.
@@ -211,6 +227,72 @@ func TaskLateClaimKey(caller, taskID string) (string, error) {
 		return "", err
 	}
 	return key + "/late", nil
+}
+
+// TaskWaitKey is the key of what task taskID of caller waits for — the
+// latest question its agent asked and the task's history up to it:
+// "a2a/tasks/<caller>/<taskID>/wait".
+func TaskWaitKey(caller, taskID string) (string, error) {
+	key, err := callerTaskKey("tasks/", caller, taskID)
+	if err != nil {
+		return "", err
+	}
+	return key + "/wait", nil
+}
+
+// TaskTurnKey is the key of how turn turn (1 or more) of task taskID of
+// caller started — the caller's answer that started it, or the end of the
+// wait for one (a timeout, a cancel); it is set once, so it is also the
+// claim of that start: "a2a/tasks/<caller>/<taskID>/turns/<turn>".
+func TaskTurnKey(caller, taskID string, turn int) (string, error) {
+	key, err := callerTaskKey("tasks/", caller, taskID)
+	if err != nil {
+		return "", err
+	}
+	if turn < 1 {
+		return "", invalidKey("turn", strconv.Itoa(turn), "must be 1 or more (turn 0 starts with the task)")
+	}
+	return key + "/turns/" + strconv.Itoa(turn), nil
+}
+
+// TaskTurnClaimKey is the key of who ended turn turn of task taskID of
+// caller first (a question, a final answer, a timeout): TaskClaimKey for
+// turn 0, "a2a/final/<caller>/<taskID>/turn/<turn>" for a later one.
+func TaskTurnClaimKey(caller, taskID string, turn int) (string, error) {
+	key, err := TaskClaimKey(caller, taskID)
+	switch {
+	case err != nil:
+		return "", err
+	case turn < 0:
+		return "", invalidKey("turn", strconv.Itoa(turn), "is negative")
+	case turn == 0:
+		return key, nil
+	}
+	return key + "/turn/" + strconv.Itoa(turn), nil
+}
+
+// TaskTurnLateClaimKey is the key of which real result replaced the
+// TIMEOUT of turn turn of task taskID of caller: TaskLateClaimKey for turn
+// 0, "a2a/final/<caller>/<taskID>/turn/<turn>/late" for a later one.
+func TaskTurnLateClaimKey(caller, taskID string, turn int) (string, error) {
+	if turn == 0 {
+		return TaskLateClaimKey(caller, taskID)
+	}
+	key, err := TaskTurnClaimKey(caller, taskID, turn)
+	if err != nil {
+		return "", err
+	}
+	return key + "/late", nil
+}
+
+// TaskOwnerKey is the key of the caller of task taskID while the task
+// waits for input, so that another caller's answer is refused by name:
+// "a2a/owners/<taskID>".
+func TaskOwnerKey(taskID string) (string, error) {
+	if err := validateTask(taskID); err != nil {
+		return "", err
+	}
+	return rootA2A + "owners/" + taskID, nil
 }
 
 func callerTaskKey(kind, caller, taskID string) (string, error) {
@@ -373,6 +455,22 @@ func NotifyOnceID(taskID, outcome string) (string, error) {
 		return "", err
 	}
 	return onceNotify + taskID + "/" + outcome, nil
+}
+
+// NotifyTurnOnceID is the once id of the notification of how turn turn of
+// task taskID ended ("result": a question or a final answer, the same id for
+// both so only the first is ever notified; "timeout": the sweeper's TIMEOUT):
+// NotifyOnceID for turn 0, "a2a-notify/<taskID>/turn-<turn>/<outcome>" for
+// a later one.
+func NotifyTurnOnceID(taskID string, turn int, outcome string) (string, error) {
+	if turn < 0 {
+		return "", invalidKey("turn", strconv.Itoa(turn), "is negative")
+	}
+	id, err := NotifyOnceID(taskID, outcome)
+	if err != nil || turn == 0 {
+		return id, err
+	}
+	return onceNotify + taskID + "/turn-" + strconv.Itoa(turn) + "/" + outcome, nil
 }
 
 // ChatAnswerOnceID is the once id of a chat's answer (or failure) to its

@@ -13,7 +13,7 @@ import (
 var knownCodes = []ErrorCode{
 	CodeAgentNotFound, CodeSkillNotSupported, CodeInvalidInput, CodeExecutionFailed, CodeTimeout,
 	CodeCanceled, CodeCycleDetected, CodeDepthExceeded, CodeForbidden, CodeRateLimited, CodeBusy,
-	CodeCircuitOpen, CodeUnavailable, CodeInternal, CodeResultTooLarge,
+	CodeCircuitOpen, CodeUnavailable, CodeInternal, CodeResultTooLarge, CodeTaskFinished, CodeInvalidState, CodeInputRequired,
 }
 
 // The retry rule per code, decided once.
@@ -22,6 +22,7 @@ func TestRetryRulePerCode(t *testing.T) {
 		CodeAgentNotFound: RetryNever, CodeSkillNotSupported: RetryNever, CodeInvalidInput: RetryNever,
 		CodeCanceled: RetryNever, CodeCycleDetected: RetryNever, CodeDepthExceeded: RetryNever,
 		CodeForbidden: RetryNever, CodeResultTooLarge: RetryNever,
+		CodeTaskFinished: RetryNever, CodeInvalidState: RetryNever, CodeInputRequired: RetryNever,
 		CodeTimeout: RetryLater, CodeRateLimited: RetryLater, CodeBusy: RetryLater,
 		CodeCircuitOpen: RetryLater, CodeUnavailable: RetryLater,
 		CodeExecutionFailed: RetrySenderKnows, CodeInternal: RetrySenderKnows, "SOMETHING_NEWER": RetrySenderKnows,

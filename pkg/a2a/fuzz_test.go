@@ -28,6 +28,11 @@ func FuzzDecode(f *testing.F) {
 	for kind, body := range scanSeeds {
 		f.Add(string(kind), []byte(body))
 	}
+	for kind, bodies := range turnSeeds {
+		for _, body := range bodies {
+			f.Add(string(kind), []byte(body))
+		}
+	}
 	c := Codec{MaxBodyBytes: 64 << 10}
 	f.Fuzz(func(t *testing.T, kind string, body []byte) {
 		env := Envelope{Kind: Kind(kind), MessageID: "m", Body: body}

@@ -51,5 +51,29 @@ func samplePayloads() []Payload {
 		&TaskCancel{TaskID: "t-1", Caller: "Primary", Target: "ResearchAgent", Reason: "user", Time: testNow},
 		&Announcement{Card: &AgentCard{Name: "ResearchAgent", Version: "1.0", Skills: []AgentSkill{{ID: "research", Name: "Research"}}}, InstanceID: "i-1", Time: testNow},
 		&DiscoveryQuery{From: "Primary", Time: testNow},
+		sampleTurnRequest(),
+		sampleQuestion(),
+		&TaskResult{TaskID: "t-1", Agent: "ResearchAgent", State: TaskStateAuthRequired, Time: testNow, Turn: 1, Attempt: 2,
+			Question: &Question{Text: "sign in to the wiki", Auth: &AuthNeed{Scheme: "oauth2", Resource: "wiki.example.com", Scopes: []string{"read"}, URL: "https://wiki.example.com/auth"}}},
+		&TaskError{TaskID: "t-1", Agent: "ResearchAgent", State: TaskStateCanceled, Code: CodeCanceled, Message: "canceled", Time: testNow, Turn: 2, Attempt: 3},
 	}
+}
+
+// sampleTurnRequest is the third turn of a task: the caller's second answer.
+func sampleTurnRequest() *TaskRequest {
+	r := sampleRequest()
+	r.Turn = 2
+	r.Message = NewTextMessage(MessageRoleUser, "the second one")
+	r.History = []*Message{NewTextMessage(MessageRoleUser, "find the NPV rule"), NewTextMessage(MessageRoleAgent, "which book?"),
+		NewTextMessage(MessageRoleUser, "finance 101"), NewTextMessage(MessageRoleAgent, "which edition?")}
+	r.ContextHistory = []*Message{NewTextMessage(MessageRoleUser, "hello"), NewTextMessage(MessageRoleAgent, "hi")}
+	return r
+}
+
+// sampleQuestion is a turn ending with a question: options and an input schema.
+func sampleQuestion() *TaskResult {
+	return &TaskResult{TaskID: "t-1", Agent: "ResearchAgent", State: TaskStateInputRequired, Turn: 1,
+		Message: NewTextMessage(MessageRoleAgent, "which edition?"), Time: testNow,
+		Question: &Question{Text: "which edition?", Options: []Option{{ID: "1", Label: "First"}, {ID: "2", Label: "Second", Description: "2019"}},
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"edition":{"type":"integer"}}}`)}}
 }

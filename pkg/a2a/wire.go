@@ -63,7 +63,9 @@ type (
 
 	wireTaskRequest struct {
 		*taskRequestFields
-		Message *wireMessage `json:"message"`
+		Message        *wireMessage   `json:"message"`
+		History        []*wireMessage `json:"history,omitempty"`
+		ContextHistory []*wireMessage `json:"contextHistory,omitempty"`
 	}
 	wireTaskStatus struct {
 		*taskStatusFields
@@ -86,7 +88,7 @@ type (
 func marshalPayload(p Payload) ([]byte, error) {
 	switch v := p.(type) {
 	case *TaskRequest:
-		return json.Marshal(wireTaskRequest{(*taskRequestFields)(v), toWireMessage(v.Message)})
+		return json.Marshal(wireTaskRequest{(*taskRequestFields)(v), toWireMessage(v.Message), toWireMessages(v.History), toWireMessages(v.ContextHistory)})
 	case *TaskStatus:
 		return json.Marshal(wireTaskStatus{(*taskStatusFields)(v), v.State.String(), toWireMessage(v.Message)})
 	case *TaskResult:
@@ -121,12 +123,18 @@ func fastUnmarshal(p Payload, body []byte) bool {
 	case *TaskRequest:
 		w := wireTaskRequest{taskRequestFields: (*taskRequestFields)(v)}
 		if !(&jsonReader{b: body}).taskRequest(&w) { // wirescan.go; else the encoding/json pass
-			*v, w.Message = TaskRequest{}, nil
+			*v, w.Message, w.History, w.ContextHistory = TaskRequest{}, nil, nil, nil
 			if json.Unmarshal(body, &w) != nil {
 				return false
 			}
 		}
 		v.Message, ok = fromWireMessage(w.Message)
+		if ok {
+			v.History, ok = fromWireMessages(w.History)
+		}
+		if ok {
+			v.ContextHistory, ok = fromWireMessages(w.ContextHistory)
+		}
 	case *TaskStatus:
 		w := wireTaskStatus{taskStatusFields: (*taskStatusFields)(v)}
 		if json.Unmarshal(body, &w) != nil {
@@ -189,6 +197,35 @@ func fromWireMessage(w *wireMessage) (*Message, bool) {
 	}
 	return &Message{ID: w.ID, ContextID: w.ContextID, Extensions: w.Extensions, Metadata: w.Metadata,
 		Parts: parts, ReferenceTasks: w.ReferenceTasks, Role: role, TaskID: w.TaskID}, true
+}
+
+// toWireMessages mirrors a list of messages (nil stays nil, empty stays empty).
+func toWireMessages(ms []*Message) []*wireMessage {
+	if ms == nil {
+		return nil
+	}
+	out := make([]*wireMessage, len(ms))
+	for i, m := range ms {
+		out[i] = toWireMessage(m)
+	}
+	return out
+}
+
+// fromWireMessages builds the messages a2a-go would have decoded; false
+// when one of them needs the standard path.
+func fromWireMessages(ws []*wireMessage) ([]*Message, bool) {
+	if ws == nil {
+		return nil, true
+	}
+	out := make([]*Message, len(ws))
+	for i, w := range ws {
+		m, ok := fromWireMessage(w)
+		if !ok {
+			return nil, false
+		}
+		out[i] = m
+	}
+	return out, true
 }
 
 func toWireArtifacts(as []*Artifact) []*wireArtifact {
@@ -297,6 +334,15 @@ func MessageMirror(m *Message) any {
 		return nil
 	}
 	return toWireMessage(m)
+}
+
+// MessagesMirror is a value that encodes to JSON as ms does, without
+// a2a-go's nested JSON calls; nil when ms is empty (omitempty omits both).
+func MessagesMirror(ms []*Message) any {
+	if len(ms) == 0 {
+		return nil
+	}
+	return toWireMessages(ms)
 }
 
 // ArtifactsMirror is a value that encodes to JSON as as does, without

@@ -140,6 +140,11 @@ func FuzzWireDecode(f *testing.F) {
 	for kind, body := range scanSeeds {
 		f.Add(string(kind), []byte(body))
 	}
+	for kind, bodies := range turnSeeds {
+		for _, body := range bodies {
+			f.Add(string(kind), []byte(body))
+		}
+	}
 	f.Fuzz(func(t *testing.T, kind string, body []byte) {
 		k := Kind(kind)
 		if newPayload(k) == nil {
@@ -174,6 +179,21 @@ var scanSeeds = map[Kind]string{
 		`"metadata":{"processingTimeMs":12,"agentVersion":"1.0","tokensUsed":-0},"time":"2026-01-02T03:04:05Z"}`,
 }
 
+// turnSeeds are bodies of later turns in the hand-written reader's shape:
+// a request with its history, a question with options, a schema and what
+// to authenticate with.
+var turnSeeds = map[Kind][]string{
+	KindTaskRequest: {`{"taskId":"t-1","contextId":"c-1","sessionId":"s","caller":"A","target":"B","skill":"echo","turn":2,` +
+		`"message":{"messageId":"m3","parts":[{"text":"yes"}],"role":"ROLE_USER"},"deadline":"2026-01-02T03:04:05Z",` +
+		`"history":[{"messageId":"m1","parts":[{"text":"go"}],"role":"ROLE_USER"},{"messageId":"m2","parts":[{"text":"sure?"}],"role":"ROLE_AGENT"}],` +
+		`"contextHistory":[]}`},
+	KindTaskResult: {`{"taskId":"t-1","agent":"B","state":"TASK_STATE_INPUT_REQUIRED","turn":1,"attempt":2,"time":"2026-01-02T03:04:05Z",` +
+		`"question":{"text":"which?","options":[{"id":"a","label":"A","description":"the first"},{"id":"b","label":"B"}],` +
+		`"inputSchema":{"type":"object"}},"metadata":{}}`,
+		`{"taskId":"t-1","agent":"B","state":"TASK_STATE_AUTH_REQUIRED","time":"2026-01-02T03:04:05Z",` +
+			`"question":{"text":"sign in","options":[],"auth":{"scheme":"oauth2","resource":"r","scopes":["x",""],"url":"u"}},"metadata":{}}`},
+}
+
 func TestWireScanReadsTheCodecsOwnPayloads(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	yes := true
@@ -204,6 +224,36 @@ func TestWireScanReadsTheCodecsOwnPayloads(t *testing.T) {
 	for kind, body := range scanSeeds {
 		assertSameDecode(t, kind, []byte(body))
 	}
+	for kind, bodies := range turnSeeds {
+		for _, body := range bodies {
+			if !scans(kind, []byte(body)) {
+				t.Errorf("%s: the hand-written reader gave up on %s", kind, body)
+			}
+			assertSameDecode(t, kind, []byte(body))
+		}
+	}
+	for _, p := range []Payload{sampleTurnRequest(), sampleQuestion()} {
+		body, err := marshalPayload(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !scans(p.Kind(), body) {
+			t.Errorf("%s: the hand-written reader gave up on the codec's own body %s", p.Kind(), body)
+		}
+		assertSameDecode(t, p.Kind(), body)
+	}
+}
+
+// scans reports whether the hand-written reader takes body of kind.
+func scans(kind Kind, body []byte) bool {
+	r := &jsonReader{b: body}
+	switch kind {
+	case KindTaskRequest:
+		return r.taskRequest(&wireTaskRequest{taskRequestFields: new(taskRequestFields)})
+	case KindTaskResult:
+		return r.taskResult(&wireTaskResult{taskResultFields: new(taskResultFields)})
+	}
+	return false
 }
 
 // The reader gives up on what encoding/json reads otherwise (a key twice:

@@ -79,8 +79,8 @@ func (r *jsonReader) members(member func(key string) bool) bool {
 }
 
 // maxMembers is the most keys an object the reader takes may have (a
-// task.request has 16 fields).
-const maxMembers = 16
+// task.request has 19 fields).
+const maxMembers = 24
 
 // elements reads an array, calling elem at each element.
 func (r *jsonReader) elements(elem func() bool) bool {
@@ -377,6 +377,12 @@ func (r *jsonReader) taskRequest(w *wireTaskRequest) bool {
 			return ok
 		case "createdAt":
 			return r.time(&v.CreatedAt)
+		case "turn":
+			return r.intInto(&v.Turn)
+		case "history":
+			return r.messages(&w.History)
+		case "contextHistory":
+			return r.messages(&w.ContextHistory)
 		}
 		return false
 	}) && r.end()
@@ -406,6 +412,13 @@ func (r *jsonReader) taskResult(w *wireTaskResult) bool {
 			return r.resultMetadata(&v.Metadata)
 		case "time":
 			return r.time(&v.Time)
+		case "turn":
+			return r.intInto(&v.Turn)
+		case "attempt":
+			return r.intInto(&v.Attempt)
+		case "question":
+			v.Question = &Question{}
+			return r.question(v.Question)
 		}
 		return false
 	}) && r.end()

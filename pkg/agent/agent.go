@@ -5,7 +5,10 @@
 // skill, run the task worker on agent.task.<Name>, publish status updates and
 // the result or a typed error — confirmed before the task is acked — and
 // answer cancel requests. Ephemeral mode runs a fixed number of tasks and
-// exits, for KEDA ScaledJobs.
+// exits, for KEDA ScaledJobs. A handler may end its turn of a task with a
+// question for the caller (Ask, AskAuth): the caller's answer comes as a new
+// request for the same task, with the turn number and the task's history
+// (Task.Turn, Task.History), to any instance.
 //
 // Shutdown order: stop fetching tasks → let in-flight tasks finish within
 // StopTimeout → cancel the rest and requeue them (nack) → stop the cancel

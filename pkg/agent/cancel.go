@@ -22,11 +22,20 @@ const canceledMemory = 10 * time.Minute
 
 // runningTasks maps the tasks running in this instance to their cancel
 // functions, and remembers recent cancels of tasks not (yet) running here.
-// Only the task's own caller may cancel it.
+// Only the task's own caller may cancel it. A run is one turn of a task
+// (runKey): a cancel stops every turn of the task running here, and a task
+// canceled stays canceled for every later turn.
 type runningTasks struct {
 	mu       sync.Mutex
-	running  map[string]runningTask
+	running  map[runKey]runningTask
 	canceled map[string]canceledTask
+}
+
+// runKey names one run: a turn of a task (a task may have two runs at once
+// here only when an earlier turn's request came again).
+type runKey struct {
+	id   string
+	turn int
 }
 
 type runningTask struct {
@@ -40,27 +49,27 @@ type canceledTask struct {
 }
 
 func newRunningTasks() *runningTasks {
-	return &runningTasks{running: map[string]runningTask{}, canceled: map[string]canceledTask{}}
+	return &runningTasks{running: map[runKey]runningTask{}, canceled: map[string]canceledTask{}}
 }
 
-// start registers task id as running, unless its caller canceled it
+// start registers run as running, unless its caller canceled its task
 // before: the check and the registration are one step, so a cancel that
 // arrives while the task is being started is either seen here or finds the
 // task running (it reports false when the task must not start).
-func (r *runningTasks) start(id, caller string, cancel context.CancelCauseFunc) bool {
+func (r *runningTasks) start(run runKey, caller string, cancel context.CancelCauseFunc) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.canceledBy(id, caller) {
+	if r.canceledBy(run.id, caller) {
 		return false
 	}
-	r.running[id] = runningTask{caller: caller, cancel: cancel}
+	r.running[run] = runningTask{caller: caller, cancel: cancel}
 	return true
 }
 
-func (r *runningTasks) remove(id string) {
+func (r *runningTasks) remove(run runKey) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.running, id)
+	delete(r.running, run)
 }
 
 // cancel cancels the task if it runs here for caller, and remembers the
@@ -70,11 +79,14 @@ func (r *runningTasks) cancel(id, caller string, now time.Time) bool {
 	defer r.mu.Unlock()
 	r.forgetExpiredLocked(now)
 	r.remember(id, caller, now)
-	if t, ok := r.running[id]; ok && a2a.SameAgent(t.caller, caller) {
-		t.cancel(errCanceledByCaller)
-		return true
+	canceled := false
+	for run, t := range r.running { // at most Concurrency runs
+		if run.id == id && a2a.SameAgent(t.caller, caller) {
+			t.cancel(errCanceledByCaller)
+			canceled = true
+		}
 	}
-	return false
+	return canceled
 }
 
 // remember records that caller canceled task id at now. r.mu must be held.

@@ -233,19 +233,24 @@ func TestStartRefusesATaskCanceledWhileStarting(t *testing.T) {
 	if r.cancel("t-1", "Caller", now) {
 		t.Fatal("cancel reported a running task; none runs")
 	}
-	if r.start("t-1", "Caller", func(error) {}) {
+	if r.start(runKey{id: "t-1"}, "Caller", func(error) {}) {
 		t.Error("start registered a task its caller had canceled")
 	}
-	if !r.start("t-1-other", "Caller", func(error) {}) {
+	if r.start(runKey{id: "t-1", turn: 2}, "Caller", func(error) {}) {
+		t.Error("start registered a later turn of a task its caller had canceled")
+	}
+	if !r.start(runKey{id: "t-1-other"}, "Caller", func(error) {}) {
 		t.Error("start refused a task nobody canceled")
 	}
 	r.cancel("t-2", "Someone", now)
-	if !r.start("t-2", "Caller", func(error) {}) {
+	if !r.start(runKey{id: "t-2"}, "Caller", func(error) {}) {
 		t.Error("start refused a task canceled under another caller's name")
 	}
-	canceled := false
-	if !r.start("t-3", "Caller", func(error) { canceled = true }) || !r.cancel("t-3", "Caller", now) || !canceled {
-		t.Error("a cancel after start did not reach the running task")
+	canceled, canceledTurn := false, false
+	if !r.start(runKey{id: "t-3"}, "Caller", func(error) { canceled = true }) ||
+		!r.start(runKey{id: "t-3", turn: 1}, "Caller", func(error) { canceledTurn = true }) ||
+		!r.cancel("t-3", "Caller", now) || !canceled || !canceledTurn {
+		t.Error("a cancel after start did not reach every running turn of the task")
 	}
 }
 

@@ -69,6 +69,30 @@ type outgoing struct {
 	deadLetter bool // move the request to the dead-letter queue after replying
 }
 
+// echo writes the request's turn and the delivery's attempt (when above
+// 1) on the answer, so that the caller knows which turn it ends and whether
+// the task may have answered before (TaskResult.Turn, TaskResult.Attempt).
+func (r *outgoing) echo(turn, attempt int) {
+	if r == nil {
+		return
+	}
+	attempt = attemptEcho(attempt)
+	switch p := r.payload.(type) {
+	case *a2a.TaskResult:
+		p.Turn, p.Attempt = turn, attempt
+	case *a2a.TaskError:
+		p.Turn, p.Attempt = turn, attempt
+	}
+}
+
+// attemptEcho is the attempt an answer carries: omitted (0) on a first one.
+func attemptEcho(attempt int) int {
+	if attempt <= 1 {
+		return 0
+	}
+	return attempt
+}
+
 // process decodes and runs one delivery. It returns the reply to publish
 // (nil when there is nobody to answer), or requeue=true when the agent is
 // shutting down before the task finished or the delivery was lost (dctx,
@@ -87,6 +111,7 @@ func (a *Agent) process(workCtx, dctx context.Context, d *bus.Delivery) (reply *
 	}
 	trace, observed := a.observeTask(req, d, a2a.TraceOf(env))
 	defer func() { observed(reply, requeue) }()
+	defer func() { reply.echo(req.Turn, d.Attempt) }()
 	if r := a.checkCaller(d, req, trace); r != nil { // identity.go
 		return r, false
 	}
@@ -118,8 +143,10 @@ func (a *Agent) process(workCtx, dctx context.Context, d *bus.Delivery) (reply *
 	if !ok {
 		return fail(a2a.CodeSkillNotSupported, "agent %q has no skill %q; it has: %s", a.Name(), req.Skill, a.skillList()), false
 	}
-	if err := a.checkInput(req); err != nil {
-		return a.errorReply(req, trace, err), false
+	if req.Turn == 0 { // a later turn's input answers the agent's question, not the skill's schema
+		if err := a.checkInput(req); err != nil {
+			return a.errorReply(req, trace, err), false
+		}
 	}
 	return a.execute(workCtx, dctx, d, req, trace, h, received)
 }
@@ -139,10 +166,11 @@ func (a *Agent) execute(workCtx, dctx context.Context, d *bus.Delivery, req *a2a
 	deadline, clamped := a.taskDeadline(req, received)
 	ctx, cancelDeadline := context.WithDeadline(ctx, deadline)
 	defer cancelDeadline()
-	if !a.running.start(req.TaskID, req.Caller, cancel) { // its caller canceled it before it started here
+	run := runKey{id: req.TaskID, turn: req.Turn}
+	if !a.running.start(run, req.Caller, cancel) { // its caller canceled it before it started here
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeCanceled, "task was canceled before it started")), false
 	}
-	defer a.running.remove(req.TaskID)
+	defer a.running.remove(run)
 
 	task := &Task{Request: req, Attempt: d.Attempt, Trace: trace, agentName: a.Name(), now: a.opts.Now,
 		publishStatus: func(ctx context.Context, st *a2a.TaskStatus) error { return a.publishStatus(ctx, req, trace, st) }}
@@ -172,23 +200,30 @@ func (a *Agent) execute(workCtx, dctx context.Context, d *bus.Delivery, req *a2a
 			typed = a2a.NewError(a2a.CodeExecutionFailed, "%v", err)
 		}
 		return a.errorReply(req, trace, typed), false
-	case res == nil || (res.Message == nil && len(res.Artifacts) == 0):
+	case res == nil || (res.Message == nil && len(res.Artifacts) == 0 && res.Question == nil):
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeExecutionFailed, "skill %q returned an empty result", req.Skill)), false
 	}
 	status := res.Status
-	if status == "" {
+	if status == "" && res.Question == nil { // a question ends a turn, not the task: it has no contract status
 		status = a2a.StatusSuccess
 	}
 	result := &a2a.TaskResult{
 		TaskID: req.TaskID, Agent: a.Name(), State: res.state(), Status: status,
 		Message: res.Message, Artifacts: res.Artifacts, Confidence: res.Confidence, Warnings: res.Warnings,
 		Metadata: a2a.ResultMetadata{ProcessingTimeMs: elapsed.Milliseconds(), AgentVersion: a.opts.Card.Version, TokensUsed: res.TokensUsed, Extra: res.Extra},
-		Time:     a.opts.Now(),
+		Time:     a.opts.Now(), Question: res.Question, Turn: req.Turn,
 	}
 	if err := result.Validate(); err != nil {
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeExecutionFailed, "skill %q returned an invalid result: %v", req.Skill, err)), false
 	}
-	a.log.Info("task completed", zap.String("task", req.TaskID), zap.String("skill", req.Skill), zap.String("caller", req.Caller), zap.Duration("took", elapsed))
+	if res.Question != nil {
+		// The turn ends here: the answer comes as a new request, to any replica.
+		a.log.Info("task waits for input", zap.String("task", req.TaskID), zap.String("skill", req.Skill), zap.String("caller", req.Caller),
+			zap.Int("turn", req.Turn), zap.String("state", string(result.State)), zap.Duration("took", elapsed))
+	} else {
+		a.log.Info("task completed", zap.String("task", req.TaskID), zap.String("skill", req.Skill), zap.String("caller", req.Caller),
+			zap.Int("turn", req.Turn), zap.Duration("took", elapsed))
+	}
 	return &outgoing{taskID: req.TaskID, caller: req.Caller, skill: req.Skill, payload: result, trace: trace}, false
 }
 
@@ -251,6 +286,7 @@ func (a *Agent) rejectUndecodable(d *bus.Delivery, decodeErr error) *outgoing {
 	var head struct {
 		TaskID string `json:"taskId"`
 		Caller string `json:"caller"`
+		Turn   int    `json:"turn"`
 	}
 	_ = json.Unmarshal(d.Body, &head)
 	a.log.Warn("undecodable task dead-lettered", zap.String("message_id", d.MessageID), zap.Error(decodeErr))
@@ -259,6 +295,6 @@ func (a *Agent) rejectUndecodable(d *bus.Delivery, decodeErr error) *outgoing {
 	}
 	return &outgoing{taskID: head.TaskID, caller: head.Caller, deadLetter: true, payload: &a2a.TaskError{
 		TaskID: head.TaskID, Agent: a.Name(), State: a2a.TaskStateRejected, Code: a2a.CodeInvalidInput,
-		Message: decodeErr.Error(), Time: a.opts.Now(),
+		Message: decodeErr.Error(), Time: a.opts.Now(), Turn: max(head.Turn, 0), Attempt: attemptEcho(d.Attempt),
 	}}
 }

@@ -46,6 +46,8 @@ func (c *Caller) historyEntry(rec *Record, s *StoredResult) *HistoryEntry {
 // or derived from its state and error code.
 func resultStatus(s *StoredResult) string {
 	switch {
+	case a2a.WaitsForInput(s.State):
+		return HistoryWaiting
 	case s.Error != nil && s.Error.Code == a2a.CodeTimeout:
 		return string(a2a.StatusTimeout)
 	case s.Error != nil:
@@ -65,10 +67,14 @@ func resultStatus(s *StoredResult) string {
 // TIMEOUT the sweeper recorded — and a TIMEOUT recorded after a late result
 // (the two finalizations race) never replaces it. rec comes from Invoke,
 // which validated its session and task ids, so the op is always valid.
-func (c *Caller) historyOp(e *HistoryEntry) memory.Op {
+//
+// A task that talks back has one entry too: WAITING while it waits for
+// input, replaced by its outcome (replace: the writes of a turn's claim
+// winner after turn 0).
+func (c *Caller) historyOp(e *HistoryEntry, replace bool) memory.Op {
 	key, _ := memory.CallHistoryKey(e.SessionID, e.TaskID) // validated by Invoke (ResultKey)
 	b, _ := json.Marshal(e)                                // strings, times and ints only: cannot fail
-	if e.Late {
+	if replace || e.Late {
 		return memory.SetOp(key, b, c.opts.ResultTTL)
 	}
 	return memory.SetIfAbsentOp(key, b, c.opts.ResultTTL)

@@ -11,6 +11,14 @@
 // Task state lives in working memory (Redis), so every replica of a caller
 // can handle its responses and a restarted caller loses nothing.
 //
+// An agent may end a turn of a task with a question (input-required): Call
+// and Wait return with it (Outcome.WaitingForInput, Outcome.Question), and
+// Reply (or Continue, which also waits) answers it with the task's next
+// turn, a request carrying the task's history to any replica of the agent.
+// Every task has a context id, and the next task of a context carries the
+// earlier tasks' messages. turns.go and contexts.go describe what is kept;
+// docs/tasks.md the lifecycle.
+//
 // Shutdown order, when Run's context ends or Close is called (a part that
 // fails stops Run the same way):
 //
@@ -93,6 +101,15 @@ const (
 	DefaultMemoryRetryBound = 25 * time.Minute
 	// DefaultTransientExpiry is the default of Options.TransientExpiry.
 	DefaultTransientExpiry = 30 * time.Minute
+	// DefaultInputTimeout is the default of Options.InputTimeout.
+	DefaultInputTimeout = time.Hour
+	// DefaultMaxContextMessages is the default of Options.MaxContextMessages.
+	DefaultMaxContextMessages = 20
+	// DefaultMaxTaskHistory is the default of Options.MaxTaskHistory.
+	DefaultMaxTaskHistory = 64
+	// DefaultContextTTL is the default of Options.ContextTTL: the default
+	// conversation TTL (memory.conversation_ttl).
+	DefaultContextTTL = 7 * 24 * time.Hour
 )
 
 // Options configures a Caller.
@@ -146,6 +163,24 @@ type Options struct {
 	// 25m. Keep it below the broker's consumer_timeout, 30 min by default:
 	// past that the broker closes the channel.
 	MemoryRetryBound time.Duration
+	// InputTimeout is how long a task that asked a question waits for the
+	// caller's answer (Reply) before it ends TIMEOUT; default 1h. Waiting
+	// for input is not running: the answer's turn gets a deadline of its own.
+	InputTimeout time.Duration
+	// MaxTaskHistory bounds the messages kept in a task's history (its
+	// requests, questions and answers; the oldest dropped first, a marker
+	// in their place); default 64, at most a2a.MaxHistoryMessages.
+	MaxTaskHistory int
+	// MaxContextMessages bounds the messages kept in a context's history
+	// (each finished task adds its request and its final answer; the
+	// oldest dropped first) and sent with the next task in the context;
+	// default 20, at most a2a.MaxHistoryMessages; negative keeps none (no
+	// context history is read or written). ContextTTL is how long a
+	// context's history lives after its last task once a second task
+	// continued it (the session's conversation TTL); default 7 days. See
+	// contexts.go.
+	MaxContextMessages int
+	ContextTTL         time.Duration
 	// Concurrency is how many responses are handled at once; default 8.
 	Concurrency int
 	// InstanceID names this process; default a random UUID.
@@ -181,6 +216,18 @@ func (o *Options) normalize() error {
 	}
 	if o.DefaultTimeout > o.MaxTimeout {
 		o.DefaultTimeout = o.MaxTimeout
+	}
+	component.Default(&o.InputTimeout, DefaultInputTimeout)
+	component.Default(&o.MaxTaskHistory, DefaultMaxTaskHistory)
+	component.Default(&o.MaxContextMessages, DefaultMaxContextMessages)
+	component.Default(&o.ContextTTL, DefaultContextTTL)
+	switch {
+	case o.InputTimeout < 0 || o.ContextTTL < 0:
+		return fmt.Errorf("%w: InputTimeout %s and ContextTTL %s must not be negative", ErrInvalidOptions, o.InputTimeout, o.ContextTTL)
+	case o.MaxTaskHistory < 2 || o.MaxTaskHistory > a2a.MaxHistoryMessages:
+		return fmt.Errorf("%w: MaxTaskHistory %d is outside 2..%d", ErrInvalidOptions, o.MaxTaskHistory, a2a.MaxHistoryMessages)
+	case o.MaxContextMessages > a2a.MaxHistoryMessages:
+		return fmt.Errorf("%w: MaxContextMessages %d is over %d", ErrInvalidOptions, o.MaxContextMessages, a2a.MaxHistoryMessages)
 	}
 	component.Default(&o.Concurrency, DefaultConcurrency)
 	component.Default(&o.MaxDepth, a2a.DefaultMaxDepth)

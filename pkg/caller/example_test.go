@@ -38,6 +38,17 @@ func start() (*caller.Caller, func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// title asks which tone first: the answer comes as the task's next turn,
+	// with the task's history (on any replica of the agent).
+	err = writer.Handle("title", func(_ context.Context, t *agent.Task) (*agent.Result, error) {
+		if t.Turn() == 0 {
+			return agent.Ask("Which tone?", a2a.Option{ID: "dry", Label: "Dry"}, a2a.Option{ID: "funny", Label: "Funny"}), nil
+		}
+		return agent.TextResult(fmt.Sprintf("A %s title for %s", t.Text(), a2a.MessageText(t.History()[0]))), nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
 	c, err := n.Caller("Primary", nil)
 	if err != nil {
 		log.Fatal(err)
@@ -96,5 +107,39 @@ func ExampleCaller_Invoke() {
 	fmt.Println(out.MemoryKey == inv.MemoryKey)
 	// Output:
 	// A draft about beavers
+	// true
+}
+
+// An agent may end its turn with a question (agent.Ask): the call returns
+// with the task waiting for input, and Continue answers it and waits for
+// the end of the turn the answer starts. Every task has a context id: a
+// next call in the same context gets the earlier tasks' messages.
+func ExampleCaller_Continue() {
+	c, stop := start()
+	defer stop()
+	ctx := context.Background()
+
+	out, err := c.Call(ctx, caller.Request{Target: "Writer", Skill: "title", Text: "otters", SessionID: "notes"}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if out.WaitingForInput() {
+		q := out.Question()
+		fmt.Println("asked:", q.Text, len(q.Options), "options")
+		out, err = c.Continue(ctx, caller.Reply{TaskID: out.TaskID, Text: q.Options[1].ID}, nil)
+		if err != nil {
+			log.Fatal(err) // refused: TASK_FINISHED, INVALID_STATE, FORBIDDEN …
+		}
+	}
+	fmt.Println(out.Turn, out.Result.Text())
+	next, err := c.Call(ctx, caller.Request{Target: "Writer", Skill: "draft", Text: "the same otters",
+		SessionID: "notes", ContextID: out.ContextID}, nil) // the agent gets both messages of the title task
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(next.ContextID == out.ContextID)
+	// Output:
+	// asked: Which tone? 2 options
+	// 1 A funny title for otters
 	// true
 }

@@ -22,6 +22,10 @@ import (
 // Every other entry has a result status: SUCCESS, PARTIAL, ERROR or TIMEOUT.
 const HistoryRefused = "REFUSED"
 
+// HistoryWaiting is the status of a call whose agent asked a question and
+// waits for the answer; the task's outcome replaces the entry.
+const HistoryWaiting = "WAITING"
+
 // HistoryEntry is one call in a session's call history, stored at
 // session/<sessionId>/calls/<taskId> for the caller's ResultTTL. Its error
 // message is redacted (passwords, tokens, API keys).
@@ -37,7 +41,7 @@ type HistoryEntry struct {
 	Skill     string `json:"skill"`
 	// Chain is the call chain from the origin to the caller.
 	Chain []string `json:"chain,omitempty"`
-	// Status is SUCCESS, PARTIAL, ERROR, TIMEOUT or REFUSED; State the A2A task state.
+	// Status is SUCCESS, PARTIAL, ERROR, TIMEOUT, REFUSED or WAITING; State the A2A task state.
 	Status string        `json:"status"`
 	State  a2a.TaskState `json:"state,omitempty"`
 	Code   a2a.ErrorCode `json:"code,omitempty"`

@@ -29,6 +29,12 @@ type Request struct {
 	Input json.RawMessage
 	// SessionID is the conversation the result is notified into; default a new one.
 	SessionID string
+	// ContextID groups related tasks into one conversation with the agents
+	// (A2A's contextId): a task in a context gets the earlier tasks'
+	// request messages and final answers (agent.Task.ContextHistory).
+	// Empty makes a new context, returned in Invocation.ContextID; pass it
+	// to the next Request to continue the conversation. Validated as a
+	// session id (a2a.ValidateContextID).
 	ContextID string
 	// Timeout is the time allowed for the result; 0 means the default, it is clamped to the maximum.
 	Timeout  time.Duration
@@ -48,14 +54,19 @@ type Request struct {
 	Stream bool
 }
 
-// Invocation is what Invoke returns at once.
+// Invocation is what Invoke (or Reply) returns at once.
 type Invocation struct {
 	TaskID    string
 	SessionID string
+	// ContextID is the task's context: the Request's, or a new one.
+	ContextID string
 	Target    string
 	// MemoryKey is where the result will be stored.
 	MemoryKey string
-	Deadline  time.Time
+	// Deadline is when the current turn's answer is due.
+	Deadline time.Time
+	// Turn is 0 for Invoke, n for the n-th Reply to the task's questions.
+	Turn int
 }
 
 // Invoke records the task durably and publishes it; it returns the task id
@@ -115,12 +126,12 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	}
 	trace, observed := c.observeInvoke(ctx, tr, trace)
 	defer func() { observed(err) }()
-	env, err := c.opts.Codec.Encode(tr, trace)
+	env, err := c.encodeRequest(tr, trace)
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: encode task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
 	recTTL := time.Until(rec.Deadline) + c.opts.ResultTTL
-	recJSON, err := json.Marshal(rec)
+	recJSON, err := rec.encode()
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: encode record of task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
@@ -250,6 +261,16 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 	if text == "" {
 		text = string(req.Input)
 	}
+	var contextHistory []*a2a.Message
+	if req.ContextID == "" {
+		req.ContextID = a2a.NewContextID()
+	} else if err := a2a.ValidateContextID(req.ContextID); err != nil {
+		return nil, nil, fmt.Errorf("%w: contextId: %w", ErrInvalidRequest, err)
+	} else if !fresh {
+		if contextHistory, err = c.loadContext(ctx, req.SessionID, req.ContextID); err != nil { // contexts.go
+			return nil, nil, err
+		}
+	}
 	deadline := now.Add(timeout)
 	if nested && parent.Deadline.Before(deadline) {
 		deadline = parent.Deadline // a sub-call never outlives its task
@@ -259,7 +280,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
 		Message: a2a.NewTextMessage(a2a.MessageRoleUser, text), Input: req.Input, Priority: req.Priority,
 		Deadline: deadline, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
-		CallChain: chain, Stream: req.Stream, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls,
+		CallChain: chain, Stream: req.Stream, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls, ContextHistory: contextHistory,
 	}
 	if err := tr.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
@@ -269,7 +290,9 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	rec := &Record{TaskID: tr.TaskID, Caller: c.opts.Name, Target: tr.Target, Skill: tr.Skill, SessionID: tr.SessionID,
-		MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh}
+		ContextID: tr.ContextID, MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh,
+		Message: tr.Message, ContextHistory: tr.ContextHistory, Priority: tr.Priority, CorrelationID: tr.CorrelationID,
+		Handoff: tr.Handoff, AllowNestedCalls: tr.AllowNestedCalls, Stream: tr.Stream}
 	return tr, rec, nil
 }
 
@@ -284,6 +307,11 @@ func (c *Caller) isClosed() bool { return c.life.Closed() }
 // first). With no instance running, Cancel succeeds once the cancel is
 // recorded: the task is skipped when an instance starts. Unrecorded
 // (working memory failed) that case is bus.ErrUnroutable.
+//
+// A task that waits for input (its agent asked a question) runs nowhere:
+// the caller ends it CANCELED itself — stored, notified, its waiters woken
+// — unless an answer started its next turn first, which is then canceled
+// as a running task.
 func (c *Caller) Cancel(ctx context.Context, taskID string) error {
 	rec, err := c.loadRecord(ctx, taskID)
 	if err != nil {
@@ -291,6 +319,17 @@ func (c *Caller) Cancel(ctx context.Context, taskID string) error {
 	}
 	if rec == nil {
 		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, ErrUnknownTask)
+	}
+	if w, err := c.loadWait(ctx, rec); err != nil {
+		return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, err)
+	} else if w != nil {
+		out, err := c.endWait(ctx, rec, w, startCanceled) // question.go
+		if err != nil {
+			return fmt.Errorf("caller %q: cancel %s: %w", c.opts.Name, taskID, err)
+		}
+		if out != nil {
+			return nil // it waited: canceled here, no agent runs it
+		}
 	}
 	markErr := c.markCanceled(ctx, rec)
 	sendErr := c.sendCancel(ctx, rec, "canceled by the caller")

@@ -20,13 +20,73 @@ const localGrace = time.Minute
 // a task without one (invoked by another replica, or before a restart) is
 // read from working memory. An entry is dropped when the task is finalized
 // here, and pruned once it is well past its deadline when the cache is full.
+//
+// It also keeps what this process learned of the turns of its tasks (a
+// question it stored, a turn it started), so that an answer and the turn's
+// end need not read them back either. Those change: a copy is only a hint,
+// which the claims of working memory check (turns.go).
 type localTasks struct {
 	mu        sync.Mutex
 	byID      map[string]*Record
 	nextPrune time.Time // when full, no entry expires before this
+	turns     map[string]localTurn
 }
 
-func newLocalTasks() *localTasks { return &localTasks{byID: map[string]*Record{}} }
+// localTurn is what this process knows of a task's turns: the question it
+// waits on, or the latest turn it started (start, of turn n).
+type localTurn struct {
+	wait  *waitState
+	start *turnStart
+	n     int
+}
+
+func newLocalTasks() *localTasks {
+	return &localTasks{byID: map[string]*Record{}, turns: map[string]localTurn{}}
+}
+
+// putWait remembers that task id waits on w (and forgets the turn it
+// started before).
+func (l *localTasks) putWait(id string, w *waitState) {
+	l.putTurn(id, localTurn{wait: w})
+}
+
+// putStart remembers that this process started turn n of task id with s
+// (the task no longer waits).
+func (l *localTasks) putStart(id string, n int, s *turnStart) {
+	l.putTurn(id, localTurn{start: s, n: n})
+}
+
+func (l *localTasks) putTurn(id string, t localTurn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.turns) >= maxLocalTasks {
+		clear(l.turns) // hints only: the rest is read from working memory
+	}
+	l.turns[id] = t
+}
+
+// wait returns what task id waits on, if this process knows.
+func (l *localTasks) wait(id string) (*waitState, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.turns[id]
+	return t.wait, t.wait != nil
+}
+
+// start returns how turn n of task id started, if this process started it.
+func (l *localTasks) start(id string, n int) (*turnStart, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.turns[id]
+	return t.start, t.start != nil && t.n == n
+}
+
+// forgetTurns forgets the turns of task id (it ended).
+func (l *localTasks) forgetTurns(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.turns, id)
+}
 
 // put remembers rec; when full of live tasks it remembers nothing (the
 // record is read from working memory instead).
@@ -65,4 +125,5 @@ func (l *localTasks) drop(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.byID, id)
+	delete(l.turns, id)
 }

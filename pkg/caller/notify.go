@@ -5,6 +5,7 @@ package caller
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -24,18 +25,25 @@ const (
 	MetaMemoryKey = "memoryKey"
 	MetaState     = "state"
 	// MetaOutcome says which outcome a notification reports: OutcomeSwept
-	// (the deadline sweeper's TIMEOUT), OutcomeLate (a result after it) or
-	// OutcomeAnswer (the agent's answer).
+	// (the deadline sweeper's TIMEOUT), OutcomeLate (a result after it),
+	// OutcomeAnswer (the agent's answer), OutcomeQuestion (the agent asks
+	// its caller something: the task waits for input) or OutcomeCanceled
+	// (canceled while it waited for an answer).
 	MetaOutcome = "outcome"
+	// MetaTurn is the turn a notification is about, on a task that talks
+	// back (absent for turn 0 of a task that never asked).
+	MetaTurn = "turn"
 	// KindNotification marks the turns the result handler injects.
 	KindNotification = "a2a.notification"
 )
 
 // Values of MetaOutcome.
 const (
-	OutcomeAnswer = "answer"
-	OutcomeSwept  = "swept"
-	OutcomeLate   = "late"
+	OutcomeAnswer   = "answer"
+	OutcomeSwept    = "swept"
+	OutcomeLate     = "late"
+	OutcomeQuestion = "question"
+	OutcomeCanceled = "canceled"
 )
 
 // notificationTurn is the synthetic user turn that tells the caller's LLM a
@@ -46,6 +54,14 @@ func notificationTurn(s *StoredResult, key string, swept bool) memory.Turn {
 	var text string
 	outcome := OutcomeAnswer
 	switch {
+	case s.endedWait == startTimeout:
+		outcome = OutcomeSwept
+		text = fmt.Sprintf("[Agent '%s' asked a question in task %s and nobody answered it in time (state=%s, code=TIMEOUT)]: %s. The task is over; invoke the agent again to start over. Details at key '%s'.",
+			s.Agent, s.TaskID, state, preview(s.Error.Message), key)
+	case s.endedWait == startCanceled:
+		outcome = OutcomeCanceled
+		text = fmt.Sprintf("[Task %s of agent '%s' was canceled while it waited for an answer (state=%s, code=CANCELED)]. No agent was running it; the task is over.",
+			s.TaskID, s.Agent, state)
 	case swept:
 		outcome = OutcomeSwept
 		text = fmt.Sprintf("[Agent '%s' did not answer task %s before its deadline (state=%s, code=TIMEOUT)]: %s. A cancel was sent; a result that still arrives will be stored at key '%s' and notified as late.",
@@ -61,14 +77,72 @@ func notificationTurn(s *StoredResult, key string, swept bool) memory.Turn {
 		text = fmt.Sprintf("[Agent '%s' completed task %s (state=%s)]: %s. Call get_from_working_memory with key '%s' to read the full result.",
 			s.Agent, s.TaskID, state, preview(resultPreview(s)), key)
 	}
-	return memory.Turn{
-		Role:    memory.RoleUser,
-		Content: text,
-		Meta: map[string]string{
-			MetaKind: KindNotification, MetaTaskID: s.TaskID, MetaAgent: s.Agent, MetaMemoryKey: key, MetaState: string(s.State),
-			MetaOutcome: outcome,
-		},
+	return notification(s, key, outcome, text)
+}
+
+// notification is a notification turn about s with text.
+func notification(s *StoredResult, key, outcome, text string) memory.Turn {
+	meta := map[string]string{
+		MetaKind: KindNotification, MetaTaskID: s.TaskID, MetaAgent: s.Agent, MetaMemoryKey: key, MetaState: string(s.State),
+		MetaOutcome: outcome,
 	}
+	if s.Turn > 0 || s.Question != nil {
+		meta[MetaTurn] = strconv.Itoa(s.Turn)
+	}
+	return memory.Turn{Role: memory.RoleUser, Content: text, Meta: meta}
+}
+
+// maxOptionsListed bounds the options a question's notification lists.
+const maxOptionsListed = 10
+
+// questionTurn is the notification turn of a question: it says plainly
+// that the agent asks something (or needs authentication), what (the
+// question, the options offered, the shape of a structured answer, what
+// to authenticate with), until when, and how to answer.
+func questionTurn(s *StoredResult, key string) memory.Turn {
+	q := s.Question
+	if q == nil {
+		q = &a2a.Question{}
+	}
+	var b strings.Builder
+	if s.State == a2a.TaskStateAuthRequired {
+		fmt.Fprintf(&b, "[Agent '%s' needs authentication to go on with task %s (state=auth_required)]: %s.", s.Agent, s.TaskID, preview(q.Text))
+		if n := q.Auth; n != nil {
+			fmt.Fprintf(&b, " It needs: %s", n.Scheme)
+			if n.Resource != "" {
+				fmt.Fprintf(&b, " for %s", n.Resource)
+			}
+			if len(n.Scopes) > 0 {
+				fmt.Fprintf(&b, " (scopes: %s)", strings.Join(n.Scopes, ", "))
+			}
+			if n.URL != "" {
+				fmt.Fprintf(&b, "; authenticate at %s", n.URL)
+			}
+			b.WriteString(".")
+		}
+	} else {
+		fmt.Fprintf(&b, "[Agent '%s' asks a question in task %s (state=input_required)]: %s", s.Agent, s.TaskID, preview(q.Text))
+	}
+	for i, o := range q.Options {
+		if i == maxOptionsListed {
+			fmt.Fprintf(&b, " … and %d more options (read key '%s')", len(q.Options)-i, key)
+			break
+		}
+		if i == 0 {
+			b.WriteString(" Options:")
+		}
+		fmt.Fprintf(&b, " (%d) %s — %s", i+1, o.ID, preview(o.Label))
+		if o.Description != "" {
+			fmt.Fprintf(&b, ": %s", preview(o.Description))
+		}
+		b.WriteString(";")
+	}
+	if len(q.InputSchema) > 0 {
+		fmt.Fprintf(&b, " A structured answer is expected: its JSON Schema is the question's inputSchema at key '%s'.", key)
+	}
+	fmt.Fprintf(&b, " The task waits for your answer until %s (then it ends TIMEOUT): answer it with invoke_agent (task_id '%s' and your answer as the message) or `a2abus reply %s <answer>`; cancel it with cancel_task.",
+		answerDue(s.AnswerBy), s.TaskID, s.TaskID)
+	return notification(s, key, OutcomeQuestion, b.String())
 }
 
 // resultPreview is the message text, else the text of the artifacts.

@@ -18,23 +18,57 @@ import (
 // working memory so any replica can handle its responses and a restarted
 // caller loses nothing.
 type Record struct {
-	TaskID    string    `json:"taskId"`
-	Caller    string    `json:"caller"`
-	Target    string    `json:"target"`
-	Skill     string    `json:"skill"`
-	SessionID string    `json:"sessionId"`
+	TaskID    string `json:"taskId"`
+	Caller    string `json:"caller"`
+	Target    string `json:"target"`
+	Skill     string `json:"skill"`
+	SessionID string `json:"sessionId"`
+	// ContextID is the task's context (a2a contextId).
+	ContextID string    `json:"contextId,omitempty"`
 	MemoryKey string    `json:"memoryKey"`
 	Deadline  time.Time `json:"deadline"`
 	CreatedAt time.Time `json:"createdAt"`
 	// Chain is the call chain of the request (origin … this caller), for the call history.
 	Chain []string `json:"chain,omitempty"`
+	// Message is the first request's message: the start of the task's
+	// history, and the request the context's history keeps.
+	Message *a2a.Message `json:"message,omitempty"`
+	// ContextHistory is the context's history the first request carried
+	// (the earlier tasks of the context); every later turn carries it too,
+	// and the task's outcome is appended to it.
+	ContextHistory []*a2a.Message `json:"contextHistory,omitempty"`
+	// What every later turn's request repeats of the first.
+	Priority         a2a.Priority    `json:"priority,omitempty"`
+	CorrelationID    string          `json:"correlationId,omitempty"`
+	Handoff          json.RawMessage `json:"handoff,omitempty"`
+	AllowNestedCalls *bool           `json:"allowNestedCalls,omitempty"`
+	Stream           bool            `json:"stream,omitempty"`
 
 	freshSession bool // the session was made up for this task (sessions.go); not stored
 }
 
+// encode is the JSON of r, as json.Marshal writes it but through the
+// codec's mirrors of its A2A fields: it is on every call's path.
+func (r *Record) encode() ([]byte, error) {
+	type fields Record
+	return json.Marshal(struct {
+		*fields
+		Message        any `json:"message,omitempty"`
+		ContextHistory any `json:"contextHistory,omitempty"`
+	}{(*fields)(r), a2a.MessageMirror(r.Message), a2a.MessagesMirror(r.ContextHistory)})
+}
+
 // invocation is what Invoke returns for the task.
 func (r *Record) invocation() Invocation {
-	return Invocation{TaskID: r.TaskID, SessionID: r.SessionID, Target: r.Target, MemoryKey: r.MemoryKey, Deadline: r.Deadline}
+	return Invocation{TaskID: r.TaskID, SessionID: r.SessionID, ContextID: r.ContextID, Target: r.Target, MemoryKey: r.MemoryKey, Deadline: r.Deadline}
+}
+
+// turnInvocation is what a turn of the task returns: its turn number and
+// the deadline of its answer.
+func (r *Record) turnInvocation(turn int, deadline time.Time) Invocation {
+	inv := r.invocation()
+	inv.Turn, inv.Deadline = turn, deadline
+	return inv
 }
 
 // loadRecord returns the record of a task: this process's copy when it
@@ -74,6 +108,20 @@ type StoredResult struct {
 	// Late is true for a result that arrived after the task had timed out.
 	Late     bool      `json:"late,omitempty"`
 	StoredAt time.Time `json:"storedAt"`
+	// Question is what the agent asks while the task waits for input
+	// (state TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED).
+	Question *a2a.Question `json:"question,omitempty"`
+	// Turn is the turn this outcome ended (0 for the first request).
+	Turn int `json:"turn,omitempty"`
+	// ContextID is the task's context.
+	ContextID string `json:"contextId,omitempty"`
+	// AnswerBy is, while the task waits for input, when the caller's answer
+	// is due: past it the task ends TIMEOUT.
+	AnswerBy time.Time `json:"answerBy,omitzero"`
+
+	attempt   int    // the delivery attempt of the request the answer ends (TaskResult.Attempt); not stored
+	once      bool   // the response was delivered to the caller the first time; not stored
+	endedWait string // startTimeout or startCanceled: the task ended while it waited for an answer; not stored
 }
 
 // encode is the JSON of s, as json.Marshal writes it but through the
@@ -101,20 +149,13 @@ func (s *StoredResult) Text() string {
 }
 
 // The caller's own state in working memory (memory/keys.go): a task's
-// record (memory.TaskRecordKey), who finalized it (memory.TaskClaimKey),
-// which real result replaced its TIMEOUT (memory.TaskLateClaimKey), and the
-// index of the caller's unfinished tasks by deadline (Unix ms, c.pending),
-// from which the sweeper reads the overdue ones without scanning keys.
-
-// claimTask is claim (responses.go) on the key keyOf gives for this
-// caller's task taskID: memory.TaskClaimKey or memory.TaskLateClaimKey.
-func (c *Caller) claimTask(ctx context.Context, keyOf func(caller, taskID string) (string, error), taskID, by string) (string, error) {
-	key, err := keyOf(c.opts.Name, taskID)
-	if err != nil {
-		return "", err
-	}
-	return c.claim(ctx, key, by)
-}
+// record (memory.TaskRecordKey), who finalized it (memory.TaskClaimKey; a
+// later turn's end: memory.TaskTurnClaimKey), which real result replaced
+// its TIMEOUT (memory.TaskLateClaimKey), what a task that talks back waits
+// for and how its turns started (turns.go), and the index of the caller's
+// unfinished tasks by deadline (Unix ms, c.pending; a task that waits for
+// input by the end of the wait), from which the sweeper reads the overdue
+// ones without scanning keys.
 
 // Who finalized a task first: an answer (claimResult, then "/" and the
 // answer's message id: answerClaim), the deadline sweeper, or the caller

@@ -42,9 +42,11 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 		return d.Ack()
 	case *a2a.TaskResult:
 		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status, Message: r.Message,
-			Artifacts: r.Artifacts, Confidence: r.Confidence, Warnings: r.Warnings, Metadata: r.Metadata}
+			Artifacts: r.Artifacts, Confidence: r.Confidence, Warnings: r.Warnings, Metadata: r.Metadata,
+			Question: r.Question, Turn: r.Turn, attempt: r.Attempt}
 	case *a2a.TaskError:
-		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status(), Error: r.AsError()}
+		stored = &StoredResult{TaskID: r.TaskID, Agent: r.Agent, State: r.State, Status: r.Status(), Error: r.AsError(),
+			Turn: r.Turn, attempt: r.Attempt}
 	default:
 		c.log.Warn("unexpected message on the response queue dead-lettered", zap.String("type", string(d.Kind)), zap.String("message_id", d.MessageID))
 		return d.DeadLetter()
@@ -55,6 +57,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	// broker's consumer_timeout would take it back).
 	fctx, cancel := context.WithTimeoutCause(c.life.ClosingContext(), c.opts.MemoryRetryBound, errRetryBound)
 	defer cancel()
+	stored.once = d.Attempt <= 1 // delivered here the first time: nothing of it can have been stored before
 	observed := c.observeFinalize(fctx, d)
 	out, err := c.finalize(fctx, stored, answerClaim(d))
 	observed(err)
@@ -90,20 +93,24 @@ func answerClaim(d *bus.Delivery) string {
 	return claimResult + "/" + id
 }
 
-// finalize stores the outcome of a task at its memory key, appends one
+// finalize stores the end of a task's turn — its final outcome, or a
+// question (finalizeQuestion) — at its memory key, appends one
 // notification turn to its session, records it in the call history and
-// clears it from the pending set. Every step is idempotent, so a
+// clears it from the pending set (or, for a question, moves it there to the
+// end of the wait for the answer). Every step is idempotent, so a
 // redelivered response changes nothing twice.
 //
-// The first final outcome wins. by is who finalizes: claimTimeout for the
-// sweeper, answerClaim for an agent's answer. Each claims the task
-// (claimKey) unless it was claimed before, and only the claim's winner
-// stores its outcome — the same answer redelivered wins again. A real
-// result (not an error) that comes after the sweeper's TIMEOUT replaces it,
-// marked late: the first such result, by a second claim (lateClaimKey).
-// Any other answer (a second one from a task run again after its reply, or
-// an error after the TIMEOUT) changes nothing: it is logged, and finalize
-// returns nil — as it does for the sweeper when an answer won.
+// The first end of a turn wins. by is who finalizes: claimTimeout for the
+// sweeper, answerClaim for an agent's answer. Each claims the turn
+// (memory.TaskTurnClaimKey; for turn 0 the task's claim key) unless it was
+// claimed before, and only the claim's winner stores its outcome — the
+// same answer redelivered wins again. A real result (not an error) that
+// comes after the sweeper's TIMEOUT of its turn replaces it, marked late:
+// the first such result, by a second claim (the late claim key). Any other
+// answer (a second one from a turn run again after its reply, an error
+// after the TIMEOUT, an answer of a turn that ended or never started)
+// changes nothing: it is logged, and finalize returns nil — as it does for
+// the sweeper when an answer won.
 func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Outcome, error) {
 	var rec *Record
 	err := c.retry(ctx, "load task record", func(ctx context.Context) (err error) {
@@ -119,26 +126,45 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	if !a2a.SameAgent(rec.Target, s.Agent) {
 		return nil, forgedAnswer(rec, s.Agent) // sessions.go
 	}
-	s.Caller, s.SessionID, s.Skill, s.Agent = rec.Caller, rec.SessionID, rec.Skill, rec.Target
+	s.Caller, s.SessionID, s.Skill, s.Agent, s.ContextID = rec.Caller, rec.SessionID, rec.Skill, rec.Target, rec.ContextID
 	s.StoredAt = c.opts.Now()
+	if a2a.WaitsForInput(s.State) {
+		return c.finalizeQuestion(ctx, rec, s, by) // question.go
+	}
+	deadline := rec.Deadline
+	if s.Turn > 0 {
+		start, err := c.startOf(ctx, rec, s.Turn)
+		if err != nil {
+			return nil, err
+		}
+		if start == nil || start.By != startReply {
+			return c.ignore(s, by, "none: its turn never started")
+		}
+		deadline = start.Deadline
+	}
+	claimKey, err := memory.TaskTurnClaimKey(c.opts.Name, s.TaskID, s.Turn)
+	if err != nil {
+		return nil, err
+	}
 
-	// An answer well before its deadline cannot have been timed out (the
-	// sweeper claims only past the deadline), so its claim travels in the
-	// batch that stores it: one round trip. Every write of that batch is
-	// once-only, so when another answer had claimed the task it changes
-	// nothing. Nearer the deadline, and for the sweeper, the claim is
-	// decided first, then the outcome is written.
+	// The first answer of a first run of the turn, delivered here the first
+	// time, well before its deadline, cannot have been preceded by another
+	// end of the turn (the sweeper claims only past the deadline; a second
+	// answer needs a second run, so an attempt past the first), so its claim
+	// travels in the batch that stores it: one round trip. Its writes are
+	// then the claim's (its turn-0 writes are once-only besides). Any other
+	// answer, and the sweeper, decide the claim first, then write.
 	var winner string
-	if by != claimTimeout && s.StoredAt.Before(rec.Deadline.Add(-claimMargin)) {
+	if by != claimTimeout && s.attempt <= 1 && s.once && s.StoredAt.Before(deadline.Add(-claimMargin)) {
 		var entry *HistoryEntry
-		winner, entry, err = c.storeEarly(ctx, rec, s, by)
+		winner, entry, err = c.storeEarly(ctx, rec, s, by, claimKey)
 		if err != nil {
 			return nil, err
 		}
 		if winner == by {
-			return c.finalized(rec, s, entry), nil
+			return c.finalized(rec, s, entry, deadline), nil
 		}
-	} else if winner, err = c.claimTask(ctx, memory.TaskClaimKey, s.TaskID, by); err != nil {
+	} else if winner, err = c.claim(ctx, claimKey, by); err != nil {
 		return nil, err
 	}
 	if winner != by {
@@ -146,7 +172,11 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 			return c.ignore(s, by, winner)
 		}
 		// A real result after the sweeper's TIMEOUT: the first one replaces it.
-		late, err := c.claimTask(ctx, memory.TaskLateClaimKey, s.TaskID, by)
+		lateKey, err := memory.TaskTurnLateClaimKey(c.opts.Name, s.TaskID, s.Turn)
+		if err != nil {
+			return nil, err
+		}
+		late, err := c.claim(ctx, lateKey, by)
 		if err != nil {
 			return nil, err
 		}
@@ -159,18 +189,24 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	if err != nil {
 		return nil, err
 	}
-	return c.finalized(rec, s, entry), nil
+	return c.finalized(rec, s, entry, deadline), nil
 }
 
-// storeEarly claims the task for the answer by and stores, notifies and
-// records s in one batch of once-only writes, and returns the claim's
-// winner — by, or whoever claimed the task before — and s's history entry.
-func (c *Caller) storeEarly(ctx context.Context, rec *Record, s *StoredResult, by string) (string, *HistoryEntry, error) {
+// startOf is loadStart retried while working memory fails.
+func (c *Caller) startOf(ctx context.Context, rec *Record, n int) (*turnStart, error) {
+	var start *turnStart
+	err := c.retry(ctx, "load turn start", func(ctx context.Context) (err error) {
+		start, err = c.loadStart(ctx, rec, n)
+		return err
+	})
+	return start, err
+}
+
+// storeEarly claims the turn (key) for the answer by and stores, notifies
+// and records s in the same batch, and returns the claim's winner — by, or
+// whoever claimed the turn before — and s's history entry.
+func (c *Caller) storeEarly(ctx context.Context, rec *Record, s *StoredResult, by, key string) (string, *HistoryEntry, error) {
 	ops, entry, err := c.outcomeOps(rec, s, false)
-	if err != nil {
-		return "", nil, err
-	}
-	key, err := memory.TaskClaimKey(c.opts.Name, s.TaskID)
 	if err != nil {
 		return "", nil, err
 	}
@@ -207,11 +243,14 @@ func (c *Caller) store(ctx context.Context, rec *Record, s *StoredResult, swept 
 	return entry, c.batch(ctx, "clear pending", memory.IndexRemoveOp(c.pending, s.TaskID))
 }
 
-// outcomeOps are the writes of an outcome: the result at its memory key,
-// the notification turn, the call history's entry, and for an answer the
-// removal from the pending index. All are once-only (the first outcome
-// wins), except that a late result replaces the sweeper's TIMEOUT. The
-// history entry is returned too, for the outcome's log line.
+// outcomeOps are the writes of a final outcome: the result at its memory
+// key, the notification turn, the call history's entry, the context's
+// history with the task's request and answer, and for an answer the
+// removal from the pending index. On turn 0 all but the context's are
+// once-only (the first outcome wins), except that a late result replaces
+// the sweeper's TIMEOUT. A later turn's outcome replaces the question its
+// turn answered (the writes of its claim's winner only). The history
+// entry is returned too, for the outcome's log line.
 func (c *Caller) outcomeOps(rec *Record, s *StoredResult, swept bool) ([]memory.Op, *HistoryEntry, error) {
 	result, err := s.encode()
 	if err != nil {
@@ -222,30 +261,34 @@ func (c *Caller) outcomeOps(rec *Record, s *StoredResult, swept bool) ([]memory.
 		kind = claimTimeout
 	}
 	set := memory.SetIfAbsentOp(rec.MemoryKey, result, c.opts.ResultTTL)
-	if s.Late {
+	if s.Late || s.Turn > 0 {
 		set = memory.SetOp(rec.MemoryKey, result, c.opts.ResultTTL)
 	}
-	once, err := memory.NotifyOnceID(s.TaskID, kind)
+	once, err := memory.NotifyTurnOnceID(s.TaskID, s.Turn, kind)
 	if err != nil {
 		return nil, nil, fmt.Errorf("notify the outcome of task %s: %w", s.TaskID, err)
 	}
 	notify := memory.AppendTurnOnceOp(rec.SessionID, once, notificationTurn(s, rec.MemoryKey, swept))
 	entry := c.historyEntry(rec, s)
-	ops := []memory.Op{set, notify, c.historyOp(entry)}
+	ops := []memory.Op{set, notify, c.historyOp(entry, s.Late || s.Turn > 0)}
 	if !swept {
 		ops = append(ops, memory.IndexRemoveOp(c.pending, s.TaskID))
+	}
+	if op, ok := c.contextOp(rec, s); ok { // contexts.go
+		ops = append(ops, op)
 	}
 	return ops, entry, nil
 }
 
 // finalized ends a task whose outcome s this process stored: its local
 // record and guard slot are freed, its outcome logged (entry), and returned.
-func (c *Caller) finalized(rec *Record, s *StoredResult, entry *HistoryEntry) *Outcome {
+// deadline is the deadline of the turn it ended.
+func (c *Caller) finalized(rec *Record, s *StoredResult, entry *HistoryEntry, deadline time.Time) *Outcome {
 	c.local.drop(s.TaskID)
 	c.guardDone(s) // frees the guard's slot and tells the circuit (guard.go)
 	c.logOutcome(entry)
 	c.observeFinished(entry)
-	return &Outcome{Invocation: rec.invocation(), Result: s}
+	return &Outcome{Invocation: rec.turnInvocation(s.Turn, deadline), Result: s}
 }
 
 // ignore logs an outcome that lost to winner, the task's final outcome,
@@ -263,7 +306,7 @@ func (c *Caller) ignore(s *StoredResult, by, winner string) (*Outcome, error) {
 		code = s.Error.Code
 	}
 	c.log.Info("answer ignored: the task already has its final outcome", zap.String("task", s.TaskID),
-		zap.String("agent", s.Agent), zap.String("answer", strings.TrimPrefix(by, claimResult+"/")),
+		zap.String("agent", s.Agent), zap.String("answer", strings.TrimPrefix(by, claimResult+"/")), zap.Int("turn", s.Turn),
 		zap.String("state", string(s.State)), zap.String("code", string(code)), zap.String("final", winner))
 	return nil, nil
 }

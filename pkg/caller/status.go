@@ -13,19 +13,31 @@ import (
 )
 
 // TaskInfo is what a caller knows of a task it invoked, read from working
-// memory: its record, whether it is still pending and, once it ended, its
-// stored outcome.
+// memory: its record, whether it is still pending, the turn it is in, the
+// question it waits on and, once it ended, its stored outcome.
 type TaskInfo struct {
 	Record
-	// Pending is true until the task's outcome is stored.
+	// Pending is true until the task's final outcome is stored (so also
+	// while it waits for input).
 	Pending bool
 	// Result is the stored outcome; nil while the task is pending, and
 	// once the outcome expired (ResultTTL) while its record lives on.
 	Result *StoredResult
+	// Asked is, while the task waits for input, the stored question of its
+	// agent (state input-required or auth-required, Question, AnswerBy);
+	// nil otherwise (Caller.Reply answers it).
+	Asked *StoredResult
+	// Turn is the task's current turn: 0 for its first request, n once the
+	// caller answered n questions.
+	Turn int
 }
 
 // Expired reports whether the task ended but its outcome is no longer stored.
 func (t *TaskInfo) Expired() bool { return !t.Pending && t.Result == nil }
+
+// WaitingForInput reports whether the task waits for the caller's answer to
+// the question in Asked (Caller.Reply answers it).
+func (t *TaskInfo) WaitingForInput() bool { return t.Asked != nil }
 
 // Task returns what the caller knows of the task taskID, which it (any
 // replica of it) invoked: an error wrapping ErrUnknownTask when it has no
@@ -54,8 +66,19 @@ func (c *Caller) Task(ctx context.Context, taskID string) (*TaskInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("caller %q: task %s: %w", c.opts.Name, taskID, err)
 	}
-	if found {
-		info.Pending, info.Result = false, &res // a TIMEOUT stored, its pending entry not yet cleared
+	switch {
+	case !found:
+	case !a2a.WaitsForInput(res.State):
+		info.Pending, info.Result, info.Turn = false, &res, res.Turn // a TIMEOUT stored, its pending entry not yet cleared
+	default:
+		at, err := c.locate(ctx, rec, &res)
+		if err != nil {
+			return nil, fmt.Errorf("caller %q: task %s: %w", c.opts.Name, taskID, err)
+		}
+		info.Pending, info.Turn = true, at.turn
+		if at.waiting() {
+			info.Asked = &res
+		}
 	}
 	return info, nil
 }

@@ -46,8 +46,13 @@ func (c *Caller) sweep(ctx context.Context) error {
 // sweepBatch bounds the tasks one sweep times out.
 const sweepBatch = 1000
 
-// timeout stores and notifies a TIMEOUT for an unanswered task, sends a
-// cancel to its target and wakes its waiters.
+// timeout ends a task overdue in the pending index. A task that runs
+// (its first turn, or a later one its caller's answer started) gets a
+// stored and notified TIMEOUT, its waiters are woken and its target is
+// sent a cancel. A task that waits for input past Options.InputTimeout
+// ends TIMEOUT too, saying nobody answered (no agent runs it: no cancel).
+// A task found not overdue after all (its entry was moved by a turn that
+// started meanwhile) is put back at its due time.
 func (c *Caller) timeout(ctx context.Context, taskID string) error {
 	rec, err := c.loadRecord(ctx, taskID)
 	if err != nil {
@@ -56,10 +61,34 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 	if rec == nil {
 		return c.opts.Memory.IndexRemove(ctx, c.pending, taskID) // its record expired: nothing to time out
 	}
-	te := &a2a.TaskError{TaskID: taskID, Agent: rec.Target, State: a2a.TaskStateFailed, Code: a2a.CodeTimeout, Retryable: true,
-		Message: "no answer from " + rec.Target + " within the deadline of " + rec.Deadline.Sub(rec.CreatedAt).Round(time.Millisecond).String(),
+	w, err := c.loadWait(ctx, rec)
+	if err != nil {
+		return err
+	}
+	turn, allowed := 0, rec.Deadline.Sub(rec.CreatedAt)
+	if w != nil { // it asked: it waits, or a later turn runs
+		start, err := c.loadStart(ctx, rec, w.Turn+1)
+		switch {
+		case err != nil:
+			return err
+		case start == nil && c.opts.Now().Before(w.AnswerBy):
+			return c.opts.Memory.IndexAdd(ctx, c.pending, taskID, w.AnswerBy.UnixMilli())
+		case start == nil:
+			if _, err := c.endWait(ctx, rec, w, startTimeout); err != nil { // question.go
+				return err
+			}
+			return c.opts.Memory.IndexRemove(ctx, c.pending, taskID) // ended now, or answered or ended just before
+		case start.By != startReply: // its wait ended: its outcome is stored
+			return c.opts.Memory.IndexRemove(ctx, c.pending, taskID)
+		case c.opts.Now().Before(start.Deadline):
+			return c.opts.Memory.IndexAdd(ctx, c.pending, taskID, start.Deadline.UnixMilli())
+		}
+		turn, allowed = w.Turn+1, start.Deadline.Sub(start.At)
+	}
+	te := &a2a.TaskError{TaskID: taskID, Agent: rec.Target, State: a2a.TaskStateFailed, Code: a2a.CodeTimeout, Retryable: true, Turn: turn,
+		Message: "no answer from " + rec.Target + " within the deadline of " + allowed.Round(time.Millisecond).String(),
 		Time:    c.opts.Now()}
-	s := &StoredResult{TaskID: taskID, Agent: rec.Target, State: te.State, Status: te.Status(), Error: te.AsError()}
+	s := &StoredResult{TaskID: taskID, Agent: rec.Target, State: te.State, Status: te.Status(), Error: te.AsError(), Turn: turn}
 	out, err := c.finalize(ctx, s, claimTimeout)
 	if err != nil {
 		return err

@@ -16,14 +16,39 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
-// Outcome is the final state of a task, as stored in working memory.
+// Outcome is the end of a task's turn, as stored in working memory: the
+// task's final state, or a question of the agent that waits for the
+// caller's answer (WaitingForInput, Question; answer it with Reply).
 type Outcome struct {
 	Invocation
 	Result *StoredResult
 }
 
-// Err returns the task's failure as an *a2a.Error, or nil when it completed.
+// WaitingForInput reports whether the task is not over but waits for the
+// caller's answer to Question (state TASK_STATE_INPUT_REQUIRED or
+// TASK_STATE_AUTH_REQUIRED).
+func (o *Outcome) WaitingForInput() bool { return o.Result != nil && a2a.WaitsForInput(o.Result.State) }
+
+// Question is what the agent asks when the task waits for input, else nil.
+func (o *Outcome) Question() *a2a.Question {
+	if !o.WaitingForInput() {
+		return nil
+	}
+	return o.Result.Question
+}
+
+// Err returns the task's failure as an *a2a.Error, or nil when it
+// completed. A task that waits for input is not over: Err is an
+// INPUT_REQUIRED *a2a.Error quoting the question, so that code expecting a
+// final answer never takes the question for one.
 func (o *Outcome) Err() error {
+	if o.WaitingForInput() {
+		q := "(no question)"
+		if o.Result.Question != nil {
+			q = o.Result.Question.Text
+		}
+		return a2a.NewError(a2a.CodeInputRequired, "agent %q asks (task %s, state %s): %s", o.Result.Agent, o.TaskID, o.Result.State, q)
+	}
 	if o.Result.Error != nil {
 		return o.Result.Error
 	}
@@ -148,7 +173,9 @@ func (c *Caller) settle(ctx context.Context, taskID string, events <-chan event,
 	}
 }
 
-// lookup returns the stored outcome of a task, or nil and its deadline.
+// lookup returns the stored end of a task's turn — its final outcome, or
+// the question it waits on — or nil and the deadline of the turn that runs.
+// A question whose answer started the next turn is no end: that turn runs.
 func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time, error) {
 	rec, err := c.loadRecord(ctx, taskID)
 	if err != nil {
@@ -157,15 +184,24 @@ func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time
 	if rec == nil {
 		return nil, time.Time{}, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ErrUnknownTask)
 	}
-	if _, pending, err := c.opts.Memory.IndexScore(ctx, c.pending, taskID); err == nil && pending {
-		return nil, rec.Deadline, nil
-	}
 	var res StoredResult
 	found, err := getJSON(ctx, c.opts.Memory, rec.MemoryKey, &res)
 	if err != nil || !found {
 		return nil, rec.Deadline, err
 	}
-	return &Outcome{Invocation: rec.invocation(), Result: &res}, rec.Deadline, nil
+	if !a2a.WaitsForInput(res.State) {
+		return &Outcome{Invocation: rec.turnInvocation(res.Turn, rec.Deadline), Result: &res}, rec.Deadline, nil
+	}
+	at, err := c.locate(ctx, rec, &res)
+	switch {
+	case err != nil:
+		return nil, rec.Deadline, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, err)
+	case at.waiting():
+		return &Outcome{Invocation: rec.turnInvocation(res.Turn, res.AnswerBy), Result: &res}, res.AnswerBy, nil
+	case at.start.By == startReply:
+		return nil, at.start.Deadline, nil // the answer's turn runs
+	}
+	return nil, res.AnswerBy, nil // the wait ended: its outcome is being stored
 }
 
 // event is what a waiter is woken with: a status update, an outcome this

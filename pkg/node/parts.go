@@ -18,11 +18,22 @@ import (
 
 // Caller builds the caller called name on the node, with the caller.* and
 // memory.result_ttl settings (memory_retry_bound keeps a result waiting for
-// memory below the broker's consumer_timeout), the guard and the codec. A nil resolver
+// memory below the broker's consumer_timeout), memory.max_context_messages
+// and memory.conversation_ttl (a context's history), the guard and the codec. A nil resolver
 // publishes targets as given; a directory (or a directory.PatientResolver)
 // vets them and checks their input against the skills' schemas first.
 func (n *Node) Caller(name string, resolver caller.Resolver) (*caller.Caller, error) {
 	return n.newCaller(name, resolver, false)
+}
+
+// contextMessages is caller.Options.MaxContextMessages for
+// memory.max_context_messages: its 0 (no context history) is the option's
+// negative, the option's 0 being its default.
+func contextMessages(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // TransientCaller is Caller for a short-lived program (a generated name, a
@@ -41,6 +52,8 @@ func (n *Node) newCaller(name string, resolver caller.Resolver, transient bool) 
 		Name: name, Transient: transient, Bus: n.Bus, Memory: n.Memory, Resolver: resolver, Guard: n.Guard,
 		ResultTTL: cfg.Memory.ResultTTL, DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout,
 		SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth, MemoryRetryBound: cfg.Caller.MemoryRetryBound,
+		InputTimeout: cfg.Caller.InputTimeout, MaxTaskHistory: cfg.Caller.MaxTaskHistory,
+		MaxContextMessages: contextMessages(cfg.Memory.MaxContextMessages), ContextTTL: cfg.Memory.ConversationTTL,
 		Codec: n.Codec, Logger: n.Log, Observer: n.Ops.CallerObserver(), Identities: n.Identities,
 	})
 	if err != nil {

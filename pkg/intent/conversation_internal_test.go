@@ -15,7 +15,7 @@ func TestPickOption(t *testing.T) {
 		"2": "2", " 2. ": "2", "option 3": "3", "#1": "1", "the second one": "2", "last": "3", "first": "1",
 		"npv": "1", "Analyst/projection": "2", "analyst.npv": "1", "financial projection": "2", "the Writer please": "3",
 		"I meant the projection, for next year": "2",
-		"4": "", "0": "", "the Analyst": "", "npv or projection": "", "something else entirely": "", "": "", "fifth": "",
+		"4":                                     "", "0": "", "the Analyst": "", "npv or projection": "", "something else entirely": "", "": "", "fifth": "",
 	} {
 		o, ok := pickOption(opts, answer)
 		if got := map[bool]string{true: o.ID}[ok]; got != want {

@@ -43,8 +43,8 @@ func TestMatcher(t *testing.T) {
 	for q, w := range map[string]want{
 		"Compute the net present value of these cash flows: -1000, 300, 400, 500 at 10%": {agent: "Analyst", skill: "npv", minConf: 0.7, maxConf: 0.9,
 			decision: intent.DecisionRoute, alternativesTo: []string{"projection"}},
-		"Research the history of the Roman empire":          {agent: "ResearchAgent", skill: "research", minConf: 0.6, maxConf: 0.8, decision: intent.DecisionRoute},
-		"Translate 'good morning' into French":              {agent: "Translator", skill: "translate", minConf: 0.6, maxConf: 0.8, decision: intent.DecisionRoute},
+		"Research the history of the Roman empire": {agent: "ResearchAgent", skill: "research", minConf: 0.6, maxConf: 0.8, decision: intent.DecisionRoute},
+		"Translate 'good morning' into French":     {agent: "Translator", skill: "translate", minConf: 0.6, maxConf: 0.8, decision: intent.DecisionRoute},
 		"Compute the NPV of the cash flows and write a report": {agent: "Analyst", skill: "npv", minConf: 0.6, maxConf: 0.8, decision: intent.DecisionRoute,
 			secondary: []intent.Target{{Agent: "Writer", Capability: "document"}}, alternativesTo: []string{"projection"}},
 		"cash flows": {agent: "Analyst", skill: "npv", minConf: 0.4, maxConf: 0.5, decision: intent.DecisionChoose, alternativesTo: []string{"projection"}},

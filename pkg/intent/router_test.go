@@ -345,7 +345,10 @@ func TestRouterLocalSkill(t *testing.T) {
 	var got *agent.Task
 	r := newRouter(t, fc, func(o *intent.Options) {
 		o.Local = []intent.LocalSkill{{Skill: a2a.AgentSkill{ID: "business-case", Name: "Business case", Description: "Builds a business case for a market entry."},
-			Handler: func(_ context.Context, t *agent.Task) (*agent.Result, error) { got = t; return agent.TextResult("the case"), nil }}}
+			Handler: func(_ context.Context, t *agent.Task) (*agent.Result, error) {
+				got = t
+				return agent.TextResult("the case"), nil
+			}}}
 	})
 	res := handle(t, r, firstTurn("Build a business case for our market entry in Spain"))
 	if len(fc.invoked) != 0 || got == nil || got.Request.Skill != "business-case" || got.Text() != "Build a business case for our market entry in Spain" || got.Request.TaskID != "task-1" {

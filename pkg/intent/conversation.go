@@ -20,8 +20,8 @@ type conversation struct {
 	// request is the text of the task's first message.
 	request string
 	// clarifications are the user's answers that said more about the
-	// request (not those that picked an option), oldest first; this
-	// turn's answer included when it is one.
+	// request (not those that picked an option), oldest first; the Router
+	// notes this turn's answer once it knows the question it answers.
 	clarifications []string
 	// answer is this turn's text ("" on the first turn).
 	answer string
@@ -30,7 +30,7 @@ type conversation struct {
 	last *Report
 }
 
-// readConversation reads t's turns.
+// readConversation reads t's turns (this turn's answer not yet noted).
 func readConversation(t *agent.Task) conversation {
 	hist := t.History()
 	if t.Turn() == 0 || len(hist) == 0 {
@@ -48,7 +48,6 @@ func readConversation(t *agent.Task) conversation {
 		}
 	}
 	c.last = asked
-	c.note(asked, c.answer)
 	return c
 }
 

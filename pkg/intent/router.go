@@ -130,7 +130,17 @@ func (r *Router) Handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 		return r.relay(ctx, t, last, conv.answer)
 	}
 	cands := r.candidates(t)
-	req := Request{Text: conv.query(), Candidates: cands}
+	if t.Turn() > 0 && conv.last == nil && conv.answer != "" {
+		// The history lost the question's report (a caller that keeps only
+		// the question's text): ask it again of the first request.
+		first, _ := r.classify(ctx, t, Request{Text: conv.request, Candidates: cands})
+		if first == nil {
+			return nil, ctx.Err()
+		}
+		d, routings := Decide(first, r.bounds, true)
+		conv.last = &Report{Classification: *first, Decision: d, Options: options(routings)}
+	}
+	conv.note(conv.last, conv.answer)
 	if last := conv.last; last != nil && last.Decision == DecisionChoose {
 		if o, ok := pickOption(last.Options, conv.answer); ok {
 			rep := &Report{Classification: last.Classification, Decision: DecisionRoute}
@@ -139,16 +149,12 @@ func (r *Router) Handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 			return r.route(ctx, t, rep, conv)
 		}
 	}
-	rep := &Report{}
-	cls, err := r.opts.Classifier.Classify(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		r.opts.Logger.Warn("route: the classifier failed; the matcher classifies instead", zap.String("task", t.Request.TaskID), zap.Error(err))
-		rep.Warnings = append(rep.Warnings, "the model could not classify the request ("+text.Cut(err.Error(), 300)+"); the keyword matcher classified it instead")
-		cls = Match(req)
+	req := Request{Text: conv.query(), Candidates: cands}
+	cls, warnings := r.classify(ctx, t, req)
+	if cls == nil {
+		return nil, ctx.Err()
 	}
+	rep := &Report{Warnings: warnings}
 	rep.Classification = *cls
 	decision, routings := Decide(cls, r.bounds, t.Turn() < r.opts.MaxQuestions)
 	rep.Decision = decision
@@ -165,6 +171,30 @@ func (r *Router) Handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 	p := routings[0]
 	rep.PrimaryIntent, rep.TargetAgent, rep.TargetCapability, rep.IntentConfidence = p.Intent, p.Agent, p.Capability, p.Confidence
 	return r.route(ctx, t, rep, conv)
+}
+
+// classify classifies req with the classifier, or — when it fails — with
+// the matcher, returning a warning that says so. It returns nil only when
+// ctx ended.
+func (r *Router) classify(ctx context.Context, t *agent.Task, req Request) (*Classification, []string) {
+	cls, err := r.opts.Classifier.Classify(ctx, req)
+	if err == nil {
+		return cls, nil
+	}
+	if ctx.Err() != nil {
+		return nil, nil
+	}
+	r.opts.Logger.Warn("route: the classifier failed; the matcher classifies instead", zap.String("task", t.Request.TaskID), zap.Error(err))
+	return Match(req), []string{"the model could not classify the request (" + text.Cut(err.Error(), 300) + "); the keyword matcher classified it instead"}
+}
+
+// options are routings as options "1", "2", ….
+func options(routings []Routing) []Option {
+	out := make([]Option, len(routings))
+	for i, rt := range routings {
+		out[i] = Option{ID: fmt.Sprint(i + 1), Routing: rt}
+	}
+	return out
 }
 
 // candidates are the skills the task may be routed to, sorted by agent and
@@ -275,9 +305,9 @@ func (r *Router) choose(rep *Report, routings []Routing, cands []Candidate) *age
 	var b strings.Builder
 	b.WriteString("Several agents could do this. Which do you mean? Answer with the number or the name.")
 	var opts []a2a.Option
-	for i, rt := range routings {
-		o := Option{ID: fmt.Sprint(i + 1), Routing: rt}
-		rep.Options = append(rep.Options, o)
+	rep.Options = options(routings)
+	for _, o := range rep.Options {
+		rt := o.Routing
 		c, _ := find(cands, rt.Target())
 		label := cmp.Or(c.Name, rt.Capability) + " (" + rt.Agent + ")"
 		desc := text.Cut(strings.Join(strings.Fields(cmp.Or(c.Description, c.AgentDescription)), " "), 160)

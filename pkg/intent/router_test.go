@@ -396,3 +396,19 @@ func TestNewRouter(t *testing.T) {
 		t.Error("an empty request was classified")
 	}
 }
+
+// TestRouterHistoryWithoutReport: when the task's history kept only the
+// question's text (not its data), the answer is read against the first
+// request's classification again: an option's number still picks it.
+func TestRouterHistoryWithoutReport(t *testing.T) {
+	fc := newFakeCaller()
+	r := newRouter(t, fc, nil)
+	first := firstTurn("cash flows")
+	res := handle(t, r, first)
+	q := asks(t, res, intent.DecisionChoose)
+	res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, q.Text)
+	handle(t, r, nextTurn(first, res, "2"))
+	if len(fc.invoked) != 1 || fc.invoked[0].Skill != "projection" || fc.invoked[0].Text != "cash flows" {
+		t.Fatalf("invoked %+v", fc.invoked)
+	}
+}

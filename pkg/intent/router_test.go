@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -63,12 +64,18 @@ func (f *fakeCaller) Invoke(_ context.Context, r caller.Request) (caller.Invocat
 	return caller.Invocation{TaskID: id, Target: r.Target, ContextID: r.ContextID}, nil
 }
 
-func (f *fakeCaller) Wait(_ context.Context, id string, _ caller.StatusFunc) (*caller.Outcome, error) {
+func (f *fakeCaller) Wait(ctx context.Context, id string, _ caller.StatusFunc) (*caller.Outcome, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s, ok := f.outcomes[id]
 	if !ok {
 		return nil, fmt.Errorf("no task %s", id)
+	}
+	if s == nil { // a task that never answers
+		f.mu.Unlock()
+		<-ctx.Done()
+		f.mu.Lock()
+		return nil, ctx.Err()
 	}
 	return &caller.Outcome{Invocation: caller.Invocation{TaskID: id}, Result: s}, nil
 }
@@ -410,5 +417,34 @@ func TestRouterHistoryWithoutReport(t *testing.T) {
 	handle(t, r, nextTurn(first, res, "2"))
 	if len(fc.invoked) != 1 || fc.invoked[0].Skill != "projection" || fc.invoked[0].Text != "cash flows" {
 		t.Fatalf("invoked %+v", fc.invoked)
+	}
+}
+
+// TestRouterCancelsRoutedTask: when the route task ends (canceled, or its
+// deadline passed) while the routed task runs, the routed task is
+// canceled too.
+func TestRouterCancelsRoutedTask(t *testing.T) {
+	fc := newFakeCaller()
+	fc.answer = func(caller.Request) *caller.StoredResult { return nil }
+	r := newRouter(t, fc, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Handle(ctx, firstTurn("Compute the net present value of my cash flows"))
+		done <- err
+	}()
+	testenv.Eventually(t, "the request is routed", func() bool {
+		fc.mu.Lock()
+		defer fc.mu.Unlock()
+		return len(fc.invoked) == 1
+	})
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("%v", err)
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if len(fc.canceled) != 1 || fc.canceled[0] != "sub-1" {
+		t.Fatalf("canceled %v", fc.canceled)
 	}
 }

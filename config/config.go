@@ -21,6 +21,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/intent"
 	"github.com/a2abus/a2abus/pkg/workflow"
 )
 
@@ -44,9 +45,11 @@ type Config struct {
 	LLM       LLMConfig       `mapstructure:"llm" yaml:"llm"`
 	Chat      ChatConfig      `mapstructure:"chat" yaml:"chat"`
 	Workflow  WorkflowConfig  `mapstructure:"workflow" yaml:"workflow"`
-	Ops       OpsConfig       `mapstructure:"ops" yaml:"ops"`
-	HTTP      HTTPConfig      `mapstructure:"http" yaml:"http"`
-	MCP       MCPConfig       `mapstructure:"mcp" yaml:"mcp"`
+	// Orchestrator configures the Orchestrator's route skill.
+	Orchestrator OrchestratorConfig `mapstructure:"orchestrator" yaml:"orchestrator"`
+	Ops          OpsConfig          `mapstructure:"ops" yaml:"ops"`
+	HTTP         HTTPConfig         `mapstructure:"http" yaml:"http"`
+	MCP          MCPConfig          `mapstructure:"mcp" yaml:"mcp"`
 }
 
 // LogConfig selects the log level and encoding.
@@ -300,6 +303,24 @@ type WorkflowConfig struct {
 	MaxSteps int `mapstructure:"max_steps" yaml:"max_steps"`
 }
 
+// OrchestratorConfig bounds the decisions of the Orchestrator's route
+// skill (pkg/intent, docs/routing.md): route, ask, offer options or
+// decline by the confidence of the request's classification.
+type OrchestratorConfig struct {
+	// RouteThreshold: a routing this confident or more (0..1) is taken;
+	// below it the skill asks a clarifying question.
+	RouteThreshold float64 `mapstructure:"route_threshold" yaml:"route_threshold"`
+	// RouteMargin: routings this close to the best one are offered as
+	// options beside it.
+	RouteMargin float64 `mapstructure:"route_margin" yaml:"route_margin"`
+	// RouteFloor: below this confidence a routing does not fit at all; when
+	// none reaches it the skill declines.
+	RouteFloor float64 `mapstructure:"route_floor" yaml:"route_floor"`
+	// RouteMaxQuestions bounds the questions one route task asks before it
+	// routes to the best fit (or declines).
+	RouteMaxQuestions int `mapstructure:"route_max_questions" yaml:"route_max_questions"`
+}
+
 // Defaults that belong to the configuration itself. Every other default is
 // the constant of the package the setting configures (Default refers to
 // it): written once, and a test checks every key against it.
@@ -396,8 +417,10 @@ func Default() *Config {
 		Chat: ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars,
 			MaxInputBytes: DefaultMaxChatInput},
 		Workflow: WorkflowConfig{MaxRenderBytes: workflow.DefaultMaxRenderBytes, MaxSteps: workflow.DefaultMaxSteps},
-		HTTP:     defaultHTTP(),
-		MCP:      MCPConfig{MaxSessions: DefaultMCPMaxSessions, SessionIdleTimeout: DefaultMCPSessionIdleTimeout},
+		Orchestrator: OrchestratorConfig{RouteThreshold: intent.DefaultThreshold, RouteMargin: intent.DefaultMargin, RouteFloor: intent.DefaultFloor,
+			RouteMaxQuestions: intent.DefaultMaxQuestions},
+		HTTP: defaultHTTP(),
+		MCP:  MCPConfig{MaxSessions: DefaultMCPMaxSessions, SessionIdleTimeout: DefaultMCPSessionIdleTimeout},
 	}
 }
 

@@ -166,6 +166,18 @@ func TestValidate(t *testing.T) {
 		{"llm response bound", func(c *Config) { c.LLM.MaxResponseBytes = 0 }, `config: llm.max_response_bytes: must be within 1024..134217728 bytes (1 KiB..128 MiB), got 0`},
 		{"llm tool argument bound", func(c *Config) { c.LLM.MaxToolArgumentBytes = 1 << 30 }, `config: llm.max_tool_argument_bytes: must be within 1024..134217728 bytes (1 KiB..128 MiB), got 1073741824`},
 		{"workflow render bound", func(c *Config) { c.Workflow.MaxRenderBytes = 1023 }, `config: workflow.max_render_bytes: must be within 1024..134217728 bytes (1 KiB..128 MiB), got 1023`},
+		{"route threshold", func(c *Config) { c.Orchestrator.RouteThreshold = 0 }, `config: orchestrator.route_threshold: must be above 0 and at most 1, got 0`},
+		{"route threshold high", func(c *Config) { c.Orchestrator.RouteThreshold = 1.2 }, `config: orchestrator.route_threshold: must be above 0 and at most 1, got 1.2`},
+		{"route threshold NaN", func(c *Config) { c.Orchestrator.RouteThreshold = math.NaN() }, `config: orchestrator.route_threshold: must be above 0 and at most 1, got NaN`},
+		{"route threshold one", func(c *Config) { c.Orchestrator.RouteThreshold = 1 }, ""},
+		{"route margin", func(c *Config) { c.Orchestrator.RouteMargin = 1 }, `config: orchestrator.route_margin: must be at least 0 and below 1, got 1`},
+		{"route margin negative", func(c *Config) { c.Orchestrator.RouteMargin = -0.1 }, `config: orchestrator.route_margin: must be at least 0 and below 1, got -0.1`},
+		{"route margin zero", func(c *Config) { c.Orchestrator.RouteMargin = 0 }, ""},
+		{"route floor", func(c *Config) { c.Orchestrator.RouteFloor = -0.5 }, `config: orchestrator.route_floor: must be within 0..1, got -0.5`},
+		{"route floor above threshold", func(c *Config) { c.Orchestrator.RouteFloor = 0.7 }, `config: orchestrator.route_floor: must not exceed orchestrator.route_threshold (0.6), got 0.7`},
+		{"route floor zero", func(c *Config) { c.Orchestrator.RouteFloor = 0 }, ""},
+		{"route questions", func(c *Config) { c.Orchestrator.RouteMaxQuestions = 0 }, `config: orchestrator.route_max_questions: must be within 1..10, got 0`},
+		{"route questions high", func(c *Config) { c.Orchestrator.RouteMaxQuestions = 11 }, `config: orchestrator.route_max_questions: must be within 1..10, got 11`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -291,6 +303,7 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"llm.max_response_bytes", "llm.max_tool_argument_bytes",
 		"chat.system_prompt", "chat.max_tool_rounds", "chat.token_budget", "chat.max_history_turns", "chat.max_history_chars", "chat.max_input_bytes",
 		"workflow.max_render_bytes", "workflow.max_steps",
+		"orchestrator.route_threshold", "orchestrator.route_margin", "orchestrator.route_floor", "orchestrator.route_max_questions",
 		"ops.listen", "ops.pprof",
 		"http.read_header_timeout", "http.read_timeout", "http.write_timeout", "http.idle_timeout",
 		"http.max_header_bytes", "http.max_body_bytes", "http.max_connections",

@@ -12,7 +12,7 @@ import (
 	"github.com/a2abus/a2abus/internal/redact"
 )
 
-// Bounds of the llm, chat and workflow sections.
+// Bounds of the llm, chat, workflow and orchestrator sections.
 const (
 	MaxLLMRetries     = 10
 	MaxLLMTemperature = 2.0
@@ -21,6 +21,8 @@ const (
 	MinHistoryTurns   = 1
 	MaxChatInput      = 64 << 20
 	MaxWorkflowSteps  = 10_000
+	// MaxRouteQuestions bounds orchestrator.route_max_questions.
+	MaxRouteQuestions = 10
 )
 
 // LLMTurnBound is the longest the model requests of one chat turn may take:
@@ -77,6 +79,31 @@ func (c *WorkflowConfig) validate() []error {
 	errs := []error{byteBound("workflow.max_render_bytes", c.MaxRenderBytes)}
 	if n := c.MaxSteps; n < 1 || n > MaxWorkflowSteps {
 		errs = append(errs, invalid("workflow.max_steps", "must be within 1..%d, got %d", MaxWorkflowSteps, n))
+	}
+	return errs
+}
+
+// validate reports the bad orchestrator.* keys: 0 ≤ route_floor ≤
+// route_threshold ≤ 1 with route_threshold > 0, 0 ≤ route_margin < 1, and
+// route_max_questions within 1..MaxRouteQuestions.
+func (c *OrchestratorConfig) validate() []error {
+	var errs []error
+	unit := func(f float64) bool { return !math.IsNaN(f) && f >= 0 && f <= 1 }
+	thresholdOK := unit(c.RouteThreshold) && c.RouteThreshold > 0
+	if !thresholdOK {
+		errs = append(errs, invalid("orchestrator.route_threshold", "must be above 0 and at most 1, got %g", c.RouteThreshold))
+	}
+	if m := c.RouteMargin; !unit(m) || m == 1 {
+		errs = append(errs, invalid("orchestrator.route_margin", "must be at least 0 and below 1, got %g", m))
+	}
+	switch f := c.RouteFloor; {
+	case !unit(f):
+		errs = append(errs, invalid("orchestrator.route_floor", "must be within 0..1, got %g", f))
+	case thresholdOK && f > c.RouteThreshold:
+		errs = append(errs, invalid("orchestrator.route_floor", "must not exceed orchestrator.route_threshold (%g), got %g", c.RouteThreshold, f))
+	}
+	if n := c.RouteMaxQuestions; n < 1 || n > MaxRouteQuestions {
+		errs = append(errs, invalid("orchestrator.route_max_questions", "must be within 1..%d, got %d", MaxRouteQuestions, n))
 	}
 	return errs
 }

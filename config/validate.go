@@ -89,6 +89,7 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.LLM.validate()...)
 	errs = append(errs, c.Chat.validate()...)
 	errs = append(errs, c.Workflow.validate()...)
+	errs = append(errs, c.Orchestrator.validate()...)
 	errs = append(errs, c.Ops.validate()...)
 	errs = append(errs, c.HTTP.validate()...)
 	errs = append(errs, c.MCP.validate()...)

@@ -49,3 +49,22 @@ func TestDemoHonoursPolicyAndLimits(t *testing.T) {
 		})
 	}
 }
+
+// The demo ends with the Orchestrator's route skill on the keyword
+// matcher: a request routed to the skill that fits, one declined.
+func TestDemoRoutesByIntent(t *testing.T) {
+	isolate(t, "")
+	code, out, errOut := runCLI(t, "demo", "--log-level", "error")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"Routing by intent (a2abus invoke Orchestrator route TEXT), classified by the keyword matcher (no model):",
+		`intent "net_present_value", confidence 0.`, "SampleAgent.npv: route\n    NPV of 5 cash flows at 12% per period: 17206.82",
+		"no agent: decline\n    None of the agents I can reach can do this. What they can do:\n    - Research (ResearchAgent)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

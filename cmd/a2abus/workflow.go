@@ -18,8 +18,10 @@ import (
 
 	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/cliutil"
+	"github.com/a2abus/a2abus/internal/text"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/intent"
 	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/workflow"
 )
@@ -292,6 +294,44 @@ func demoWorkflow(ctx context.Context, h *node.Host, c *caller.Caller, out io.Wr
 	if !ok {
 		return fmt.Errorf("demo workflow: no report: %s", summary(res.Result))
 	}
-	_, err = io.WriteString(out, cliutil.Printable(rep.Text()))
-	return err
+	if _, err = io.WriteString(out, cliutil.Printable(rep.Text())); err != nil {
+		return err
+	}
+	return demoRoute(ctx, c, out)
+}
+
+// demoRoute shows the Orchestrator's route skill with the keyword matcher
+// (docs/routing.md): a request routed to the skill that fits it, and one
+// that nothing fits, declined.
+func demoRoute(ctx context.Context, c *caller.Caller, out io.Writer) error {
+	if _, err := fmt.Fprintf(out, "\nRouting by intent (a2abus invoke Orchestrator route TEXT), classified by the keyword matcher (no model):\n"); err != nil {
+		return err
+	}
+	for _, req := range []caller.Request{
+		{Text: "Compute the net present value of these cash flows at a 12% discount rate", Input: json.RawMessage(`{"cash_flows":[-100000,25000,35000,45000,55000],"discount_rate":0.12}`)},
+		{Text: "What will the weather be in Paris tomorrow?"},
+	} {
+		req.Target, req.Skill, req.Timeout = agents.KindOrchestrator, agents.SkillRoute, time.Minute
+		res, err := c.Call(ctx, req, nil)
+		if err != nil {
+			return fmt.Errorf("demo route: %w", err)
+		}
+		rep, ok := intent.ReportFrom(res.Result.Artifacts)
+		if !ok {
+			return fmt.Errorf("demo route: no classification: %s", summary(res.Result))
+		}
+		target := "no agent"
+		if rep.TargetAgent != "" {
+			target = rep.TargetAgent + "." + rep.TargetCapability
+		}
+		answer := res.Result.Text()
+		if res.Result.Error != nil {
+			answer = summary(res.Result)
+		}
+		if _, err := fmt.Fprintf(out, "  %q\n    intent %q, confidence %.2f, %s: %s\n    %s\n", req.Text, rep.PrimaryIntent, rep.IntentConfidence, target, rep.Decision,
+			strings.ReplaceAll(cliutil.Printable(text.Cut(answer, 1200)), "\n", "\n    ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -13,9 +13,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/intent"
 	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/workflow"
 	"github.com/a2abus/a2abus/workflows"
@@ -23,8 +25,22 @@ import (
 
 // KindOrchestrator is the Orchestrator agent: it exposes each workflow of a
 // folder as a skill and runs it (pkg/workflow) through a caller of its own
-// name.
+// name, and routes requests in plain words to the agent that fits (its
+// skill route, pkg/intent).
 const KindOrchestrator = "Orchestrator"
+
+// SkillRoute is the Orchestrator's routing skill; no workflow may take its name.
+const SkillRoute = intent.DefaultSkill
+
+// routeSkill is the route skill on the Orchestrator's card.
+var routeSkill = a2a.AgentSkill{
+	ID: SkillRoute, Name: "Route",
+	Description: "Routes a request in plain words to the agent and skill that fit it: classifies its intents against the known agents' cards " +
+		"(with the model when llm is configured, else by keywords and skill tags), routes it when confident, asks a clarifying question or offers " +
+		"the options when unsure, and says so plainly when no agent fits. The result carries the classification (artifact intent-classification).",
+	Tags:     []string{"routing", "intent", "orchestration"},
+	Examples: []string{"Compute the net present value of these cash flows: -1000, 300, 400, 500 at 8%"},
+}
 
 // LoadWorkflows loads the workflows of dir (every .yaml file), or the
 // shipped ones (package workflows) when dir is "", refusing one of more
@@ -36,11 +52,12 @@ func LoadWorkflows(dir string, maxSteps int) ([]*workflow.Workflow, error) {
 	return workflow.Loader{MaxSteps: maxSteps}.LoadDir(dir)
 }
 
-// OrchestratorCard is the card of an Orchestrator named name: one skill per workflow.
+// OrchestratorCard is the card of an Orchestrator named name: one skill per
+// workflow, and route.
 func OrchestratorCard(name string, wfs []*workflow.Workflow) a2a.AgentCard {
 	card := a2a.AgentCard{
 		Name:               name,
-		Description:        "Runs multi-agent workflows: each skill is a workflow whose steps call other agents in sequence and in parallel; the result is the aggregated report (SUCCESS, PARTIAL or ERROR).",
+		Description:        "Runs multi-agent workflows: each skill but route is a workflow whose steps call other agents in sequence and in parallel; the result is the aggregated report (SUCCESS, PARTIAL or ERROR). Its skill route sends a request in plain words to the agent that fits it.",
 		Version:            "1.0",
 		DefaultInputModes:  []string{"application/json", "text/plain"},
 		DefaultOutputModes: []string{"text/plain", "application/json"},
@@ -52,23 +69,38 @@ func OrchestratorCard(name string, wfs []*workflow.Workflow) a2a.AgentCard {
 		}
 		card.Skills = append(card.Skills, a2a.AgentSkill{ID: w.Name, Name: w.Name, Description: desc, Tags: []string{"workflow", "orchestration"}})
 	}
+	card.Skills = append(card.Skills, routeSkill)
 	return card
 }
 
 // Orchestrator is an Orchestrator agent assembled on a host: the agent, the
-// caller its workflows' steps go through (named as the agent), and the engine.
+// caller its workflows' steps and its routed requests go through (named as
+// the agent), the engine, and the route skill's router.
 type Orchestrator struct {
 	Agent  *agent.Agent
 	Caller *caller.Caller
 	Engine *workflow.Engine
+	Router *intent.Router
 }
 
 // NewOrchestrator assembles the Orchestrator called name on h for wfs: its
 // agent and its caller are parts of h, and every step's target is vetted
-// through h's directory.
+// through h's directory. Its route skill lists the candidates from h's
+// directory (a Lister, unless h has one already), classifies with the
+// model when llm.base_url is set (else with the keyword matcher), and
+// decides by orchestrator.*; it may route to the workflows too.
 func NewOrchestrator(h *node.Host, name string, wfs []*workflow.Workflow) (*Orchestrator, error) {
 	if len(wfs) == 0 {
 		return nil, fmt.Errorf("agents: orchestrator %q: %w", name, workflow.ErrNoWorkflows)
+	}
+	for _, w := range wfs {
+		if w.Name == SkillRoute {
+			return nil, fmt.Errorf("agents: orchestrator %q: a workflow may not be named %q, the name of the Orchestrator's routing skill", name, SkillRoute)
+		}
+	}
+	d, err := h.Directory(node.Lister) // the route skill lists every agent
+	if err != nil {
+		return nil, err
 	}
 	c, err := h.Caller(name)
 	if err != nil {
@@ -80,18 +112,48 @@ func NewOrchestrator(h *node.Host, name string, wfs []*workflow.Workflow) (*Orch
 	if err != nil {
 		return nil, err
 	}
-	a, err := h.Agent(OrchestratorCard(name, wfs), func(a *agent.Agent) error {
-		for _, w := range wfs {
-			if err := a.Handle(w.Name, runWorkflow(e, w)); err != nil {
-				return fmt.Errorf("workflow %s: %w", w.Name, err)
+	card := OrchestratorCard(name, wfs)
+	local := make([]intent.LocalSkill, len(wfs))
+	for i, w := range wfs {
+		local[i] = intent.LocalSkill{Skill: card.Skills[i], Handler: runWorkflow(e, w)}
+	}
+	r, err := newRouter(h, name, d, c, local)
+	if err != nil {
+		return nil, fmt.Errorf("agents: orchestrator %q: %w", name, err)
+	}
+	a, err := h.Agent(card, func(a *agent.Agent) error {
+		for _, l := range local {
+			if err := a.Handle(l.Skill.ID, l.Handler); err != nil {
+				return fmt.Errorf("workflow %s: %w", l.Skill.ID, err)
 			}
 		}
-		return nil
+		return a.Handle(SkillRoute, r.Handle)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agents: orchestrator %q: %w", name, err)
 	}
-	return &Orchestrator{Agent: a, Caller: c, Engine: e}, nil
+	return &Orchestrator{Agent: a, Caller: c, Engine: e, Router: r}, nil
+}
+
+// newRouter builds the route skill's router for the Orchestrator name:
+// the model's classifier when llm.base_url is set, else the matcher, and
+// the bounds of orchestrator.*.
+func newRouter(h *node.Host, name string, d *directory.Directory, c *caller.Caller, local []intent.LocalSkill) (*intent.Router, error) {
+	cfg := h.Node.Config
+	var cl intent.Classifier = intent.Matcher{}
+	if cfg.LLM.BaseURL != "" {
+		model, err := h.Node.Model()
+		if err != nil {
+			return nil, err
+		}
+		cl = &intent.LLMClassifier{Model: model}
+	}
+	oc := cfg.Orchestrator
+	return intent.NewRouter(intent.Options{
+		Self: name, Directory: d, Local: local, Classifier: cl, Caller: c, Logger: h.Node.Log,
+		Bounds:       &intent.Bounds{Threshold: oc.RouteThreshold, Margin: oc.RouteMargin, Floor: oc.RouteFloor},
+		MaxQuestions: oc.RouteMaxQuestions,
+	})
 }
 
 // ServeOrchestrator runs the Orchestrator called name (default

@@ -31,6 +31,18 @@ const (
 	// CodeResultTooLarge: the skill's result exceeds the bus's message size
 	// limit, so it can never be delivered; not retryable.
 	CodeResultTooLarge ErrorCode = "RESULT_TOO_LARGE"
+	// CodeTaskFinished: an answer (a follow-up message) was sent to a task
+	// that has already ended; never sent on the bus (the caller refuses it).
+	CodeTaskFinished ErrorCode = "TASK_FINISHED"
+	// CodeInvalidState: an answer was sent to a task that does not wait for
+	// one (it is running, or this question was already answered); never
+	// sent on the bus.
+	CodeInvalidState ErrorCode = "INVALID_STATE"
+	// CodeInputRequired: the task waits for its caller's answer to a
+	// question (or for authentication): not a failure of the task but the
+	// end of a turn, reported by an outcome's Err so that code which
+	// expects a final answer does not take the question for one.
+	CodeInputRequired ErrorCode = "INPUT_REQUIRED"
 )
 
 // Valid reports whether c is well formed (upper case, digits and '_').
@@ -77,7 +89,7 @@ func (c ErrorCode) Retry() Retry {
 	case CodeTimeout, CodeRateLimited, CodeBusy, CodeCircuitOpen, CodeUnavailable:
 		return RetryLater
 	case CodeAgentNotFound, CodeSkillNotSupported, CodeInvalidInput, CodeCanceled, CodeCycleDetected,
-		CodeDepthExceeded, CodeForbidden, CodeResultTooLarge:
+		CodeDepthExceeded, CodeForbidden, CodeResultTooLarge, CodeTaskFinished, CodeInvalidState, CodeInputRequired:
 		return RetryNever
 	}
 	return RetrySenderKnows // EXECUTION_FAILED, INTERNAL, and codes of newer peers

@@ -50,6 +50,20 @@ type TaskRequest struct {
 	// final reply only, as for message/send.
 	Stream    bool      `json:"stream,omitempty"`
 	CreatedAt time.Time `json:"createdAt,omitempty"`
+	// Turn is 0 for the task's first request and n for the request that
+	// carries the caller's n-th answer to a question of the agent (the
+	// same task id); an agent echoes it on its answer (TaskResult.Turn).
+	Turn int `json:"turn,omitempty"`
+	// History is the task's earlier messages, oldest first: the first
+	// request's message, the agent's question, the caller's answer, … up
+	// to (not including) Message. Empty on turn 0. When the whole history
+	// does not fit the message size limit, the oldest messages are dropped
+	// and the first one left is a marker saying how many were.
+	History []*Message `json:"history,omitempty"`
+	// ContextHistory is the messages of earlier tasks in the same context
+	// (ContextID), oldest first: each task's request message and its final
+	// answer, bounded as History is.
+	ContextHistory []*Message `json:"contextHistory,omitempty"`
 }
 
 // Kind is task.request.
@@ -67,6 +81,8 @@ func (r *TaskRequest) Validate() error {
 		validateMessage("message", r.Message),
 		validateRaw("input", r.Input),
 		validateRaw("handoff", r.Handoff),
+		validateHistory("history", r.History),
+		validateHistory("contextHistory", r.ContextHistory),
 	}
 	for _, err := range checks {
 		if err != nil {
@@ -78,6 +94,14 @@ func (r *TaskRequest) Validate() error {
 	}
 	if r.Deadline.IsZero() {
 		return fieldErr("deadline", ErrMissingField, "required")
+	}
+	if r.ContextID != "" {
+		if err := nameErr("contextId", ValidateContextID(r.ContextID)); err != nil {
+			return err
+		}
+	}
+	if r.Turn < 0 {
+		return fieldErr("turn", ErrInvalidField, fmt.Sprintf("must not be negative, got %d", r.Turn))
 	}
 	if len(r.CallChain) > MaxCallChain {
 		return fieldErr("callChain", ErrInvalidField, fmt.Sprintf("at most %d entries, got %d", MaxCallChain, len(r.CallChain)))
@@ -156,8 +180,11 @@ type ResultMetadata struct {
 	Extra            map[string]any `json:"extra,omitempty"`
 }
 
-// TaskResult is the final outcome of a task (kind task.result): the message
-// and every artifact, not just the first text part.
+// TaskResult is the outcome of a task (kind task.result): the message and
+// every artifact, not just the first text part. It is the end of the task
+// with a terminal state, or the end of one turn of it when the agent asks
+// its caller something: state TASK_STATE_INPUT_REQUIRED or
+// TASK_STATE_AUTH_REQUIRED with the Question (and no Status).
 type TaskResult struct {
 	TaskID     string         `json:"taskId"`
 	Agent      string         `json:"agent"`
@@ -169,19 +196,42 @@ type TaskResult struct {
 	Warnings   []string       `json:"warnings,omitempty"`
 	Metadata   ResultMetadata `json:"metadata"`
 	Time       time.Time      `json:"time"`
+	// Question is what the agent asks, with state TASK_STATE_INPUT_REQUIRED
+	// or TASK_STATE_AUTH_REQUIRED, and only with those.
+	Question *Question `json:"question,omitempty"`
+	// Turn is the request's Turn this answers (0 on the first).
+	Turn int `json:"turn,omitempty"`
 }
 
 // Kind is task.result.
 func (*TaskResult) Kind() Kind       { return KindTaskResult }
 func (r *TaskResult) taskID() string { return r.TaskID }
 
-// Validate checks ids, a terminal state, the contract enums and the content.
+// Validate checks ids, a state that ends the turn, the contract enums and
+// the content: a question exactly with the states that wait for input (and
+// then no status), else a message or an artifact.
 func (r *TaskResult) Validate() error {
 	if err := validateTaskAgent(r.TaskID, r.Agent); err != nil {
 		return err
 	}
-	if !validState(r.State) || !r.State.Terminal() {
-		return fieldErr("state", ErrInvalidField, fmt.Sprintf("must be a terminal task state, got %q", string(r.State)))
+	if !validState(r.State) || !EndsTurn(r.State) {
+		return fieldErr("state", ErrInvalidField, fmt.Sprintf("must be a terminal task state or one that waits for input, got %q", string(r.State)))
+	}
+	if r.Turn < 0 {
+		return fieldErr("turn", ErrInvalidField, fmt.Sprintf("must not be negative, got %d", r.Turn))
+	}
+	waits := WaitsForInput(r.State)
+	switch {
+	case waits && r.Question == nil:
+		return fieldErr("question", ErrMissingField, "required with state "+string(r.State))
+	case !waits && r.Question != nil:
+		return fieldErr("question", ErrInvalidField, "only with state "+string(TaskStateInputRequired)+" or "+string(TaskStateAuthRequired)+", got "+string(r.State))
+	case waits && r.Status != "":
+		return fieldErr("status", ErrInvalidField, fmt.Sprintf("a turn that waits for input has no status, got %q", string(r.Status)))
+	case waits:
+		if err := r.Question.validate("question", r.State); err != nil {
+			return err
+		}
 	}
 	switch {
 	case r.Status == "":
@@ -195,7 +245,7 @@ func (r *TaskResult) Validate() error {
 	default:
 		return fieldErr("confidence", ErrInvalidField, fmt.Sprintf("must be HIGH, MEDIUM, LOW or SPECULATIVE, got %q", string(r.Confidence)))
 	}
-	if r.Message == nil && len(r.Artifacts) == 0 {
+	if r.Message == nil && len(r.Artifacts) == 0 && r.Question == nil {
 		return fieldErr("message", ErrMissingField, "a result needs a message or at least one artifact")
 	}
 	if r.Message != nil {
@@ -216,6 +266,8 @@ type TaskError struct {
 	Retryable bool           `json:"retryable"`
 	Details   map[string]any `json:"details,omitempty"`
 	Time      time.Time      `json:"time"`
+	// Turn is the request's Turn this answers (0 on the first).
+	Turn int `json:"turn,omitempty"`
 }
 
 // Kind is task.error.
@@ -238,6 +290,9 @@ func (e *TaskError) Validate() error {
 	}
 	if e.Message == "" {
 		return fieldErr("message", ErrMissingField, "required")
+	}
+	if e.Turn < 0 {
+		return fieldErr("turn", ErrInvalidField, fmt.Sprintf("must not be negative, got %d", e.Turn))
 	}
 	return nil
 }

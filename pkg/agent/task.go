@@ -35,8 +35,32 @@ type Task struct {
 	now           func() time.Time
 }
 
-// Text is the text of the request's message.
+// Text is the text of the request's message: on a later turn, the
+// caller's answer to the agent's question.
 func (t *Task) Text() string { return a2a.MessageText(t.Request.Message) }
+
+// Turn is 0 for the task's first request and n for the request that
+// carries the caller's n-th answer (the handler asked n questions before:
+// Ask, AskAuth). Any replica of the agent may get any turn.
+func (t *Task) Turn() int { return t.Request.Turn }
+
+// History is the task's earlier messages, oldest first: the first request's
+// message, the agent's question, the caller's answer, … up to (not
+// including) the message of this turn. Empty on turn 0. The caller keeps it
+// and sends it with every turn, so a replica that never saw the earlier
+// turns can go on. When it was too long for the bus, its oldest messages
+// were dropped and the first one left says how many.
+func (t *Task) History() []*a2a.Message { return t.Request.History }
+
+// ContextID is the id of the context the task belongs to: the
+// conversation of related tasks the caller groups under it ("" from a
+// caller that sets none).
+func (t *Task) ContextID() string { return t.Request.ContextID }
+
+// ContextHistory is the messages of the earlier tasks of the same context,
+// oldest first: each task's request message and its final answer, bounded
+// (the oldest dropped first).
+func (t *Task) ContextHistory() []*a2a.Message { return t.Request.ContextHistory }
 
 // DecodeInput decodes the request's structured input into v. Missing or
 // ill-typed input is an INVALID_INPUT *a2a.Error naming the field.
@@ -82,10 +106,18 @@ func (t *Task) status(text string, progress *float64) *a2a.TaskStatus {
 }
 
 // Result is what a handler returns: a message and/or artifacts, plus the
-// request/response contract's status, confidence and warnings.
+// request/response contract's status, confidence and warnings; or a
+// Question (Ask, AskAuth), which ends the handler's turn instead of the task.
 type Result struct {
 	Message   *a2a.Message
 	Artifacts []*a2a.Artifact
+	// Question, when set, ends this turn of the task waiting for the
+	// caller's answer (TASK_STATE_INPUT_REQUIRED, or
+	// TASK_STATE_AUTH_REQUIRED when it has an Auth): the agent publishes it
+	// and acks the request, and nothing keeps running. The answer comes as
+	// a new request for the same task (Task.Turn, Task.History), to any
+	// replica. Status must be empty with a question.
+	Question *a2a.Question
 	// Status defaults to SUCCESS; PARTIAL still completes the task, ERROR fails it.
 	Status     a2a.ResultStatus
 	Confidence a2a.Confidence
@@ -100,8 +132,30 @@ func TextResult(text string) *Result {
 	return &Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, text)}
 }
 
-// state maps the contract status onto the A2A task state.
+// Ask is a result that ends the handler's turn with a question for the
+// caller (TASK_STATE_INPUT_REQUIRED), optionally offering options; the
+// question is also the result's message. The caller's answer comes as the
+// task's next turn (Task.Turn, Task.History, Task.Text).
+func Ask(text string, options ...a2a.Option) *Result {
+	return &Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, text), Question: &a2a.Question{Text: text, Options: options}}
+}
+
+// AskAuth is a result that ends the handler's turn asking the caller to
+// authenticate (TASK_STATE_AUTH_REQUIRED): text says why, need names what
+// is needed. The caller's answer (its credential, or word that it
+// authenticated) comes as the task's next turn.
+func AskAuth(text string, need a2a.AuthNeed) *Result {
+	return &Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, text), Question: &a2a.Question{Text: text, Auth: &need}}
+}
+
+// state maps the contract status, or the question, onto the A2A task state.
 func (r *Result) state() a2a.TaskState {
+	switch {
+	case r.Question != nil && r.Question.Auth != nil:
+		return a2a.TaskStateAuthRequired
+	case r.Question != nil:
+		return a2a.TaskStateInputRequired
+	}
 	switch r.Status {
 	case a2a.StatusError, a2a.StatusTimeout:
 		return a2a.TaskStateFailed

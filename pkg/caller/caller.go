@@ -93,6 +93,12 @@ const (
 	DefaultMemoryRetryBound = 25 * time.Minute
 	// DefaultTransientExpiry is the default of Options.TransientExpiry.
 	DefaultTransientExpiry = 30 * time.Minute
+	// DefaultInputTimeout is the default of Options.InputTimeout.
+	DefaultInputTimeout = time.Hour
+	// DefaultMaxContextMessages is the default of Options.MaxContextMessages.
+	DefaultMaxContextMessages = 20
+	// DefaultMaxTaskHistory is the default of Options.MaxTaskHistory.
+	DefaultMaxTaskHistory = 64
 )
 
 // Options configures a Caller.
@@ -146,6 +152,20 @@ type Options struct {
 	// 25m. Keep it below the broker's consumer_timeout, 30 min by default:
 	// past that the broker closes the channel.
 	MemoryRetryBound time.Duration
+	// InputTimeout is how long a task that asked a question waits for the
+	// caller's answer (Reply) before it ends TIMEOUT; default 1h. Waiting
+	// for input is not running: the answer's turn gets a deadline of its own.
+	InputTimeout time.Duration
+	// MaxTaskHistory bounds the messages kept in a task's history (its
+	// requests, questions and answers; the oldest dropped first); default 64.
+	MaxTaskHistory int
+	// MaxContextMessages bounds the messages kept in a context's history
+	// (each finished task adds its request and its final answer; the
+	// oldest dropped first) and sent with the next task in the context;
+	// default 20. ContextTTL is how long a context's history lives after
+	// its last task (the session's conversation TTL); default 7 days.
+	MaxContextMessages int
+	ContextTTL         time.Duration
 	// Concurrency is how many responses are handled at once; default 8.
 	Concurrency int
 	// InstanceID names this process; default a random UUID.

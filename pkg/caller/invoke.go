@@ -29,6 +29,12 @@ type Request struct {
 	Input json.RawMessage
 	// SessionID is the conversation the result is notified into; default a new one.
 	SessionID string
+	// ContextID groups related tasks into one conversation with the agents
+	// (A2A's contextId): a task in a context gets the earlier tasks'
+	// request messages and final answers (agent.Task.ContextHistory).
+	// Empty makes a new context, returned in Invocation.ContextID; pass it
+	// to the next Request to continue the conversation. Validated as a task
+	// id (a2a.ValidateContextID).
 	ContextID string
 	// Timeout is the time allowed for the result; 0 means the default, it is clamped to the maximum.
 	Timeout  time.Duration
@@ -48,14 +54,19 @@ type Request struct {
 	Stream bool
 }
 
-// Invocation is what Invoke returns at once.
+// Invocation is what Invoke (or Reply) returns at once.
 type Invocation struct {
 	TaskID    string
 	SessionID string
+	// ContextID is the task's context: the Request's, or a new one.
+	ContextID string
 	Target    string
 	// MemoryKey is where the result will be stored.
 	MemoryKey string
-	Deadline  time.Time
+	// Deadline is when the current turn's answer is due.
+	Deadline time.Time
+	// Turn is 0 for Invoke, n for the n-th Reply to the task's questions.
+	Turn int
 }
 
 // Invoke records the task durably and publishes it; it returns the task id
@@ -250,6 +261,11 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 	if text == "" {
 		text = string(req.Input)
 	}
+	if req.ContextID == "" {
+		req.ContextID = a2a.NewContextID()
+	} else if err := a2a.ValidateContextID(req.ContextID); err != nil {
+		return nil, nil, fmt.Errorf("%w: contextId: %w", ErrInvalidRequest, err)
+	}
 	deadline := now.Add(timeout)
 	if nested && parent.Deadline.Before(deadline) {
 		deadline = parent.Deadline // a sub-call never outlives its task
@@ -269,7 +285,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	rec := &Record{TaskID: tr.TaskID, Caller: c.opts.Name, Target: tr.Target, Skill: tr.Skill, SessionID: tr.SessionID,
-		MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh}
+		ContextID: tr.ContextID, MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh}
 	return tr, rec, nil
 }
 

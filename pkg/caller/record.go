@@ -18,11 +18,13 @@ import (
 // working memory so any replica can handle its responses and a restarted
 // caller loses nothing.
 type Record struct {
-	TaskID    string    `json:"taskId"`
-	Caller    string    `json:"caller"`
-	Target    string    `json:"target"`
-	Skill     string    `json:"skill"`
-	SessionID string    `json:"sessionId"`
+	TaskID    string `json:"taskId"`
+	Caller    string `json:"caller"`
+	Target    string `json:"target"`
+	Skill     string `json:"skill"`
+	SessionID string `json:"sessionId"`
+	// ContextID is the task's context (a2a contextId).
+	ContextID string    `json:"contextId,omitempty"`
 	MemoryKey string    `json:"memoryKey"`
 	Deadline  time.Time `json:"deadline"`
 	CreatedAt time.Time `json:"createdAt"`
@@ -34,7 +36,7 @@ type Record struct {
 
 // invocation is what Invoke returns for the task.
 func (r *Record) invocation() Invocation {
-	return Invocation{TaskID: r.TaskID, SessionID: r.SessionID, Target: r.Target, MemoryKey: r.MemoryKey, Deadline: r.Deadline}
+	return Invocation{TaskID: r.TaskID, SessionID: r.SessionID, ContextID: r.ContextID, Target: r.Target, MemoryKey: r.MemoryKey, Deadline: r.Deadline}
 }
 
 // loadRecord returns the record of a task: this process's copy when it
@@ -74,6 +76,13 @@ type StoredResult struct {
 	// Late is true for a result that arrived after the task had timed out.
 	Late     bool      `json:"late,omitempty"`
 	StoredAt time.Time `json:"storedAt"`
+	// Question is what the agent asks while the task waits for input
+	// (state TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED).
+	Question *a2a.Question `json:"question,omitempty"`
+	// Turn is the turn this outcome ended (0 for the first request).
+	Turn int `json:"turn,omitempty"`
+	// ContextID is the task's context.
+	ContextID string `json:"contextId,omitempty"`
 }
 
 // encode is the JSON of s, as json.Marshal writes it but through the

@@ -16,14 +16,39 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
-// Outcome is the final state of a task, as stored in working memory.
+// Outcome is the end of a task's turn, as stored in working memory: the
+// task's final state, or a question of the agent that waits for the
+// caller's answer (WaitingForInput, Question; answer it with Reply).
 type Outcome struct {
 	Invocation
 	Result *StoredResult
 }
 
-// Err returns the task's failure as an *a2a.Error, or nil when it completed.
+// WaitingForInput reports whether the task is not over but waits for the
+// caller's answer to Question (state TASK_STATE_INPUT_REQUIRED or
+// TASK_STATE_AUTH_REQUIRED).
+func (o *Outcome) WaitingForInput() bool { return o.Result != nil && a2a.WaitsForInput(o.Result.State) }
+
+// Question is what the agent asks when the task waits for input, else nil.
+func (o *Outcome) Question() *a2a.Question {
+	if !o.WaitingForInput() {
+		return nil
+	}
+	return o.Result.Question
+}
+
+// Err returns the task's failure as an *a2a.Error, or nil when it
+// completed. A task that waits for input is not over: Err is an
+// INPUT_REQUIRED *a2a.Error quoting the question, so that code expecting a
+// final answer never takes the question for one.
 func (o *Outcome) Err() error {
+	if o.WaitingForInput() {
+		q := "(no question)"
+		if o.Result.Question != nil {
+			q = o.Result.Question.Text
+		}
+		return a2a.NewError(a2a.CodeInputRequired, "agent %q asks (task %s, state %s): %s", o.Result.Agent, o.TaskID, o.Result.State, q)
+	}
 	if o.Result.Error != nil {
 		return o.Result.Error
 	}

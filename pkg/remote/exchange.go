@@ -75,6 +75,8 @@ type exchange struct {
 // retrying transient failures: once the remote task is known, a retry reads
 // it again (and resubscribes) instead of sending the message again.
 func (x *exchange) run(ctx context.Context) (*agent.Result, error) {
+	deadline, bounded := ctx.Deadline()
+	margin := retryMargin(time.Until(deadline))
 	for {
 		x.attempts++
 		err := x.attempt(ctx)
@@ -89,7 +91,7 @@ func (x *exchange) run(ctx context.Context) (*agent.Result, error) {
 			return nil, x.b.failure(err)
 		}
 		delay := max(wait, x.b.delay(x.attempts-1))
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
+		if bounded && time.Until(deadline) < delay+margin {
 			return nil, x.b.deadlineError(err, x.attempts)
 		}
 		x.b.log.Debug("remote call failed transiently: retrying", zap.String("task", x.t.Request.TaskID), zap.Int("attempt", x.attempts),
@@ -99,6 +101,12 @@ func (x *exchange) run(ctx context.Context) (*agent.Result, error) {
 		}
 	}
 }
+
+// retryMargin is the time a retry must leave before the task's deadline
+// (left, at the start): a retry that would fail only after the deadline
+// would answer TIMEOUT instead of the failure that kept the remote from
+// answering. A quarter of the time left, at most a second.
+func retryMargin(left time.Duration) time.Duration { return max(min(left/4, time.Second), 0) }
 
 // attempt is one try: nil once the remote task ended its turn.
 func (x *exchange) attempt(ctx context.Context) error {

@@ -8,6 +8,7 @@
 //   echo TEXT  working "echoing", an artifact "echo" of TEXT and a chunk "!", completed "echoed"
 //   slow       working "tick" every 50ms until canceled
 //   fail       failed "no good"
+//   ask        input required "which city?"; the answer completes "weather in ANSWER"
 //
 // It prints "listening URL" once it serves, "started TASK" when a task
 // starts and "canceled TASK" when a cancel reaches the agent.
@@ -66,12 +67,20 @@ const executor = {
   async execute(ctx, bus) {
     const { taskId, contextId } = ctx;
     const said = text(ctx.userMessage.parts);
+    const { status, artifact } = events(bus, taskId, contextId);
+    if (ctx.task) { // the answer to "ask": the task as stored (still waiting for input) comes first, as the SDK requires
+      bus.publish(v1 ? server.AgentEvent.task(ctx.task) : { kind: "task", ...ctx.task });
+      console.log(`answered ${taskId} ${contextId} ${said}`);
+      status(STATE.working, "looking it up");
+      status(STATE.completed, `weather in ${said}`);
+      bus.finished();
+      return;
+    }
     const task = { id: taskId, contextId, status: { state: STATE.submitted, message: undefined, timestamp: new Date().toISOString() },
       artifacts: [], history: [ctx.userMessage], metadata: undefined };
     bus.publish(v1 ? server.AgentEvent.task(task) : { kind: "task", ...task });
     contexts.set(taskId, contextId);
     console.log(`started ${taskId}`);
-    const { status, artifact } = events(bus, taskId, contextId);
     const [word, ...rest] = said.split(" ");
     if (word === "echo") {
       status(STATE.working, "echoing");
@@ -84,6 +93,8 @@ const executor = {
         const timer = setInterval(() => status(STATE.working, "tick"), 50);
         running.set(taskId, () => { clearInterval(timer); resolve(); });
       });
+    } else if (word === "ask") {
+      status(v1 ? sdk.TaskState.TASK_STATE_INPUT_REQUIRED : "input-required", "which city?");
     } else if (word === "fail") {
       status(STATE.failed, "no good");
     } else {

@@ -194,7 +194,7 @@ func (b *Bridge) Register(a *agent.Agent) error {
 		return err
 	}
 	for _, s := range card.Skills {
-		if err := a.Handle(s.ID, b.handle); err != nil {
+		if err := a.Handle(s.ID, b.Handle); err != nil {
 			return fmt.Errorf("remote: register skill %q: %w", s.ID, err)
 		}
 	}

@@ -21,11 +21,12 @@ import (
 	"github.com/a2abus/a2abus/pkg/agent"
 )
 
-// handle runs one turn of a bus task on the remote: the message is sent
+// Handle runs one turn of a bus task on the remote — the handler Register
+// gives every skill of the card: the message is sent
 // (streamed when the remote streams), the remote task is followed until it
 // ends its turn, transient failures are retried within the deadline, and a
 // task that ends early (cancel, deadline, shutdown) cancels the remote's.
-func (b *Bridge) handle(ctx context.Context, t *agent.Task) (*agent.Result, error) {
+func (b *Bridge) Handle(ctx context.Context, t *agent.Task) (*agent.Result, error) {
 	client, card, err := b.current(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -33,12 +34,12 @@ func (b *Bridge) handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 		}
 		return nil, b.failure(err)
 	}
-	msg, err := b.message(t)
+	msg, asked, err := b.message(t)
 	if err != nil {
 		return nil, err
 	}
 	x := &exchange{b: b, t: t, client: client, card: card, streaming: card.Capabilities.Streaming, msg: msg,
-		taskID: msg.TaskID, contextID: msg.ContextID, artifacts: map[spec.ArtifactID]int{}, known: make(chan struct{})}
+		taskID: msg.TaskID, contextID: msg.ContextID, asked: asked, artifacts: map[spec.ArtifactID]int{}, known: make(chan struct{})}
 	if x.taskID != "" { // a later turn: the remote task is known
 		x.knownOnce.Do(func() { close(x.known) })
 	}
@@ -60,6 +61,8 @@ type exchange struct {
 
 	taskID    spec.TaskID // the remote task, once known
 	contextID string
+	asked     remoteIDs // on a later turn, the question it answers
+	moved     bool      // the remote task was seen in a state that does not wait for input
 	state     spec.TaskState
 	status    *spec.Message    // the message of the newest status
 	reply     *spec.Message    // a message the remote answered with instead of a task
@@ -271,9 +274,10 @@ func (x *exchange) setIDs(task spec.TaskID, contextID string) {
 
 // setStatus records a status; a state that ends the turn ends the exchange.
 func (x *exchange) setStatus(st spec.TaskStatus) {
-	if st.State == spec.TaskStateUnspecified {
+	if st.State == spec.TaskStateUnspecified || x.stale(st) {
 		return
 	}
+	x.moved = x.moved || !a2a.WaitsForInput(st.State)
 	x.state = st.State
 	if st.Message != nil {
 		x.status = st.Message

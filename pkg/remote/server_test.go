@@ -201,6 +201,9 @@ func (a *remoteAgent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) i
 			a.r.mu.Lock()
 			a.r.answers = append(a.r.answers, answer{task: string(ec.TaskID), context: ec.ContextID, text: text})
 			a.r.mu.Unlock()
+			if !status(spec.TaskStateWorking, "looking it up") {
+				return
+			}
 			status(spec.TaskStateCompleted, "weather in "+text)
 			return
 		}

@@ -23,13 +23,19 @@ import (
 const (
 	MetaRemoteTaskID    = "remoteTaskId"
 	MetaRemoteContextID = "remoteContextId"
+	// MetaRemoteMessageID is the id of the remote's status message that
+	// asked: the answer's turn does not take that question, still stored
+	// by the remote (SDKs send the task as stored first), for a new one.
+	MetaRemoteMessageID = "remoteMessageId"
 )
 
-// remoteIDs name a remote task and its context.
+// remoteIDs name a remote task and its context, and the question it asked.
 type remoteIDs struct {
-	Task    spec.TaskID
-	Context string
-	at      time.Time
+	Task     spec.TaskID
+	Context  string
+	Question string // the id of the remote's message that asked
+	Text     string // its text
+	at       time.Time
 }
 
 // remoteTurns remembers the remote task of each bus task this process sent,
@@ -80,7 +86,7 @@ func (r *remoteTurns) lookup(busTask string) (remoteIDs, bool) {
 // its structured input as a data part; on a later turn, the answer, for the
 // remote task (and context) that asked. The first turn carries the bus
 // task's context id, so the remote groups the tasks of one context.
-func (b *Bridge) message(t *agent.Task) (*spec.Message, error) {
+func (b *Bridge) message(t *agent.Task) (*spec.Message, remoteIDs, error) {
 	var parts spec.ContentParts
 	if m := t.Request.Message; m != nil {
 		for _, p := range m.Parts {
@@ -92,26 +98,37 @@ func (b *Bridge) message(t *agent.Task) (*spec.Message, error) {
 	if len(t.Request.Input) > 0 && string(t.Request.Input) != "null" {
 		var v any
 		if err := json.Unmarshal(t.Request.Input, &v); err != nil {
-			return nil, a2a.NewError(a2a.CodeInvalidInput, "input: %v", err)
+			return nil, remoteIDs{}, a2a.NewError(a2a.CodeInvalidInput, "input: %v", err)
 		}
 		parts = append(parts, spec.NewDataPart(v))
 	}
 	if len(parts) == 0 {
-		return nil, a2a.NewError(a2a.CodeInvalidInput, "nothing to send to remote agent %q: the request has neither text nor input", b.name)
+		return nil, remoteIDs{}, a2a.NewError(a2a.CodeInvalidInput, "nothing to send to remote agent %q: the request has neither text nor input", b.name)
 	}
 	msg := spec.NewMessage(spec.MessageRoleUser, parts...)
 	msg.ID = fmt.Sprintf("%s-%d", t.Request.TaskID, t.Turn()) // the same on every retry and redelivery
 	if t.Turn() == 0 {
 		msg.ContextID = t.ContextID()
-		return msg, nil
+		return msg, remoteIDs{}, nil
 	}
 	ids, ok := b.askedBy(t)
 	if !ok {
-		return nil, a2a.NewError(a2a.CodeExecutionFailed, "remote agent %q: turn %d of task %s answers a question whose remote task is unknown "+
+		return nil, remoteIDs{}, a2a.NewError(a2a.CodeExecutionFailed, "remote agent %q: turn %d of task %s answers a question whose remote task is unknown "+
 			"(neither the task's history nor this bridge names it)", b.name, t.Turn(), t.Request.TaskID)
 	}
 	msg.TaskID, msg.ContextID = ids.Task, ids.Context
-	return msg, nil
+	return msg, ids, nil
+}
+
+// stale reports whether a status that waits for input is the question this
+// turn answers, as the remote still stored it when the answer came: on a
+// later turn, before the remote task was seen in any other state.
+func (x *exchange) stale(st spec.TaskStatus) bool {
+	if x.t.Turn() == 0 || x.moved || !a2a.WaitsForInput(st.State) {
+		return false
+	}
+	m := st.Message
+	return m == nil || (x.asked.Question != "" && string(m.ID) == x.asked.Question) || (x.asked.Text != "" && a2a.MessageText(m) == x.asked.Text)
 }
 
 // askedBy finds the remote task a later turn answers: in the metadata of
@@ -125,7 +142,8 @@ func (b *Bridge) askedBy(t *agent.Task) (remoteIDs, bool) {
 		}
 		if id, ok := m.Metadata[MetaRemoteTaskID].(string); ok && id != "" {
 			ctx, _ := m.Metadata[MetaRemoteContextID].(string)
-			return remoteIDs{Task: spec.TaskID(id), Context: ctx}, true
+			question, _ := m.Metadata[MetaRemoteMessageID].(string)
+			return remoteIDs{Task: spec.TaskID(id), Context: ctx, Question: question, Text: a2a.MessageText(m)}, true
 		}
 	}
 	return b.turns.lookup(t.Request.TaskID)
@@ -164,12 +182,16 @@ func (x *exchange) question(res *agent.Result) *agent.Result {
 		q = fmt.Sprintf("remote agent %q asks for more input", x.b.name)
 	}
 	msg := a2a.NewTextMessage(a2a.MessageRoleAgent, q)
-	msg.Metadata = map[string]any{MetaRemoteTaskID: string(x.taskID), MetaRemoteContextID: x.contextID}
+	asked := remoteIDs{Task: x.taskID, Context: x.contextID, Text: q}
+	if x.status != nil {
+		asked.Question = x.status.ID
+	}
+	msg.Metadata = map[string]any{MetaRemoteTaskID: string(x.taskID), MetaRemoteContextID: x.contextID, MetaRemoteMessageID: asked.Question}
 	res.Message, res.Question = msg, &a2a.Question{Text: q}
 	if x.state == spec.TaskStateAuthRequired {
 		res.Question.Auth = &a2a.AuthNeed{Scheme: authScheme(x.card), Resource: x.b.cardURL}
 	}
-	x.b.turns.remember(x.t.Request.TaskID, remoteIDs{Task: x.taskID, Context: x.contextID})
+	x.b.turns.remember(x.t.Request.TaskID, asked)
 	return res
 }
 

@@ -286,6 +286,25 @@ func TestTransientFailuresRetried(t *testing.T) {
 	}
 }
 
+// A stream cut once the remote named its task is not sent again: the
+// bridge reads the task (and follows it) until it ends its turn.
+func TestCutStreamResumedWithoutResending(t *testing.T) {
+	w := testworld.Embedded(t)
+	srv := newRemoteServer(t, true)
+	r := newRig(t, w, srv, nil, nil)
+	srv.failNext(fault{cutAfter: 2}) // the first event (its id and data lines), then the connection is gone
+	out, _ := r.call("forecast", "echo cut", 20*time.Second)
+	if err := out.Err(); err != nil || out.Result.Text() != "echoed" || !slices.Equal(artifactTexts(out.Result), []string{"echo=cut!"}) {
+		t.Fatalf("after the cut: %+v, %v", out.Result, err)
+	}
+	if n := len(srv.contextIDs()); n != 1 {
+		t.Errorf("the remote started %d tasks, want 1: the message was sent again", n)
+	}
+	if n := srv.posts("/rpc"); n < 2 {
+		t.Errorf("%d calls: want the cut stream and at least one reading the task after it", n)
+	}
+}
+
 // Every other failure is a typed error naming the remote: the remote's
 // failed, rejected task; a refused credential; a rate limit longer than
 // the deadline; an outage that outlasts the deadline; a remote that is gone.

@@ -5,6 +5,7 @@ package remote_test
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"net/http"
 	"net/http/httptest"
@@ -46,6 +47,7 @@ type remoteServer struct {
 type fault struct {
 	code       int
 	retryAfter string
+	cutAfter   int // with code 0: the connection is closed after this many writes of the answer
 }
 
 type seen struct {
@@ -103,6 +105,10 @@ func (r *remoteServer) front(next http.Handler) http.Handler {
 			r.faults = r.faults[1:]
 		}
 		r.mu.Unlock()
+		if f != nil && f.code == 0 {
+			next.ServeHTTP(&cutWriter{ResponseWriter: w, left: f.cutAfter}, req)
+			return
+		}
 		if f != nil {
 			if f.retryAfter != "" {
 				w.Header().Set("Retry-After", f.retryAfter)
@@ -113,6 +119,28 @@ func (r *remoteServer) front(next http.Handler) http.Handler {
 		next.ServeHTTP(w, req)
 	})
 }
+
+// cutWriter closes the connection under a response after a number of
+// writes: a stream cut in the middle.
+type cutWriter struct {
+	http.ResponseWriter
+	left int
+}
+
+func (c *cutWriter) Write(p []byte) (int, error) {
+	if c.left <= 0 {
+		if conn, _, err := http.NewResponseController(c.ResponseWriter).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+		return 0, errors.New("cut")
+	}
+	c.left--
+	return c.ResponseWriter.Write(p)
+}
+
+func (c *cutWriter) Flush() { _ = http.NewResponseController(c.ResponseWriter).Flush() }
+
+func (c *cutWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // failNext makes the next calls (POST) answer these faults, in order.
 func (r *remoteServer) failNext(faults ...fault) {

@@ -62,7 +62,9 @@ func newRemoteMetrics(reg prometheus.Registerer) (*remoteMetrics, error) {
 // child of parent (the task's trace), and returns the trace its HTTP
 // requests carry in traceparent — parent itself when nothing is traced —
 // and done, which counts the call with its outcome (RemoteOK, …) and ends
-// the span. A nil Ops traces and counts nothing.
+// the span. A call outside a task (parent not valid: a card check) is
+// counted, not traced: it would start a trace of its own every check. A
+// nil Ops traces and counts nothing.
 func (o *Ops) RemoteCall(remote, op string, parent a2a.Trace) (a2a.Trace, func(outcome string, err error)) {
 	if o == nil || (o.rm == nil && o.tr == nil) {
 		return parent, func(string, error) {}
@@ -70,7 +72,7 @@ func (o *Ops) RemoteCall(remote, op string, parent a2a.Trace) (a2a.Trace, func(o
 	start := time.Now()
 	var span trace.Span
 	wire := parent
-	if o.tr != nil {
+	if o.tr != nil && parent.Valid() {
 		span, wire = o.tr.start(context.Background(), SpanRemote, parent, trace.SpanKindClient,
 			attribute.String("a2a.remote", remote), attribute.String("a2a.remote.op", op))
 	}

@@ -37,6 +37,11 @@ func TestRemoteCallSpanAndMetrics(t *testing.T) {
 	done(ops.RemoteOK, nil)
 	_, done = o.RemoteCall("Weather", "send", parent)
 	done(ops.RemoteTransient, errors.New("HTTP 503"))
+	if w, done := o.RemoteCall("Weather", "card", a2a.Trace{}); w.Valid() { // a card check: counted, not traced
+		t.Errorf("a card check's trace = %q, want none", w.Parent)
+	} else {
+		done(ops.RemoteOK, nil)
+	}
 	o.RemoteCardCheck("Weather", true, time.Unix(1700000000, 0))
 	o.RemoteCardCheck("Weather", false, time.Now())
 

@@ -30,3 +30,15 @@ func TestServeRemoteRefusals(t *testing.T) {
 		}
 	}
 }
+
+// access plan plans for the remote agents of remote.agents: serve --remote
+// connects as each.
+func TestAccessPlanIncludesRemoteAgents(t *testing.T) {
+	isolate(t, "")
+	t.Setenv("A2ABUS_DIRECTORY_WELL_KNOWN_FILE", "")
+	t.Setenv("A2ABUS_REMOTE_AGENTS", `[{"name": "Weather", "card_url": "https://weather.example.com"}]`)
+	code, out, errOut := runCLI(t, "access", "plan")
+	if code != 0 || !strings.Contains(out, `rabbitmqctl 'add_user' 'Weather'`) {
+		t.Fatalf("access plan: exit %d, stderr %q, stdout:\n%s\nwant the user and queue of Weather", code, errOut, out)
+	}
+}

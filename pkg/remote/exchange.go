@@ -68,6 +68,7 @@ type exchange struct {
 	reply     *spec.Message    // a message the remote answered with instead of a task
 	arts      []*spec.Artifact // in the order they came
 	artifacts map[spec.ArtifactID]int
+	sent      bool          // the remote answered the message: a retry follows the task, not sending it again
 	ended     bool          // the remote task ended its turn (or answered with a message)
 	known     chan struct{} // closed once taskID is known
 	knownOnce sync.Once
@@ -113,7 +114,7 @@ func retryMargin(left time.Duration) time.Duration { return max(min(left/4, time
 
 // attempt is one try: nil once the remote task ended its turn.
 func (x *exchange) attempt(ctx context.Context) error {
-	if x.taskID != "" && x.state != "" { // known: follow it, do not send again
+	if x.sent && x.taskID != "" { // the remote has it: follow it, do not send it again
 		return x.resume(ctx)
 	}
 	req := &spec.SendMessageRequest{Message: x.msg}
@@ -132,6 +133,7 @@ func (x *exchange) attempt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	x.sent = true
 	switch r := res.(type) {
 	case *spec.Message:
 		x.reply, x.ended = r, true
@@ -179,9 +181,16 @@ func (x *exchange) resume(ctx context.Context) error {
 	if !x.streaming {
 		return x.poll(ctx)
 	}
-	ctx, done := x.b.startCall(ctx, "subscribe", x.t.Trace)
-	err := x.follow(ctx, x.client.SubscribeToTask(ctx, &spec.SubscribeToTaskRequest{ID: x.taskID}))
+	sctx, done := x.b.startCall(ctx, "subscribe", x.t.Trace)
+	err := x.follow(sctx, x.client.SubscribeToTask(sctx, &spec.SubscribeToTaskRequest{ID: x.taskID}))
 	done(err)
+	if _, transient := retryable(err); err != nil && !transient && ctx.Err() == nil {
+		// A task that ended between the read and the subscription is refused
+		// a subscription by some servers: read it once more.
+		if gerr := x.get(ctx); gerr == nil && x.ended {
+			return nil
+		}
+	}
 	return err
 }
 
@@ -217,6 +226,7 @@ func (x *exchange) follow(ctx context.Context, events iter.Seq2[spec.Event, erro
 		if err != nil {
 			return err
 		}
+		x.sent = true
 		switch e := ev.(type) {
 		case *spec.Message:
 			x.reply, x.ended = e, true

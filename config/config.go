@@ -50,6 +50,7 @@ type Config struct {
 	Ops          OpsConfig          `mapstructure:"ops" yaml:"ops"`
 	HTTP         HTTPConfig         `mapstructure:"http" yaml:"http"`
 	MCP          MCPConfig          `mapstructure:"mcp" yaml:"mcp"`
+	Remote       RemoteConfig       `mapstructure:"remote" yaml:"remote"`
 }
 
 // LogConfig selects the log level and encoding.
@@ -419,8 +420,9 @@ func Default() *Config {
 		Workflow: WorkflowConfig{MaxRenderBytes: workflow.DefaultMaxRenderBytes, MaxSteps: workflow.DefaultMaxSteps},
 		Orchestrator: OrchestratorConfig{RouteThreshold: intent.DefaultThreshold, RouteMargin: intent.DefaultMargin, RouteFloor: intent.DefaultFloor,
 			RouteMaxQuestions: intent.DefaultMaxQuestions},
-		HTTP: defaultHTTP(),
-		MCP:  MCPConfig{MaxSessions: DefaultMCPMaxSessions, SessionIdleTimeout: DefaultMCPSessionIdleTimeout},
+		HTTP:   defaultHTTP(),
+		MCP:    MCPConfig{MaxSessions: DefaultMCPMaxSessions, SessionIdleTimeout: DefaultMCPSessionIdleTimeout},
+		Remote: defaultRemote(),
 	}
 }
 

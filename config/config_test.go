@@ -308,6 +308,8 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"http.read_header_timeout", "http.read_timeout", "http.write_timeout", "http.idle_timeout",
 		"http.max_header_bytes", "http.max_body_bytes", "http.max_connections",
 		"mcp.token", "mcp.token_file", "mcp.insecure_no_auth", "mcp.max_sessions", "mcp.session_idle_timeout",
+		"remote.agents", "remote.card_check_interval", "remote.card_timeout", "remote.max_card_bytes", "remote.max_response_bytes",
+		"remote.poll_interval", "remote.cancel_timeout", "remote.retry_min", "remote.retry_max",
 	}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {
 		t.Errorf("Keys() =\n  %v\nwant\n  %v", keys, want)

@@ -99,6 +99,15 @@ var ownDefaults = map[string]any{
 	// The MCP server's package links the MCP SDK: config does not import it.
 	"mcp.max_sessions":         DefaultMCPMaxSessions,
 	"mcp.session_idle_timeout": DefaultMCPSessionIdleTimeout,
+	// The remote bridges' package links the A2A client: config does not import it.
+	"remote.card_check_interval": DefaultRemoteCardCheckInterval,
+	"remote.card_timeout":        DefaultRemoteCardTimeout,
+	"remote.max_card_bytes":      DefaultRemoteMaxCardBytes,
+	"remote.max_response_bytes":  DefaultRemoteMaxResponseBytes,
+	"remote.poll_interval":       DefaultRemotePollInterval,
+	"remote.cancel_timeout":      DefaultRemoteCancelTimeout,
+	"remote.retry_min":           DefaultRemoteRetryMin,
+	"remote.retry_max":           DefaultRemoteRetryMax,
 }
 
 // Every key with a default is in one of the two tables, and defaults to its

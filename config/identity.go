@@ -6,6 +6,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/a2abus/a2abus/bus"
@@ -94,9 +95,10 @@ func sharedInvalid(users []string) bool {
 // Warnings are the weaknesses of a valid configuration that `a2abus config
 // check` points out: a bus on which identities are not enforced (a shared
 // broker user, or identity.mode body), the TLS ones (TLSWarnings), and an
-// MCP endpoint allowed to serve without a token (mcp.insecure_no_auth).
+// MCP endpoint allowed to serve without a token (mcp.insecure_no_auth),
+// and a remote agent's credential sent over plain http.
 func (c *Config) Warnings() []string {
-	return append(append(c.identityWarnings(), c.TLSWarnings()...), c.MCP.warnings()...)
+	return slices.Concat(c.identityWarnings(), c.TLSWarnings(), c.MCP.warnings(), c.Remote.warnings())
 }
 
 // identityWarnings says when identities are not enforced on the bus.

@@ -65,8 +65,9 @@ func walk(v reflect.Value, prefix string, out *[]field) {
 }
 
 var (
-	durationType    = reflect.TypeFor[time.Duration]()
-	policyRulesType = reflect.TypeFor[[]PolicyRule]()
+	durationType     = reflect.TypeFor[time.Duration]()
+	policyRulesType  = reflect.TypeFor[[]PolicyRule]()
+	remoteAgentsType = reflect.TypeFor[[]RemoteAgent]()
 )
 
 // set stores raw (from a file, an environment variable, a flag or a default)
@@ -94,6 +95,8 @@ func (f field) set(raw any) error {
 		v, err = toStrings(raw)
 	case f.val.Type() == policyRulesType:
 		v, err = toRules(f.key, raw)
+	case f.val.Type() == remoteAgentsType:
+		v, err = toRemoteAgents(f.key, raw)
 	default:
 		return fmt.Errorf("config: key %s has unsupported type %s", f.key, f.val.Type())
 	}

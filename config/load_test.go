@@ -186,6 +186,16 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"mcp.insecure_no_auth":             "true",
 		"mcp.max_sessions":                 "20",
 		"mcp.session_idle_timeout":         "3m",
+		"remote.agents": `[{"name": "Weather", "card_url": "https://weather.example.com", "bearer_token_file": "/run/secrets/weather"},
+			{"name": "Docs", "card_url": "http://127.0.0.1:8080/card.json", "api_key": "k-123", "api_key_header": "X-Key", "transport": "HTTP+JSON"}]`,
+		"remote.card_check_interval": "30s",
+		"remote.card_timeout":        "4s",
+		"remote.max_card_bytes":      "65536",
+		"remote.max_response_bytes":  "1048576",
+		"remote.poll_interval":       "500ms",
+		"remote.cancel_timeout":      "2s",
+		"remote.retry_min":           "100ms",
+		"remote.retry_max":           "3s",
 	}
 	want := &Config{
 		Log: LogConfig{Level: "debug", Format: "console"},
@@ -221,6 +231,11 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		HTTP: HTTPConfig{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 20 * time.Second, WriteTimeout: 15 * time.Second,
 			IdleTimeout: time.Minute, MaxHeaderBytes: 8192, MaxBodyBytes: 1 << 20, MaxConnections: 64},
 		MCP: MCPConfig{TokenFile: "/run/secrets/mcp-token", InsecureNoAuth: true, MaxSessions: 20, SessionIdleTimeout: 3 * time.Minute},
+		Remote: RemoteConfig{Agents: []RemoteAgent{
+			{Name: "Weather", CardURL: "https://weather.example.com", BearerTokenFile: "/run/secrets/weather"},
+			{Name: "Docs", CardURL: "http://127.0.0.1:8080/card.json", APIKey: "k-123", APIKeyHeader: "X-Key", Transport: "HTTP+JSON"},
+		}, CardCheckInterval: 30 * time.Second, CardTimeout: 4 * time.Second, MaxCardBytes: 64 << 10, MaxResponseBytes: 1 << 20,
+			PollInterval: 500 * time.Millisecond, CancelTimeout: 2 * time.Second, RetryMin: 100 * time.Millisecond, RetryMax: 3 * time.Second},
 	}
 	ca := testca.New(t)
 	maps.Copy(env, map[string]string{ // TLS files must exist

@@ -14,7 +14,8 @@ const Secret = redact.Secret
 
 // Redacted returns a copy of c that is safe to print: the passwords in
 // bus.url, redis.url and llm.base_url, redis.password,
-// directory.announce_secret, llm.api_key and mcp.token are replaced by Secret.
+// directory.announce_secret, llm.api_key, mcp.token and the bearer tokens and
+// API keys of remote.agents are replaced by Secret.
 func (c *Config) Redacted() *Config {
 	r := *c
 	r.Redis.Addrs = slices.Clone(c.Redis.Addrs)
@@ -33,6 +34,16 @@ func (c *Config) Redacted() *Config {
 	}
 	if r.MCP.Token != "" {
 		r.MCP.Token = Secret
+	}
+	r.Remote.Agents = slices.Clone(c.Remote.Agents)
+	for i := range r.Remote.Agents {
+		a := &r.Remote.Agents[i]
+		if a.BearerToken != "" {
+			a.BearerToken = Secret
+		}
+		if a.APIKey != "" {
+			a.APIKey = Secret
+		}
 	}
 	return &r
 }

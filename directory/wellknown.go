@@ -34,6 +34,13 @@ type WellKnownAgent struct {
 	// block; optional. A directory (TrustPinned, TrustTOFU) refuses cards
 	// and deregistrations for this name not signed by it.
 	PublicKey string `json:"publicKey,omitempty"`
+	// URL, when set, makes the entry a remote A2A agent: the URL of its
+	// agent card (http or https), which `a2abus serve --remote AGENTNAME`
+	// fetches to bridge the agent onto the bus (docs/a2a-remote.md).
+	URL string `json:"url,omitempty"`
+	// Auth is how that bridge authenticates to the remote agent (files
+	// only: this file holds no secret); only with URL.
+	Auth *WellKnownAuth `json:"auth,omitempty"`
 }
 
 // WellKnownSkill is one skill of a WellKnownAgent.
@@ -156,6 +163,9 @@ func parseWellKnown(file string, data []byte) ([]WellKnownAgent, error) {
 			if _, err := a2a.ParsePublicKey(a.PublicKey); err != nil {
 				entryErr(a.AgentName, "publicKey: %v", err)
 			}
+		}
+		for _, reason := range a.validateRemote() {
+			entryErr(a.AgentName, "%s", reason)
 		}
 		valid, bad := compileSchemas(a.InputSchemas, a.Card().Skills)
 		for _, id := range slices.Sorted(maps.Keys(bad)) {

@@ -109,7 +109,7 @@ func TestLoadWellKnownInvalid(t *testing.T) {
 		{"skill without id", `[{"agentName": "A", "skills": [{"id": "ok"}, {"name": "x"}]}]`, []string{`entry 0 "A" (line 1): skills[1]: id is required`}},
 		{"invalid skill id", `[{"agentName": "A", "skills": [{"id": "a b"}]}]`, []string{`entry 0 "A" (line 1): skills[0]: a2a: invalid name: skill id "a b" must match`}},
 		{"duplicate skill", `[{"agentName": "A", "skills": [{"id": "echo"}, {"id": "x"}, {"id": "echo"}]}]`, []string{`entry 0 "A" (line 1): skills[2]: duplicate skill id "echo" (also skills[0])`}},
-		{"unknown field", "[\n{\"agentName\": \"A\", \"url\": \"http://x\"}]", []string{`entry 0 "A" (line 2): unknown field "url"`}},
+		{"unknown field", "[\n{\"agentName\": \"A\", \"endpoint\": \"http://x\"}]", []string{`entry 0 "A" (line 2): unknown field "endpoint"`}},
 		{"unknown skill field", `[{"agentName": "A", "skills": [{"id": "s", "inputSchema": {}}]}]`, []string{`entry 0 "A" (line 1): unknown field "inputSchema"`}},
 		{"wrong type", `[{"agentName": "A", "skills": [{"id": "s", "tags": [1]}]}]`, []string{`entry 0 "A" (line 1): field skills.tags: want string, got number`}},
 		{"entry not object", `[{"agentName": "A"}, "B"]`, []string{`entry 1 (line 1): must be a JSON object, got string`}},

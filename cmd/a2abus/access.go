@@ -44,8 +44,8 @@ func newAccessPlanCmd(c *cli) *cobra.Command {
 		Example: "  a2abus access plan > grant.sh   # rabbitmqctl commands; passwords from $A2ABUS_PASSWORD_<USER>\n" +
 			"  a2abus access plan --from-bus --format manifests > deploy/components/access/access.yaml",
 		Short: "Print the broker users and permissions each agent and caller needs",
-		Long: "Works out, for every agent (directory.well_known_file, --agent, and with --from-bus the agents\n" +
-			"running now) and every caller (caller.name and --caller), the RabbitMQ user it connects as\n" +
+		Long: "Works out, for every agent (directory.well_known_file, remote.agents, --agent, and with --from-bus\n" +
+			"the agents running now) and every caller (caller.name and --caller), the RabbitMQ user it connects as\n" +
 			"(its name, or the user identity.users maps to it), the vhost permissions (configure, write,\n" +
 			"read) and the topic permissions on bus.exchange and its dead-letter exchange that the bus\n" +
 			"topology needs, and no more; the targets an agent or caller may publish tasks to follow\n" +
@@ -67,6 +67,9 @@ func newAccessPlanCmd(c *cli) *cobra.Command {
 				for _, a := range wk {
 					roster.Agents = append(roster.Agents, a.AgentName)
 				}
+			}
+			for _, a := range cfg.Remote.Agents { // serve --remote connects as each
+				roster.Agents = append(roster.Agents, a.Name)
 			}
 			if fromBus {
 				running, err := runningAgents(ctx, e, wait)

@@ -13,33 +13,44 @@ import (
 	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/pkg/execbridge"
+	"github.com/a2abus/a2abus/pkg/remote"
 )
 
 // newServeCmd builds `a2abus serve`: a reference agent (--agent), LLM agents
-// from YAML (--agent-file) or a process in any language (--exec).
+// from YAML (--agent-file), a process in any language (--exec) or remote
+// A2A agents on the web (--remote).
 func newServeCmd(c *cli) *cobra.Command {
 	var kind, agentFile, execLine, cardFile, workflowsDir string
+	var remotes []string
 	var f *agents.Flags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run an agent until stopped: SampleAgent, ResearchAgent, Primary, Orchestrator, the LLM agents of a file (--agent-file) or a process (--exec)",
+		Short: "Run an agent until stopped: SampleAgent, ResearchAgent, Primary, Orchestrator, the LLM agents of a file (--agent-file), a process (--exec) or a remote A2A agent (--remote)",
 		Long: "Runs the agent on the configured bus: it consumes agent.task.<name>, answers cancel requests and\n" +
 			"stops gracefully on SIGINT/SIGTERM (in-flight tasks finish within agent.stop_timeout, the rest are\n" +
 			"requeued). With --ephemeral it exits 0 after --max-tasks tasks or --idle-timeout without one (KEDA jobs).\n" +
 			"With --agent-file it runs the LLM-backed agents declared in YAML instead (docs/llm-agents.md); with\n" +
-			"--exec 'CMD ARGS' a process in any language speaking NDJSON on stdin/stdout (docs/ndjson.md).\n" +
+			"--exec 'CMD ARGS' a process in any language speaking NDJSON on stdin/stdout (docs/ndjson.md). With\n" +
+			"--remote NAME an A2A agent on the web (any A2A SDK, JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3), declared in\n" +
+			"remote.agents or as a well-known entry with a url: its card is fetched and checked every\n" +
+			"remote.card_check_interval, its skills served under NAME, each task sent to it with a2aclient, its status\n" +
+			"updates, artifacts and questions passed back, cancels and deadlines forwarded (docs/a2a-remote.md).\n" +
 			"It logs JSON at info (log.level, log.format to change).",
 		Example: "  a2abus serve --agent SampleAgent\n" +
 			"  a2abus serve --agent ResearchAgent --docs ./docs --ephemeral --max-tasks 1 --idle-timeout 30s\n" +
 			"  a2abus serve --agent Orchestrator --workflows workflows/\n" +
 			"  a2abus serve --agent-file agents.d/\n" +
-			"  a2abus serve --exec 'python3 examples/python-stdio/agent.py'",
+			"  a2abus serve --exec 'python3 examples/python-stdio/agent.py'\n" +
+			"  a2abus serve --remote Weather",
 		Args: cobra.NoArgs,
 	}
 	cliutil.SetProfile(cmd, cliutil.Daemon)
 	cmd.RunE = c.withConfig(func(ctx context.Context, e *env, _ []string) error {
 		if err := f.Apply(cmd.Flags(), e.Config); err != nil {
 			return err
+		}
+		if cmd.Flags().Changed("remote") {
+			return serveRemote(ctx, cmd, e, remotes, f.Name())
 		}
 		if cmd.Flags().Changed("exec") {
 			return serveExec(ctx, cmd, e, execLine, cardFile, f.Name())
@@ -65,6 +76,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&workflowsDir, "workflows", "", "Orchestrator: the folder of workflow YAML files it exposes as skills (default: the shipped ones); see docs/workflows.md")
 	cmd.Flags().StringVar(&agentFile, "agent-file", "", "run the LLM-backed agents declared in this YAML file, or in every .yaml file of this folder (agents.d); see docs/llm-agents.md")
 	cmd.Flags().StringVar(&execLine, "exec", "", "run this command (one string, split as a shell would) as the agent, speaking NDJSON on stdin/stdout; see docs/ndjson.md")
+	cmd.Flags().StringArrayVar(&remotes, "remote", nil, "serve the remote A2A agent of this name (remote.agents, or a well-known entry with a url) as a bus agent; repeat it for more; see docs/a2a-remote.md")
 	cmd.Flags().StringVar(&cardFile, "card", "", "with --exec: the agent's card (JSON, the well-known-agents.json shape) instead of the one the process sends first")
 	f = agents.AddFlags(cmd.Flags(), false)
 	_ = cmd.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions([]string{agents.KindSample, agents.KindResearch, agents.KindPrimary, agents.KindOrchestrator}, cobra.ShellCompDirectiveNoFileComp))
@@ -85,4 +97,17 @@ func serveExec(ctx context.Context, cmd *cobra.Command, e *env, line, cardFile, 
 		opts.Card = card
 	}
 	return e.Explain(execbridge.Serve(ctx, e.Config, opts, e.Log))
+}
+
+// serveRemote runs `a2abus serve --remote NAME [--remote NAME …]`.
+func serveRemote(ctx context.Context, cmd *cobra.Command, e *env, names []string, name string) error {
+	for _, other := range []string{"agent", "agent-file", "exec", "card", "workflows"} {
+		if cmd.Flags().Changed(other) {
+			return fmt.Errorf("--remote serves remote agents: give no --%s with it", other)
+		}
+	}
+	if name != "" {
+		return fmt.Errorf("--remote NAME is the agent's bus name: give no --name with it")
+	}
+	return e.Explain(remote.Serve(ctx, e.Config, names, e.Log))
 }

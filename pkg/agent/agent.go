@@ -153,6 +153,11 @@ type Agent struct {
 
 	life *component.Runner
 
+	// amu orders announcements: none goes out once the deregistration did.
+	amu          sync.Mutex
+	held         bool // announcements held (HoldAnnouncements); guarded by amu
+	deregistered bool // the deregistration was sent; guarded by amu
+
 	mu     sync.Mutex // guards handlers, mw and frozen
 	frozen bool       // Run has begun: no more skills or middleware
 }

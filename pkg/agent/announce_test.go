@@ -139,3 +139,47 @@ func TestAnnouncementsAreSignedWithTheSecret(t *testing.T) {
 		t.Fatal("no announcement")
 	}
 }
+
+// A held agent announces nothing — not periodically, not to a directory's
+// query, not on Announce — until released; after its deregistration,
+// Announce lists it no more.
+func TestHeldAnnouncementsAndAnnounce(t *testing.T) {
+	h := newHarness(t)
+	l := listenAnnouncements(t, h)
+	a := h.agent(Options{Card: a2a.AgentCard{Name: "Bridge"}, AnnounceInterval: 50 * time.Millisecond, InstanceID: "inst-held"},
+		map[string]Handler{"echo": echo})
+	a.HoldAnnouncements(true)
+	a.Announce(context.Background()) // not running yet: nothing
+	errc := h.start(a)
+	env, err := h.codec.Encode(&a2a.DiscoveryQuery{From: "Directory", Time: time.Now()}, a2a.Trace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the query routed to the started agent", func() bool {
+		return h.b.Publish(context.Background(), bus.Message{Envelope: env, RoutingKey: a2a.RoutingKeyDiscoveryQuery}) == nil
+	})
+	a.Announce(context.Background())
+	time.Sleep(500 * time.Millisecond) // ten announce intervals, and the query's answer had time to go out
+	if n := l.count(); n != 0 {
+		t.Fatalf("%d announcements while held, want none", n)
+	}
+	a.HoldAnnouncements(false)
+	a.Announce(context.Background())
+	testenv.Eventually(t, "the announcement once released", func() bool { return l.count() >= 1 })
+	if got := l.last(); got.Deregistering || got.Card.Name != "Bridge" {
+		t.Fatalf("announcement = %+v", got)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the deregistration", func() bool { return l.last().Deregistering })
+	n := l.count()
+	a.Announce(context.Background())
+	time.Sleep(200 * time.Millisecond)
+	if l.count() != n || !l.last().Deregistering {
+		t.Fatalf("Announce after the deregistration sent %d more, last %+v", l.count()-n, l.last())
+	}
+}

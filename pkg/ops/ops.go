@@ -59,9 +59,10 @@ type Options struct {
 type Ops struct {
 	opts  Options
 	reg   *prometheus.Registry
-	m     *metrics   // nil without Options.Metrics
-	col   *collector // nil without Options.Metrics
-	tr    *tracing   // nil without a TracerProvider
+	m     *metrics       // nil without Options.Metrics
+	col   *collector     // nil without Options.Metrics
+	rm    *remoteMetrics // nil without Options.Metrics
+	tr    *tracing       // nil without a TracerProvider
 	ready readiness
 	log   *zap.Logger
 
@@ -87,7 +88,11 @@ func New(o Options) (*Ops, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ops: register the metrics: %w", err)
 		}
-		ops.m, ops.col = m, newCollector()
+		rm, err := newRemoteMetrics(ops.reg)
+		if err != nil {
+			return nil, fmt.Errorf("ops: register the remote agents' metrics: %w", err)
+		}
+		ops.m, ops.col, ops.rm = m, newCollector(), rm
 		if err := ops.reg.Register(ops.col); err != nil {
 			return nil, fmt.Errorf("ops: register the state metrics: %w", err)
 		}

@@ -151,17 +151,28 @@ func (b *Bridge) Start(ctx context.Context) error {
 func (b *Bridge) firstCard(ctx context.Context) (*spec.AgentCard, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CardTimeout)
 	defer cancel()
+	var last error // what the remote last answered: the bound may cut the attempt after it
+	gaveUp := func(err error, attempts int) error {
+		if last == nil || ctx.Err() == nil {
+			return err
+		}
+		return fmt.Errorf("no card within %s (%d attempts); last answer: %w", b.opts.CardTimeout, attempts, last)
+	}
 	for attempt := 0; ; attempt++ {
 		card, err := b.fetchCard(ctx)
 		if err == nil {
 			return card, nil
 		}
+		if ctx.Err() != nil {
+			return nil, gaveUp(err, attempt+1)
+		}
+		last = err
 		wait, transient := retryable(err)
-		if !transient || ctx.Err() != nil {
+		if !transient {
 			return nil, err
 		}
 		if !backoff.Sleep(ctx, max(wait, b.delay(attempt))) {
-			return nil, err
+			return nil, gaveUp(err, attempt+1)
 		}
 	}
 }

@@ -47,6 +47,7 @@ type Config struct {
 	Ops       OpsConfig       `mapstructure:"ops" yaml:"ops"`
 	HTTP      HTTPConfig      `mapstructure:"http" yaml:"http"`
 	MCP       MCPConfig       `mapstructure:"mcp" yaml:"mcp"`
+	Gateway   GatewayConfig   `mapstructure:"gateway" yaml:"gateway"`
 }
 
 // LogConfig selects the log level and encoding.
@@ -383,6 +384,7 @@ func Default() *Config {
 		Workflow: WorkflowConfig{MaxRenderBytes: workflow.DefaultMaxRenderBytes, MaxSteps: workflow.DefaultMaxSteps},
 		HTTP:     defaultHTTP(),
 		MCP:      MCPConfig{MaxSessions: DefaultMCPMaxSessions, SessionIdleTimeout: DefaultMCPSessionIdleTimeout},
+		Gateway:  defaultGateway(),
 	}
 }
 

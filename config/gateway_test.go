@@ -44,7 +44,9 @@ func TestGatewayValidation(t *testing.T) {
 		{"no burst", func(c *Config) { c.Gateway.Burst = 0 }, "gateway.burst"},
 		{"unlimited rate, no burst", func(c *Config) { c.Gateway.Rate, c.Gateway.Burst = 0, 0 }, ""},
 		{"no stream", func(c *Config) { c.Gateway.MaxStreams = 0 }, "gateway.max_streams"},
-		{"push to a network and hosts", func(c *Config) { c.Gateway.Push.Allow = []string{"10.0.0.0/8", "hooks.example.com", "*.example.org", "::1"} }, ""},
+		{"push to a network and hosts", func(c *Config) {
+			c.Gateway.Push.Allow = []string{"10.0.0.0/8", "hooks.example.com", "*.example.org", "::1"}
+		}, ""},
 		{"push to a URL", func(c *Config) { c.Gateway.Push.Allow = []string{"https://hooks.example.com/x"} }, "gateway.push.allow"},
 		{"no push attempt", func(c *Config) { c.Gateway.Push.MaxAttempts = 0 }, "gateway.push.max_attempts"},
 	}

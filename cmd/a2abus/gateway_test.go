@@ -98,7 +98,7 @@ func TestGatewayServesTheAgentsOfTheBus(t *testing.T) {
 	var a struct {
 		Result struct {
 			Task struct {
-				Status struct{ State string } `json:"status"`
+				Status    struct{ State string } `json:"status"`
 				Artifacts []struct {
 					Parts []struct{ Text string } `json:"parts"`
 				} `json:"artifacts"`

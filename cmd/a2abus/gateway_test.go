@@ -119,3 +119,30 @@ func TestGatewayServesTheAgentsOfTheBus(t *testing.T) {
 		t.Fatalf("a2abus gateway did not stop\nstderr: %s", stderr)
 	}
 }
+
+// TestAccessPlanIncludesTheGateway: access plan gives the gateway's
+// broker user what its callers need — their response queues, and the
+// task queues of the agents the policy lets them call — under the names
+// identity.users maps it to; --no-gateway leaves them out.
+func TestAccessPlanIncludesTheGateway(t *testing.T) {
+	isolate(t, "")
+	t.Setenv("A2ABUS_GATEWAY_KEYS", "Alice="+gatewayKey+",Bob=bob-"+gatewayKey)
+	t.Setenv("A2ABUS_IDENTITY_USERS", "gw=Alice,gw=Bob")
+	args := []string{"access", "plan", "--no-config-caller", "--no-well-known", "--agent", "SampleAgent"}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"# gw acts as Alice, Bob", `agent\.response\.Alice`, `agent\.response\.Bob`, `agent\.task\.SampleAgent`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the plan lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, gatewayKey) {
+		t.Errorf("the plan shows a key:\n%s", out)
+	}
+	code, out, _ = runCLI(t, append(args, "--no-gateway")...)
+	if code != 0 || strings.Contains(out, "gw") {
+		t.Errorf("--no-gateway: exit %d\n%s", code, out)
+	}
+}

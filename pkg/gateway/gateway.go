@@ -160,7 +160,7 @@ func New(o Options) (*Gateway, error) {
 	}
 	g.rates = newPrincipalRates(o.Rate, o.Burst, o.Now)
 	g.streams = &streamSlots{max: int64(o.MaxStreams)}
-	g.tasks = &taskIndex{mem: o.Memory, max: o.MaxListedTasks}
+	g.tasks = newTaskIndex(o.Memory, o.MaxListedTasks, func(err error) { g.log.Warn("gateway: tasks not listed", zap.Error(err)) })
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	h := &handler{g: g}
 	keepAlive := a2asrv.WithTransportKeepAlive(o.StreamKeepAlive)
@@ -269,6 +269,7 @@ func (g *Gateway) Close() error {
 		g.mu.Unlock()
 		g.err = srv.Close()
 		g.push.wait()
+		g.tasks.sync()
 	})
 	return g.err
 }

@@ -200,8 +200,7 @@ type started struct {
 	join  func()
 }
 
-// registered waits for the task's registration (its place in the
-// principal's list, its push config) to be done.
+// registered waits for the task's push registration to be done.
 func (s *started) registered() {
 	if s.join != nil {
 		s.join()
@@ -217,8 +216,9 @@ func (s *started) close() {
 }
 
 // start sends the message: a new task of the agent's skill, or the answer
-// to a task waiting for input (the message names the task). The task is
-// registered (listed, its push config kept) beside the caller's wait.
+// to a task waiting for input (the message names the task). A new task is
+// listed for its principal (written behind: taskIndex); its push config is
+// kept beside the caller's wait.
 func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageRequest, stream bool) (*started, error) {
 	if req == nil || req.Message == nil {
 		return nil, invalidParams("params.message is required")
@@ -252,13 +252,17 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 			return nil, h.g.refusal(rq, "send to "+rq.agent.Name, err)
 		}
 	}
-	done := make(chan struct{})
-	listed := in.taskID == ""
-	go func() {
-		defer close(done)
-		h.g.register(rq, s.inv, listed, in.push)
-	}()
-	s.join = func() { <-done }
+	if in.taskID == "" {
+		h.g.tasks.add(rq.principal, s.inv.TaskID, h.g.opts.Now()) // written behind the send
+	}
+	if in.push != nil || in.taskID != "" {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.g.register(rq, s.inv, in.push)
+		}()
+		s.join = func() { <-done }
+	}
 	return s, nil
 }
 
@@ -279,19 +283,12 @@ func (h *handler) answer(ctx context.Context, rq *request, in *sendInput) (calle
 	return inv, nil
 }
 
-// register lists a new task for its principal and keeps its push config;
-// a failure is logged: the task is sent, and its push is made all the same.
-func (g *Gateway) register(rq *request, inv caller.Invocation, list bool, push *spec.PushConfig) {
+// register keeps a task's push config (push, or, for an answer, those
+// kept already) and waits for the end of its turn to push it.
+func (g *Gateway) register(rq *request, inv caller.Invocation, push *spec.PushConfig) {
 	ctx, cancel := context.WithTimeout(context.Background(), registerTimeout)
 	defer cancel()
-	if list {
-		if err := g.tasks.add(ctx, rq.principal, inv.TaskID, g.opts.Now()); err != nil {
-			g.log.Warn("gateway: task not listed", zap.String("principal", rq.principal), zap.String("task", inv.TaskID), zap.Error(err))
-		}
-	}
-	if push != nil {
-		g.push.register(ctx, rq, inv, push)
-	}
+	g.push.register(ctx, rq, inv, push)
 }
 
 // registerTimeout bounds a task's registration.

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	spec "github.com/a2aproject/a2a-go/v2/a2a"
@@ -21,28 +20,93 @@ import (
 
 // taskIndex keeps, per principal, the tasks the gateway sent for it,
 // newest first (memory.GatewayTasksIndex, scored by minus the Unix
-// microsecond of their registration), bounded to its max latest:
-// every trimEvery additions of a process cut the index back to max.
+// microsecond they were sent), bounded to its max latest: every trimEvery
+// additions of a process cut the index back to max.
+//
+// Additions are written behind the sends, group-committed: add queues one
+// and returns; one writer at a time takes everything queued and writes it
+// in one batch, so a burst of sends costs a round trip or two, not one
+// each. ListTasks first waits until this process's queued additions are
+// written (sync); another replica's are within a round trip of its sends.
 type taskIndex struct {
 	mem  memory.Memory
 	max  int
-	adds atomic.Int64
+	log  func(error)
+	adds int // additions queued since the last trim
+
+	mu      sync.Mutex
+	idle    *sync.Cond // signalled when the writer stops
+	pending []memory.Op
+	touched map[string]bool // indexes written since the last trim
+	writing bool
 }
 
 const trimEvery = 64
 
-func (t *taskIndex) add(ctx context.Context, principal, taskID string, at time.Time) error {
+func newTaskIndex(mem memory.Memory, max int, log func(error)) *taskIndex {
+	t := &taskIndex{mem: mem, max: max, log: log, touched: map[string]bool{}}
+	t.idle = sync.NewCond(&t.mu)
+	return t
+}
+
+// add queues the listing of taskID for principal, sent at at.
+func (t *taskIndex) add(principal, taskID string, at time.Time) {
 	idx, err := memory.GatewayTasksIndex(principal)
 	if err != nil {
-		return err
+		t.log(err)
+		return
 	}
-	if err := t.mem.IndexAdd(ctx, idx, taskID, -at.UnixMicro()); err != nil {
-		return fmt.Errorf("list task %s of %s: %w", taskID, principal, err)
+	t.mu.Lock()
+	t.pending = append(t.pending, memory.IndexAddOp(idx, taskID, -at.UnixMicro()))
+	t.touched[idx] = true
+	start := !t.writing
+	t.writing = true
+	t.mu.Unlock()
+	if start {
+		go t.write()
 	}
-	if t.adds.Add(1)%trimEvery == 0 {
-		return t.trim(ctx, idx)
+}
+
+// write writes what is queued, batch after batch, until nothing is.
+func (t *taskIndex) write() {
+	for {
+		t.mu.Lock()
+		ops := t.pending
+		t.pending = nil
+		var trim []string
+		if t.adds += len(ops); t.adds >= trimEvery {
+			for idx := range t.touched {
+				trim = append(trim, idx)
+			}
+			t.adds, t.touched = 0, map[string]bool{}
+		}
+		if len(ops) == 0 {
+			t.writing = false
+			t.idle.Broadcast()
+			t.mu.Unlock()
+			return
+		}
+		t.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), registerTimeout)
+		if _, err := t.mem.Batch(ctx, ops...); err != nil {
+			t.log(fmt.Errorf("list %d tasks: %w", len(ops), err))
+		}
+		for _, idx := range trim {
+			if err := t.trim(ctx, idx); err != nil {
+				t.log(fmt.Errorf("trim %s: %w", idx, err))
+			}
+		}
+		cancel()
 	}
-	return nil
+}
+
+// sync waits until the additions queued before it are written.
+func (t *taskIndex) sync() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for t.writing {
+		t.idle.Wait()
+	}
 }
 
 // trim removes the entries past the max latest (at most 4·trimEvery at a time).
@@ -98,6 +162,7 @@ func (h *handler) ListTasks(ctx context.Context, req *spec.ListTasksRequest) (*s
 	if err != nil {
 		return nil, h.g.refusal(rq, "list tasks", err)
 	}
+	h.g.tasks.sync() // this process's latest sends are listed
 	members, err := h.g.opts.Memory.IndexRange(ctx, idx, 0, pos+scanPages*size+1)
 	if err != nil {
 		return nil, h.g.refusal(rq, "list tasks", err)

@@ -134,6 +134,9 @@ func (p *pusher) check(cfg *spec.PushConfig) error {
 // for its turn to end to push it. With no cfg (an answer to a question),
 // the configs kept for the task are pushed at the end of the new turn.
 func (p *pusher) register(ctx context.Context, rq *request, inv caller.Invocation, cfg *spec.PushConfig) {
+	if !p.enabled() {
+		return
+	}
 	if cfg != nil {
 		if _, err := p.put(ctx, rq.principal, inv, cfg); err != nil {
 			p.g.log.Warn("gateway: push config not kept (it is pushed all the same)", zap.String("task", inv.TaskID), zap.Error(err))

@@ -5,8 +5,10 @@ package gateway_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -94,15 +96,28 @@ func BenchmarkGateway(b *testing.B) {
 	b.Run("direct invoke", func(b *testing.B) {
 		parallel(b, func() error { _, err := direct.Invoke(ctx, echo); return err })
 	})
+	// The senders post a ready-made JSON-RPC body, as a load generator does:
+	// what is measured is the gateway, not a client's encoding.
+	nonBlocking := []byte(rpc("SendMessage", map[string]any{"message": sendParams("bench", "", nil)["message"],
+		"metadata": map[string]any{gateway.MetaSkill: sample.SkillEcho}, "configuration": map[string]any{"returnImmediately": true}}))
 	b.Run("non-blocking send", func(b *testing.B) {
-		parallel(b, func() error {
-			req := send("bench", sample.SkillEcho)
-			req.Config = &spec.SendMessageConfig{ReturnImmediately: true}
-			_, err := client.SendMessage(ctx, req)
-			return err
-		})
+		parallel(b, func() error { return postRaw(hc, m.agentURL(m.sample), nonBlocking) })
 	})
 	b.Run("streams", func(b *testing.B) { streams(b, m, idle, reg) })
+}
+
+// postRaw POSTs a JSON-RPC body and checks the answer is a result.
+func postRaw(hc *http.Client, url string, body []byte) error {
+	resp, err := hc.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(`"result"`)) {
+		return fmt.Errorf("HTTP %d %s: %v", resp.StatusCode, b, err)
+	}
+	return nil
 }
 
 // authRoundTripper sends key as a bearer token.

@@ -105,7 +105,7 @@ func (g *Gateway) security() (spec.NamedSecuritySchemes, spec.SecurityRequiremen
 // serveCard is GET /agents/<Name>/.well-known/agent-card.json, through
 // a2asrv's card handler (CORS for browsers).
 func (g *Gateway) serveCard(w http.ResponseWriter, r *http.Request, rq *request) {
-	if !g.served(w, rq, r.PathValue("name")) {
+	if !g.listed(w, rq, r.PathValue("name"), true) {
 		return
 	}
 	card := g.card(rq.agent, rq.base)
@@ -140,7 +140,7 @@ func (g *Gateway) serveCatalog(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	cat := Catalog{Agents: []CatalogEntry{}}
 	for _, e := range g.opts.Directory.List(directory.Filter{Query: r.URL.Query().Get("q"), Skill: r.URL.Query().Get("skill")}) {
-		if e.Status != directory.StatusOnline && !e.WellKnown {
+		if !served(e) {
 			continue
 		}
 		u := rq.base + AgentsPath + "/" + url.PathEscape(e.Name)

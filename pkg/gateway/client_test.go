@@ -16,9 +16,13 @@ import (
 	spec "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/gateway"
 )
 
@@ -312,5 +316,63 @@ func TestFollowUpAnswersInputRequired(t *testing.T) {
 	}
 	if done := res.(*spec.Task); done.ID != asked.ID || done.Status.State != spec.TaskStateCompleted || taskText(done) != "you said blue" {
 		t.Errorf("after the answer: %s %s %q", done.ID, done.Status.State, taskText(done))
+	}
+}
+
+// TestOfflineAgents: an agent that stops (and is not well-known) loses its
+// card and its place in the catalog, and takes no new task, but its tasks
+// can still be read; a well-known agent that does not run keeps its card,
+// and a task sent to it waits in its queue.
+func TestOfflineAgents(t *testing.T) {
+	w := testworld.Embedded(t)
+	sleeper := "WellKnownSleeper"
+	m := newMesh(t, w, nil, func(c *config.Config) { c.Directory.WellKnownFile = wellKnown(t, sleeper, "nap") })
+	leaver := w.N("Leaver")
+	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: leaver, Skills: []a2a.AgentSkill{{ID: "say", Name: "say"}}}, Bus: w.Connect(t), StopTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Handle("say", func(_ context.Context, task *agent.Task) (*agent.Result, error) { return agent.TextResult("bye"), nil }); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Run(context.Background()) }()
+	m.waitListed(t, leaver)
+	ctx := context.Background()
+	res, err := m.client(t, m.alice, leaver, spec.TransportProtocolJSONRPC).SendMessage(ctx, send("hi", "say"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.(*spec.Task).ID
+	c := m.client(t, m.alice, leaver, spec.TransportProtocolJSONRPC) // its card read while it runs
+	_ = a.Close()
+	<-done
+	testenv.Eventually(t, "the stopped agent is offline", func() bool {
+		e, ok := m.dir.Lookup(leaver)
+		return ok && e.Status == directory.StatusOffline
+	})
+	if resp, _ := get(t, m.agentURL(leaver)+gateway.CardPath, aliceKey); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the card of an offline agent: %d", resp.StatusCode)
+	}
+	_, body := get(t, m.url+gateway.AgentsPath, aliceKey)
+	if strings.Contains(string(body), `"`+leaver+`"`) {
+		t.Errorf("the catalog lists the offline agent: %s", body)
+	}
+	if got, err := c.GetTask(ctx, &spec.GetTaskRequest{ID: id}); err != nil || got.Status.State != spec.TaskStateCompleted {
+		t.Errorf("a task of the offline agent: %+v, %v", got, err)
+	}
+	if _, err := c.SendMessage(ctx, send("again", "say")); !errors.Is(err, spec.ErrUnsupportedOperation) {
+		t.Errorf("a send to the offline agent: %v, want unsupported operation", err)
+	}
+
+	wk := m.client(t, m.alice, sleeper, spec.TransportProtocolJSONRPC)
+	req := send("later", "nap")
+	req.Config = &spec.SendMessageConfig{ReturnImmediately: true}
+	res, err = wk.SendMessage(ctx, req)
+	if err != nil || res.(*spec.Task).Status.State != spec.TaskStateSubmitted {
+		t.Fatalf("a send to a well-known agent that does not run: %+v, %v", res, err)
+	}
+	if got, err := wk.GetTask(ctx, &spec.GetTaskRequest{ID: res.(*spec.Task).ID}); err != nil || got.Status.State != spec.TaskStateSubmitted {
+		t.Errorf("its task: %+v, %v (it waits in the queue)", got, err)
 	}
 }

@@ -238,6 +238,10 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 			return nil, err
 		}
 	} else {
+		if !served(rq.agent) {
+			return nil, spec.NewError(spec.ErrUnsupportedOperation, fmt.Sprintf(
+				"agent %s is offline and not well-known: it takes no new tasks (its tasks can still be read and canceled)", rq.agent.Name))
+		}
 		breq := caller.Request{Target: rq.agent.Name, Skill: in.skill, Text: in.text, Input: in.input,
 			ContextID: in.contextID, Timeout: in.timeout, Trace: rq.trace}
 		if stream {

@@ -142,12 +142,18 @@ func (g *Gateway) baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// served returns the agent called name when the gateway serves it: the
-// directory lists it online, or it is well-known (its tasks wait in its
-// queue). Otherwise it writes 404.
-func (g *Gateway) served(w http.ResponseWriter, rq *request, name string) bool {
+// served reports whether the gateway serves e's card and takes new tasks
+// for it: the directory lists it online, or it is well-known (its tasks
+// wait in its queue while it does not run).
+func served(e directory.Entry) bool { return e.Status == directory.StatusOnline || e.WellKnown }
+
+// listed finds the agent called name for a request: for its card, one the
+// gateway serves; for the methods, any the directory still lists, so that
+// the tasks of an agent that went offline can still be read and canceled
+// (a send to it is refused: start). Otherwise it writes 404.
+func (g *Gateway) listed(w http.ResponseWriter, rq *request, name string, card bool) bool {
 	e, ok := g.opts.Directory.Lookup(name)
-	if !ok || (e.Status != directory.StatusOnline && !e.WellKnown) {
+	if !ok || (card && !served(e)) {
 		writeError(w, rq, http.StatusNotFound, codeInvalidRequest, fmt.Sprintf("no agent %q: the gateway serves the agents the directory lists online and the well-known ones (GET %s)", name, AgentsPath))
 		return false
 	}
@@ -219,7 +225,7 @@ func streaming(method string) bool {
 
 // serveJSONRPC is POST /agents/<Name>: the JSON-RPC binding (a2asrv's).
 func (g *Gateway) serveJSONRPC(w http.ResponseWriter, r *http.Request, rq *request) {
-	if !g.served(w, rq, r.PathValue("name")) {
+	if !g.listed(w, rq, r.PathValue("name"), false) {
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -244,7 +250,7 @@ func (g *Gateway) serveJSONRPC(w http.ResponseWriter, r *http.Request, rq *reque
 // serveREST is /agents/<Name>/rest/...: the HTTP+JSON binding (a2asrv's),
 // under the agent's prefix.
 func (g *Gateway) serveREST(w http.ResponseWriter, r *http.Request, rq *request) {
-	if !g.served(w, rq, r.PathValue("name")) {
+	if !g.listed(w, rq, r.PathValue("name"), false) {
 		return
 	}
 	path := "/" + r.PathValue("path")

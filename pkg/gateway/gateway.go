@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -100,6 +101,7 @@ var ErrInvalidOptions = errors.New("gateway: invalid options")
 type Gateway struct {
 	opts    Options
 	log     *zap.Logger
+	slog    *slog.Logger              // a2a-go's lines, into log (logging.go)
 	callers map[string]*caller.Caller // by lower-case name
 	keys    keyring
 	jwt     *jwtVerifier
@@ -127,7 +129,7 @@ func New(o Options) (*Gateway, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
 	}
-	g := &Gateway{opts: o, log: o.Logger, callers: map[string]*caller.Caller{}}
+	g := &Gateway{opts: o, log: o.Logger, slog: slog.New(zapHandler{log: o.Logger}), callers: map[string]*caller.Caller{}}
 	for _, c := range o.Callers {
 		if c == nil {
 			return nil, fmt.Errorf("%w: a nil caller", ErrInvalidOptions)
@@ -216,7 +218,8 @@ func (o *Options) normalize() error {
 // callerOf is the caller called name (ignoring case), or nil.
 func (g *Gateway) callerOf(name string) *caller.Caller { return g.callers[strings.ToLower(name)] }
 
-// Handler serves the gateway's routes (what Listen serves).
+// Handler serves the gateway's routes, without the listener's bounds
+// (Listen serves it within them; serve it with internal/httpserve).
 func (g *Gateway) Handler() http.Handler { return g.handler }
 
 // Listen binds addr (port 0 picks one) within Options.Limits; Run serves it.

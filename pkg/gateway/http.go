@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/log"
+
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -73,7 +75,8 @@ func (g *Gateway) routes() http.Handler {
 			rw.commit()
 			g.metrics.request(rq.method, rw.status, time.Since(start))
 		}()
-		mux.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), requestKey{}, rq)))
+		ctx := log.AttachLogger(context.WithValue(r.Context(), requestKey{}, rq), g.slog)
+		mux.ServeHTTP(rw, r.WithContext(ctx))
 	})
 }
 

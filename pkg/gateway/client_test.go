@@ -376,3 +376,41 @@ func TestOfflineAgents(t *testing.T) {
 		t.Errorf("its task: %+v, %v (it waits in the queue)", got, err)
 	}
 }
+
+// TestTraceparentReachesTheAgent: a request's traceparent travels with its
+// task over the bus to the agent (here with no tracer in between, as it
+// came); a malformed one is dropped.
+func TestTraceparentReachesTheAgent(t *testing.T) {
+	m := newMesh(t, testworld.Embedded(t), nil)
+	const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	for _, tc := range []struct{ header, want string }{{tp, "traceparent=" + tp}, {"00-bad", "traceparent="}} {
+		_, a := post(t, m.agentURL(m.whoami), "application/json", rpc("SendMessage", sendParams("who", "whoami", nil)),
+			"Authorization", "Bearer "+aliceKey, "traceparent", tc.header)
+		if a.Error != nil || !strings.Contains(string(a.Result), tc.want+`"`) {
+			t.Errorf("traceparent %q: the agent saw %s %+v, want %s", tc.header, a.Result, a.Error, tc.want)
+		}
+	}
+}
+
+// TestAClientThatGoesAwayLosesNothing: a client that gives up on a
+// blocking send leaves the task running; its principal finds it in the
+// list and gets it completed.
+func TestAClientThatGoesAwayLosesNothing(t *testing.T) {
+	m := newMesh(t, testworld.Embedded(t), nil)
+	c := m.client(t, m.alice, m.sample, spec.TransportProtocolJSONRPC)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	_, err := c.SendMessage(ctx, send("1500", sample.SkillSleep))
+	cancel()
+	if err == nil {
+		t.Fatal("the send ended before the client gave up")
+	}
+	list, err := c.ListTasks(context.Background(), &spec.ListTasksRequest{PageSize: 1})
+	if err != nil || len(list.Tasks) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	id := list.Tasks[0].ID
+	testenv.Eventually(t, "the abandoned task completes", func() bool {
+		got, err := c.GetTask(context.Background(), &spec.GetTaskRequest{ID: id})
+		return err == nil && got.Status.State == spec.TaskStateCompleted && taskText(got) == "slept 1.5s"
+	})
+}

@@ -211,8 +211,8 @@ func startWhoami(t testing.TB, b bus.Bus, name string) {
 		t.Fatal(err)
 	}
 	if err := a.Handle("whoami", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
-		return agent.TextResult(fmt.Sprintf("caller=%s chain=%s session=%s", task.Request.Caller,
-			strings.Join(task.Request.CallChain, ","), task.Request.SessionID)), nil
+		return agent.TextResult(fmt.Sprintf("caller=%s chain=%s session=%s traceparent=%s", task.Request.Caller,
+			strings.Join(task.Request.CallChain, ","), task.Request.SessionID, task.Trace.Parent)), nil
 	}); err != nil {
 		t.Fatal(err)
 	}

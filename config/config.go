@@ -51,6 +51,7 @@ type Config struct {
 	HTTP         HTTPConfig         `mapstructure:"http" yaml:"http"`
 	MCP          MCPConfig          `mapstructure:"mcp" yaml:"mcp"`
 	Remote       RemoteConfig       `mapstructure:"remote" yaml:"remote"`
+	Gateway      GatewayConfig      `mapstructure:"gateway" yaml:"gateway"`
 }
 
 // LogConfig selects the log level and encoding.
@@ -420,9 +421,10 @@ func Default() *Config {
 		Workflow: WorkflowConfig{MaxRenderBytes: workflow.DefaultMaxRenderBytes, MaxSteps: workflow.DefaultMaxSteps},
 		Orchestrator: OrchestratorConfig{RouteThreshold: intent.DefaultThreshold, RouteMargin: intent.DefaultMargin, RouteFloor: intent.DefaultFloor,
 			RouteMaxQuestions: intent.DefaultMaxQuestions},
-		HTTP:   defaultHTTP(),
-		MCP:    MCPConfig{MaxSessions: DefaultMCPMaxSessions, SessionIdleTimeout: DefaultMCPSessionIdleTimeout},
-		Remote: defaultRemote(),
+		HTTP:    defaultHTTP(),
+		MCP:     MCPConfig{MaxSessions: DefaultMCPMaxSessions, SessionIdleTimeout: DefaultMCPSessionIdleTimeout},
+		Remote:  defaultRemote(),
+		Gateway: defaultGateway(),
 	}
 }
 

@@ -310,6 +310,10 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"mcp.token", "mcp.token_file", "mcp.insecure_no_auth", "mcp.max_sessions", "mcp.session_idle_timeout",
 		"remote.agents", "remote.card_check_interval", "remote.card_timeout", "remote.max_card_bytes", "remote.max_response_bytes",
 		"remote.poll_interval", "remote.cancel_timeout", "remote.retry_min", "remote.retry_max",
+		"gateway.listen", "gateway.public_url", "gateway.public_cards", "gateway.keys", "gateway.keys_file", "gateway.rate", "gateway.burst",
+		"gateway.max_streams", "gateway.stream_keepalive", "gateway.cancel_wait", "gateway.max_listed_tasks",
+		"gateway.jwt.jwks_url", "gateway.jwt.audience", "gateway.jwt.issuer", "gateway.jwt.claim", "gateway.jwt.callers", "gateway.jwt.refresh",
+		"gateway.push.allow", "gateway.push.timeout", "gateway.push.max_attempts", "gateway.push.max_pending",
 	}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {
 		t.Errorf("Keys() =\n  %v\nwant\n  %v", keys, want)

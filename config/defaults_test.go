@@ -16,6 +16,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/gateway"
 	"github.com/a2abus/a2abus/pkg/guard"
 	"github.com/a2abus/a2abus/pkg/intent"
 	"github.com/a2abus/a2abus/pkg/llm"
@@ -108,6 +109,19 @@ var ownDefaults = map[string]any{
 	"remote.cancel_timeout":      DefaultRemoteCancelTimeout,
 	"remote.retry_min":           DefaultRemoteRetryMin,
 	"remote.retry_max":           DefaultRemoteRetryMax,
+	// The gateway's package links a2a-go's server: config does not import it.
+	"gateway.listen":            DefaultGatewayListen,
+	"gateway.rate":              DefaultGatewayRate,
+	"gateway.burst":             DefaultGatewayBurst,
+	"gateway.max_streams":       DefaultGatewayMaxStreams,
+	"gateway.stream_keepalive":  DefaultGatewayStreamKeepAlive,
+	"gateway.cancel_wait":       DefaultGatewayCancelWait,
+	"gateway.max_listed_tasks":  DefaultGatewayMaxListedTasks,
+	"gateway.jwt.claim":         DefaultGatewayJWTClaim,
+	"gateway.jwt.refresh":       DefaultGatewayJWKSRefresh,
+	"gateway.push.timeout":      DefaultGatewayPushTimeout,
+	"gateway.push.max_attempts": DefaultGatewayPushAttempts,
+	"gateway.push.max_pending":  DefaultGatewayPushMaxPending,
 }
 
 // Every key with a default is in one of the two tables, and defaults to its
@@ -155,5 +169,31 @@ func TestDefaultsAreThePackagesConstants(t *testing.T) {
 func TestLLMDefaultsAgreeWithTheClient(t *testing.T) {
 	if DefaultLLMMaxResponseBytes != llm.DefaultMaxResponseBytes {
 		t.Errorf("llm.max_response_bytes defaults to %d, the client's DefaultMaxResponseBytes is %d", DefaultLLMMaxResponseBytes, llm.DefaultMaxResponseBytes)
+	}
+}
+
+// The gateway's own defaults are config's: config does not import the
+// gateway (agents must not link a2a-go's server), so the constants are
+// held equal here.
+func TestGatewayDefaultsAgreeWithTheGateway(t *testing.T) {
+	for _, c := range []struct {
+		key       string
+		got, want any
+	}{
+		{"gateway.rate", DefaultGatewayRate, gateway.DefaultRate},
+		{"gateway.burst", DefaultGatewayBurst, gateway.DefaultBurst},
+		{"gateway.max_streams", DefaultGatewayMaxStreams, gateway.DefaultMaxStreams},
+		{"gateway.stream_keepalive", DefaultGatewayStreamKeepAlive, gateway.DefaultStreamKeepAlive},
+		{"gateway.cancel_wait", DefaultGatewayCancelWait, gateway.DefaultCancelWait},
+		{"gateway.max_listed_tasks", DefaultGatewayMaxListedTasks, gateway.DefaultMaxListedTasks},
+		{"gateway.jwt.claim", DefaultGatewayJWTClaim, gateway.DefaultJWTClaim},
+		{"gateway.jwt.refresh", DefaultGatewayJWKSRefresh, gateway.DefaultJWKSRefresh},
+		{"gateway.push.timeout", DefaultGatewayPushTimeout, gateway.DefaultPushTimeout},
+		{"gateway.push.max_attempts", DefaultGatewayPushAttempts, gateway.DefaultPushAttempts},
+		{"gateway.push.max_pending", DefaultGatewayPushMaxPending, gateway.DefaultPushMaxPending},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s defaults to %v, the gateway's own default is %v", c.key, c.got, c.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/a2abus/a2abus/internal/redact"
 )
@@ -14,8 +15,8 @@ const Secret = redact.Secret
 
 // Redacted returns a copy of c that is safe to print: the passwords in
 // bus.url, redis.url and llm.base_url, redis.password,
-// directory.announce_secret, llm.api_key, mcp.token and the bearer tokens and
-// API keys of remote.agents are replaced by Secret.
+// directory.announce_secret, llm.api_key, mcp.token, the bearer tokens and
+// API keys of remote.agents and the keys of gateway.keys are replaced by Secret.
 func (c *Config) Redacted() *Config {
 	r := *c
 	r.Redis.Addrs = slices.Clone(c.Redis.Addrs)
@@ -43,6 +44,14 @@ func (c *Config) Redacted() *Config {
 		}
 		if a.APIKey != "" {
 			a.APIKey = Secret
+		}
+	}
+	r.Gateway.Keys = slices.Clone(c.Gateway.Keys)
+	for i, e := range r.Gateway.Keys {
+		if name, _, ok := strings.Cut(e, "="); ok {
+			r.Gateway.Keys[i] = name + "=" + Secret
+		} else {
+			r.Gateway.Keys[i] = Secret
 		}
 	}
 	return &r

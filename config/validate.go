@@ -94,6 +94,7 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.HTTP.validate()...)
 	errs = append(errs, c.MCP.validate()...)
 	errs = append(errs, c.Remote.validate()...)
+	errs = append(errs, c.Gateway.validate()...)
 	if c.Research.DocsDir == "" {
 		errs = append(errs, invalid("research.docs_dir", "must name a folder, got \"\""))
 	}

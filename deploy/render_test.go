@@ -16,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	sjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -33,6 +34,7 @@ var kinds = map[string]func() any{
 	"v1/ConfigMap":                           func() any { return new(corev1.ConfigMap) },
 	"v1/Secret":                              func() any { return new(corev1.Secret) },
 	"v1/Service":                             func() any { return new(corev1.Service) },
+	"networking.k8s.io/v1/Ingress":           func() any { return new(networkingv1.Ingress) },
 	"v1/ServiceAccount":                      func() any { return new(corev1.ServiceAccount) },
 	"v1/PersistentVolumeClaim":               func() any { return new(corev1.PersistentVolumeClaim) },
 	"v1/Namespace":                           func() any { return new(corev1.Namespace) },

@@ -14,7 +14,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/a2abus/a2abus/config"
@@ -383,4 +385,76 @@ func must[V any](v V, err error) func(t *testing.T) V {
 		}
 		return v
 	}
+}
+
+// TestGateway: where the gateway component is rendered, the gateway runs
+// `a2abus gateway` listening on its container's http port, which a Service
+// exposes; its keys file is on the Secret a2abus-gateway, whose template
+// holds valid keys; a PodDisruptionBudget covers it; and in production an
+// Ingress routes to the Service.
+func TestGateway(t *testing.T) {
+	each(t, func(t *testing.T, r *rendering) {
+		d := byName[appsv1.Deployment](r, "gateway")
+		if d == nil {
+			if r.Dir != "base" {
+				t.Errorf("%s renders no gateway", r.Dir)
+			}
+			return
+		}
+		p := pod{Owner: "Deployment/gateway", Spec: &d.Spec.Template.Spec, Labels: d.Spec.Template.Labels}
+		c := a2abusContainers(p)
+		if len(c) != 1 || !strings.HasPrefix(strings.Join(c[0].Args, " "), "gateway ") {
+			t.Fatalf("the gateway Deployment does not run a2abus gateway")
+		}
+		cfg, err := r.loadConfig(t, p, c[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, port, _ := strings.Cut(cfg.Gateway.Listen, ":")
+		http := portNumber(c[0], intstr.FromString("http"))
+		if fmt.Sprint(http) != port {
+			t.Errorf("gateway.listen %s, the container's http port %d", cfg.Gateway.Listen, http)
+		}
+		svc := byName[corev1.Service](r, "gateway")
+		if svc == nil || !matches(svc.Spec.Selector, d.Spec.Template.Labels) || len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort != intstr.FromString("http") {
+			t.Errorf("no Service exposes the gateway's http port: %+v", svc)
+		}
+		keys := ""
+		for _, vm := range c[0].VolumeMounts {
+			rel, ok := strings.CutPrefix(cfg.Gateway.KeysFile, strings.TrimSuffix(vm.MountPath, "/")+"/")
+			if !ok {
+				continue
+			}
+			for _, v := range d.Spec.Template.Spec.Volumes {
+				if v.Name == vm.Name && v.Secret != nil && strings.HasPrefix(v.Secret.SecretName, "a2abus-gateway") {
+					keys, _ = r.secretValue(t, v.Secret.SecretName, rel)
+				}
+			}
+		}
+		f := filepath.Join(t.TempDir(), "keys")
+		if err := os.WriteFile(f, []byte(keys), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		g := cfg.Gateway
+		g.KeysFile = f
+		if k, err := g.GatewayKeys(); err != nil || len(k) == 0 {
+			t.Errorf("gateway.keys_file %s (on the Secret a2abus-gateway) holds no valid key: %v", cfg.Gateway.KeysFile, err)
+		}
+		if !slices.ContainsFunc(all[policyv1.PodDisruptionBudget](r), func(pdb *policyv1.PodDisruptionBudget) bool {
+			return matches(pdb.Spec.Selector.MatchLabels, d.Spec.Template.Labels)
+		}) {
+			t.Error("no PodDisruptionBudget covers the gateway")
+		}
+		if r.Dir != "overlays/production" {
+			return
+		}
+		in := byName[networkingv1.Ingress](r, "gateway")
+		if in == nil || len(in.Spec.Rules) != 1 || in.Spec.Rules[0].HTTP == nil {
+			t.Fatal("production renders no Ingress for the gateway")
+		}
+		b := in.Spec.Rules[0].HTTP.Paths[0].Backend.Service
+		if b == nil || b.Name != svc.Name || b.Port.Name != svc.Spec.Ports[0].Name {
+			t.Errorf("the Ingress routes to %+v, want Service %s port %s", b, svc.Name, svc.Spec.Ports[0].Name)
+		}
+	})
 }

@@ -351,6 +351,22 @@ func ParseCancelMember(member string) (taskID, caller string, ok bool) {
 	return taskID, caller, true
 }
 
+// GatewayTasksIndex is the index of the tasks the A2A gateway sent for
+// caller (a principal), newest first (scored by minus the time they were sent,
+// Unix µs): "a2a/gateway/tasks/<caller>". ListTasks reads it.
+func GatewayTasksIndex(caller string) (string, error) {
+	if err := validateAgent("caller", caller); err != nil {
+		return "", err
+	}
+	return rootA2A + "gateway/tasks/" + caller, nil
+}
+
+// GatewayPushKey is the key of the push notification configs a client of
+// the A2A gateway set on task taskID of caller: "a2a/gateway/push/<caller>/<taskID>".
+func GatewayPushKey(caller, taskID string) (string, error) {
+	return callerTaskKey("gateway/push/", caller, taskID)
+}
+
 // ---- A workflow run: workflow/<run>/… ----
 
 // WorkflowRunKey is the key of run runID's state: "workflow/<runID>/run".

@@ -38,6 +38,7 @@ func newAccessPlanCmd(c *cli) *cobra.Command {
 		format, vhost             string
 		cluster, namespace        string
 		noWellKnown, noConfigName bool
+		noGateway                 bool
 	)
 	cmd := &cobra.Command{
 		Use: "plan",
@@ -45,7 +46,8 @@ func newAccessPlanCmd(c *cli) *cobra.Command {
 			"  a2abus access plan --from-bus --format manifests > deploy/components/access/access.yaml",
 		Short: "Print the broker users and permissions each agent and caller needs",
 		Long: "Works out, for every agent (directory.well_known_file, remote.agents, --agent, and with --from-bus\n" +
-			"the agents running now) and every caller (caller.name and --caller), the RabbitMQ user it connects as\n" +
+			"the agents running now) and every caller (caller.name, --caller, and the gateway's: the names its keys and JWTs\n" +
+			"map to, which identity.users maps to the gateway's broker user), the RabbitMQ user it connects as\n" +
 			"(its name, or the user identity.users maps to it), the vhost permissions (configure, write,\n" +
 			"read) and the topic permissions on bus.exchange and its dead-letter exchange that the bus\n" +
 			"topology needs, and no more; the targets an agent or caller may publish tasks to follow\n" +
@@ -59,6 +61,13 @@ func newAccessPlanCmd(c *cli) *cobra.Command {
 				roster.Callers = append(roster.Callers, cfg.Caller.Name)
 			}
 			roster.Callers = append(roster.Callers, callers...)
+			if !noGateway {
+				names, err := cfg.Gateway.Callers() // the gateway acts as each (identity.users maps them to its broker user)
+				if err != nil {
+					return fmt.Errorf("access plan: %w", err)
+				}
+				roster.Callers = append(roster.Callers, names...)
+			}
 			if !noWellKnown {
 				wk, err := node.WellKnown(cfg, e.Log)
 				if err != nil {
@@ -106,6 +115,7 @@ func newAccessPlanCmd(c *cli) *cobra.Command {
 	f.DurationVar(&wait, "wait", time.Second, "with --from-bus, how long to wait for running agents to announce themselves")
 	f.BoolVar(&noWellKnown, "no-well-known", false, "leave out directory.well_known_file")
 	f.BoolVar(&noConfigName, "no-config-caller", false, "leave out caller.name")
+	f.BoolVar(&noGateway, "no-gateway", false, "leave out the gateway's callers (the names of gateway.keys, gateway.keys_file and gateway.jwt.callers)")
 	f.StringVar(&format, "format", "commands", "commands (rabbitmqctl) or manifests (Messaging Topology Operator)")
 	f.StringVar(&vhost, "vhost", "", "the RabbitMQ virtual host (default: bus.url's, else /)")
 	f.StringVar(&cluster, "cluster", "rabbitmq", "with --format manifests, the RabbitmqCluster the objects refer to")

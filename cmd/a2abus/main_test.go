@@ -78,16 +78,17 @@ func TestConfigCheckHidesSecrets(t *testing.T) {
 	t.Setenv("A2ABUS_LLM_API_KEY", "sk-llm-env-secret")
 	t.Setenv("A2ABUS_LLM_BASE_URL", "http://127.0.0.1:11434/v1")
 	t.Setenv("A2ABUS_LLM_MODEL", "llama3.1")
+	t.Setenv("A2ABUS_GATEWAY_KEYS", "Alice=gateway-key-env-secret")
 	code, out, errOut := runCLI(t, "config", "check", "--config", p, "--amqp-url", "amqps://u:flag-secret@rabbit/")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	for _, secret := range []string{"from-file-secret", "env-secret", "flag-secret", "announce-env-secret", "sk-llm-env-secret"} {
+	for _, secret := range []string{"from-file-secret", "env-secret", "flag-secret", "announce-env-secret", "sk-llm-env-secret", "gateway-key-env-secret"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("output shows %q:\n%s", secret, out)
 		}
 	}
-	for _, want := range []string{"url: amqps://u:xxxxx@rabbit/", "url: redis://agent:xxxxx@cache:6379/0", "password: xxxxx", "announce_secret: xxxxx", "api_key: xxxxx"} {
+	for _, want := range []string{"url: amqps://u:xxxxx@rabbit/", "url: redis://agent:xxxxx@cache:6379/0", "password: xxxxx", "announce_secret: xxxxx", "api_key: xxxxx", "Alice=xxxxx"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -75,6 +75,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newHistoryCmd(c),
 		newChatCmd(c),
 		cliutil.SetProfile(newMCPCmd(c), cliutil.Daemon),
+		newGatewayCmd(c),
 		newConformanceCmd(c),
 		newWorkflowCmd(c),
 		newConverseCmd(c),

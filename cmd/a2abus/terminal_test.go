@@ -44,7 +44,7 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 // only demo the embedded ones (cliutil.Profile decides what each means).
 func TestEachCommandHasTheDefaultsOfWhatItDoes(t *testing.T) {
 	want := map[string]cliutil.Profile{
-		"a2abus serve": cliutil.Daemon, "a2abus directory": cliutil.Daemon, "a2abus mcp": cliutil.Daemon,
+		"a2abus serve": cliutil.Daemon, "a2abus directory": cliutil.Daemon, "a2abus mcp": cliutil.Daemon, "a2abus gateway": cliutil.Daemon,
 		"a2abus demo": cliutil.Demo, "a2abus config check": cliutil.AsConfigured, "a2abus bench": cliutil.AsConfigured,
 	}
 	for _, p := range []string{"invoke", "wait", "cancel", "agents", "memory get", "memory list", "conversation show", "history", "topology apply", "chat"} {

@@ -291,8 +291,7 @@ func eventKinds(events []spec.Event) []string {
 // TestFollowUpAnswersInputRequired: a task whose agent asks a question
 // ends its first turn INPUT_REQUIRED with the question; a follow-up
 // message naming the task answers it, and the task completes with the
-// answer. It needs tasks that talk back on the bus (caller.Reply and the
-// agent's questions); where they are not built yet, it skips.
+// answer.
 func TestFollowUpAnswersInputRequired(t *testing.T) {
 	m := newMesh(t, testworld.Embedded(t), nil)
 	ctx := context.Background()
@@ -303,7 +302,7 @@ func TestFollowUpAnswersInputRequired(t *testing.T) {
 	}
 	asked := res.(*spec.Task)
 	if asked.Status.State != spec.TaskStateInputRequired {
-		t.Skipf("the first turn ended %s: the bus does not carry questions on this branch yet (tasks that talk back)", asked.Status.State)
+		t.Fatalf("the first turn ended %s, want INPUT_REQUIRED", asked.Status.State)
 	}
 	if q := asked.Status.Message; q == nil || q.Parts[0].Text() != "which color?" {
 		t.Errorf("the question: %+v", q)

@@ -16,12 +16,14 @@ import (
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/gateway"
 	"github.com/a2abus/a2abus/pkg/node"
+	"github.com/a2abus/a2abus/pkg/remote"
 )
 
 // newGatewayCmd builds `a2abus gateway`: every agent of the directory an
 // A2A server over HTTP.
 func newGatewayCmd(c *cli) *cobra.Command {
 	var listen string
+	var remotes []string
 	cmd := &cobra.Command{
 		Use:   "gateway",
 		Short: "Serve every agent of the bus to A2A clients over HTTP (JSON-RPC, REST, server-sent events)",
@@ -31,7 +33,8 @@ func newGatewayCmd(c *cli) *cobra.Command {
 			"resubscribe, list, push notifications. Every request is authenticated (gateway.keys, gateway.keys_file,\n" +
 			"gateway.jwt.*) and acts on the bus as the caller name its key or token maps to, under that name's policy\n" +
 			"and limits. The gateway is stateless: run any number of replicas. The URL is printed on stdout once the\n" +
-			"address is bound. See docs/a2a-http.md.",
+			"address is bound. With --remote NAME it also serves the remote A2A agent NAME on the bus (as `serve\n" +
+			"--remote` does), so A2A agents on the web and on the bus answer through one gateway. See docs/a2a-http.md.",
 		Example: "  A2ABUS_GATEWAY_KEYS=Alice=alice-key-0123456789ab a2abus gateway --listen 127.0.0.1:8090\n" +
 			"  curl -H 'Authorization: Bearer alice-key-0123456789ab' http://127.0.0.1:8090/agents",
 		Args: cobra.NoArgs,
@@ -39,14 +42,15 @@ func newGatewayCmd(c *cli) *cobra.Command {
 			if listen != "" {
 				e.Config.Gateway.Listen = listen
 			}
-			return runGateway(ctx, e)
+			return runGateway(ctx, e, remotes)
 		}),
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "the host:port to serve (port 0 picks one; default gateway.listen)")
+	cmd.Flags().StringArrayVar(&remotes, "remote", nil, "also serve this remote A2A agent (remote.agents, or a well-known entry with a url) on the bus; repeatable")
 	return cliutil.SetProfile(cmd, cliutil.Daemon)
 }
 
-func runGateway(ctx context.Context, e *env) error {
+func runGateway(ctx context.Context, e *env, remotes []string) error {
 	cfg := e.Config
 	if err := cfg.Validate(); err != nil { // --listen
 		return err
@@ -72,6 +76,11 @@ func runGateway(ctx context.Context, e *env) error {
 	return node.ServeOn(ctx, n, func(ctx context.Context, h *node.Host) error {
 		if _, err := n.StartOps(ctx); err != nil { // ops.listen: metrics, health, readiness (closed with the node)
 			return err
+		}
+		if len(remotes) > 0 { // the remote agents' bridges, on the same host
+			if err := remote.Build(remotes...)(ctx, h); err != nil {
+				return err
+			}
 		}
 		return buildGateway(ctx, h, e, keys, names)
 	})

@@ -231,7 +231,8 @@ const bigCardBytes = 20 << 20
 
 // oversize answers request f with a line longer than the number of bytes
 // f.Text says, its request_id last (a program's JSON library may
-// put it anywhere): echo with a task.result, fail with a task.error, and
+// put it anywhere): echo with a task.result, ask with a task.question,
+// fail with a task.error, and
 // progress with a task.progress followed by a short result, call with an
 // invoke (whose answer is its result).
 func oversize(raw func(string), f execbridge.Frame) {
@@ -245,6 +246,8 @@ func oversize(raw func(string), f execbridge.Frame) {
 	case "progress":
 		raw(`{"type":"task.progress","message":"` + big + `","request_id":` + id + `}`)
 		raw(`{"type":"task.result","text":"after the long progress","request_id":` + id + `}`)
+	case "ask":
+		raw(`{"type":"task.question","text":"` + big + `","request_id":` + id + `}`)
 	case "call":
 		raw(`{"type":"invoke","agent":"Anyone","skill":"echo","text":"` + big + `","call_id":"c-big","request_id":` + id + `}`)
 	}

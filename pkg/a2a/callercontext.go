@@ -30,6 +30,11 @@ type CallerContext struct {
 	Count int `json:"count,omitempty"`
 }
 
+// StoredCallerContext is the JSON stored at CallerContext.Key.
+type StoredCallerContext struct {
+	Messages []ContextMessage `json:"messages"`
+}
+
 // ContextMessage is one message of a caller's conversation.
 type ContextMessage struct {
 	// Role is who spoke: user, assistant, system, tool or notification

@@ -41,7 +41,8 @@ const childCard = `{"agentName":"GoChild","description":"the test child","versio
  {"id":"call","name":"Call","description":"calls another agent"},{"id":"junk","name":"Junk","description":"breaks the protocol"},
  {"id":"crash","name":"Crash","description":"exits"},{"id":"gate","name":"Gate","description":"answers once n requests run at once"},
  {"id":"ask","name":"Ask","description":"asks how to greet, then greets from the history alone"},
- {"id":"login","name":"Login","description":"asks to authenticate"},{"id":"badask","name":"Bad ask","description":"asks a broken question"}]}`
+ {"id":"login","name":"Login","description":"asks to authenticate"},{"id":"badask","name":"Bad ask","description":"asks a broken question"},
+ {"id":"context","name":"Context","description":"reports the caller's context and narrowing"}]}`
 
 // pidFileEnv names the file the "family" and "orphaning" children write
 // their grandchild's pid to.
@@ -202,6 +203,13 @@ func testChild(mode string) int {
 				raw(`{"type":"task.result","request_id":"` + id + `","text":"twice"}`)
 			case "ask", "login", "badask":
 				send(askFrame(f))
+			case "context":
+				said := make([]string, 0, len(f.CallerContext))
+				for _, m := range f.CallerContext {
+					said = append(said, m.Role+": "+m.Text)
+				}
+				result(fmt.Sprintf("context %v [%s] tools %v %s budget %d", f.CallerContext != nil, strings.Join(said, " | "),
+					f.AllowedTools != nil, strings.Join(f.AllowedTools, ","), f.MaxContextTokens))
 			case "crash":
 				fmt.Fprintln(os.Stderr, "crashing on purpose")
 				os.Exit(3)

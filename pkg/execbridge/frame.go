@@ -79,6 +79,14 @@ type Frame struct {
 	History        []HistoryMessage `json:"history,omitempty"`
 	ContextID      string           `json:"context_id,omitempty"`
 	ContextHistory []HistoryMessage `json:"context_history,omitempty"`
+	// CallerContext is the part of its conversation the caller sent with
+	// the task (absent when it sent none, empty when it chose nothing);
+	// AllowedTools, when present, the only tools the caller lets the
+	// program use for the task (of its own; empty: none); MaxContextTokens
+	// the caller's cap of its model context's token budget.
+	CallerContext    []a2a.ContextMessage `json:"caller_context,omitzero"`
+	AllowedTools     []string             `json:"allowed_tools,omitzero"`
+	MaxContextTokens int                  `json:"max_context_tokens,omitempty"`
 	// task.question: Text is the question; Options the answers offered,
 	// InputSchema the JSON Schema of a structured answer, Auth what the
 	// caller must authenticate with (auth-required).

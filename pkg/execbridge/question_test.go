@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
 )
@@ -87,6 +88,42 @@ func TestProgramAsksForAuthAndBadQuestionsFail(t *testing.T) {
 		wantCode(t, out, a2a.CodeExecutionFailed, `bad question: task.question: field "question.options[0].id"`)
 		if out, _ := r.call("echo", "still here", nil, ""); out.Err() != nil || out.Result.Text() != "still here" {
 			t.Fatalf("echo after a bad question = %+v", out.Result)
+		}
+	})
+}
+
+// The caller's context and narrowing reach the program in its
+// task.request: the messages chosen, the tools and the budget.
+func TestCallerContextReachesTheProgram(t *testing.T) {
+	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+		r := newRig(t, w)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		session := "ctx-" + w.N("s")
+		for _, turn := range []memory.Turn{{Role: "user", Content: "book a table"}, {Role: "assistant", Content: "for how many?"}, {Role: "user", Content: "four"}} {
+			if _, err := w.Memory.AppendTurn(ctx, session, turn); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			req  caller.Request
+			want string
+		}{
+			{caller.Request{}, "context false [] tools false  budget 0"},
+			{caller.Request{CallerContext: &caller.ContextFilter{LastMessages: 2}, AllowedTools: []string{"search", "book"}, MaxContextTokens: 700},
+				"context true [assistant: for how many? | user: four] tools true search,book budget 700"},
+			{caller.Request{CallerContext: &caller.ContextFilter{Roles: []string{"tool"}}, AllowedTools: []string{}},
+				"context true [] tools true  budget 0"},
+		} {
+			req := tc.req
+			req.Target, req.Skill, req.Text, req.SessionID, req.Timeout = r.name, "context", "x", session, 20*time.Second
+			out, err := r.tester.Call(ctx, req, nil)
+			if err != nil || out.Err() != nil {
+				t.Fatalf("%+v: %+v, %v", tc.req, out, err)
+			}
+			if got := out.Result.Text(); got != tc.want {
+				t.Errorf("%+v: %q, want %q", tc.req, got, tc.want)
+			}
 		}
 	})
 }

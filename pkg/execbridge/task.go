@@ -108,7 +108,11 @@ func (b *Bridge) handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 		stopCalls()
 		calls.Wait()
 	}()
-	if err := c.send(requestFrame(p.id, t)); err != nil {
+	req, err := requestFrame(ctx, p.id, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.send(req); err != nil {
 		return nil, a2a.NewError(a2a.CodeExecutionFailed, "send the task to the agent process: %v", err)
 	}
 	for {
@@ -141,12 +145,21 @@ func (b *Bridge) handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 
 // requestFrame is the task.request frame of t, sent as request id: a later
 // turn carries its turn and the task's history, a task in a context its
-// context's history.
-func requestFrame(id string, t *agent.Task) *Frame {
+// context's history, and the caller's context (read from working memory
+// when it went by reference) and narrowing travel with it.
+func requestFrame(ctx context.Context, id string, t *agent.Task) (*Frame, error) {
 	r := t.Request
+	callerCtx, err := t.CallerContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.CallerContext != nil && callerCtx == nil {
+		callerCtx = []a2a.ContextMessage{} // the caller chose to send nothing
+	}
 	return &Frame{Type: TypeTaskRequest, RequestID: id, TaskID: r.TaskID, Skill: r.Skill, Text: t.Text(),
 		Input: r.Input, SessionID: r.SessionID, Caller: r.Caller, Deadline: formatDeadline(r.Deadline),
-		Turn: r.Turn, History: historyOf(r.History), ContextID: r.ContextID, ContextHistory: historyOf(r.ContextHistory)}
+		Turn: r.Turn, History: historyOf(r.History), ContextID: r.ContextID, ContextHistory: historyOf(r.ContextHistory),
+		CallerContext: callerCtx, AllowedTools: r.AllowedTools, MaxContextTokens: r.MaxContextTokens}, nil
 }
 
 // question turns a task.question frame into the result that ends the

@@ -29,8 +29,8 @@ type asked struct {
 }
 
 // unknownFields sends a request on --skill with a context id, a context
-// history, a caller context and a field no version of the protocol has:
-// the agent must answer it as any request.
+// history, a caller's context and narrowing, and a field no version of the
+// protocol has: the agent must answer it as any request.
 func (k *kit) unknownFields(ctx context.Context) (Outcome, string) {
 	req := k.newRequest(k.o.Skill, k.o.Input)
 	req.ContextID = "conf-ctx-" + randomHex(6)
@@ -38,6 +38,8 @@ func (k *kit) unknownFields(ctx context.Context) (Outcome, string) {
 		a2a.NewTextMessage(a2a.MessageRoleUser, "an earlier request of this context"),
 		a2a.NewTextMessage(a2a.MessageRoleAgent, "its answer"),
 	}
+	req.CallerContext = &a2a.CallerContext{Count: 1, Messages: []a2a.ContextMessage{{Role: "user", Text: "the caller's own conversation", Time: time.Now().UTC()}}}
+	req.AllowedTools, req.MaxContextTokens = []string{}, 500
 	body, err := json.Marshal(req)
 	if err != nil {
 		return Fail, err.Error()

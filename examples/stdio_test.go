@@ -101,8 +101,39 @@ func TestStdioAgentsOnTheRealServers(t *testing.T) {
 				!strings.Contains(errText(out), "on purpose") {
 				t.Errorf("ask fail = %s, want the helper's EXECUTION_FAILED", errText(out))
 			}
+			clarify(t, tester, name, tc.from)
 			stop()
 		})
+	}
+}
+
+// clarify asks the example's clarify skill to greet Ada: it asks how, gets
+// an answer it does not understand and asks again (a second later turn,
+// whose history holds the whole exchange), then greets as answered.
+func clarify(t *testing.T, tester *caller.Caller, name, from string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := tester.Call(ctx, caller.Request{Target: name, Skill: "clarify", Text: "Ada", Timeout: 45 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := out.Question(); q == nil || q.Text != "How shall I greet Ada?" || len(q.Options) != 2 || q.Options[0].ID != "formal" {
+		t.Fatalf("clarify = %+v, want the question how to greet Ada with two options", out.Result)
+	}
+	out, err = tester.Continue(ctx, caller.Reply{TaskID: out.TaskID, Text: "loudly"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := out.Question(); q == nil || q.Text != "Please answer formal or casual: how shall I greet Ada?" || out.Turn != 1 {
+		t.Fatalf("after an answer it does not understand = %+v (turn %d), want the question again", out.Result, out.Turn)
+	}
+	out, err = tester.Continue(ctx, caller.Reply{TaskID: out.TaskID, Text: "Formal"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Good day, Ada. (from " + from + ", after 2 question(s))"; out.Err() != nil || out.Result.Text() != want {
+		t.Fatalf("clarify answered = %+v, %v; want %q", out.Result, out.Err(), want)
 	}
 }
 

@@ -185,6 +185,20 @@ func ContextHistoryKey(sessionID, contextID string) (string, error) {
 	return prefix + "contexts/" + contextID, nil
 }
 
+// CallerContextKey is the key of the caller's context of task taskID in
+// session sessionID, when it was too large to travel in the request (the
+// request names the key in its callerContext): "session/<sessionID>/caller-context/<taskID>".
+func CallerContextKey(sessionID, taskID string) (string, error) {
+	prefix, err := SessionPrefix(sessionID)
+	if err != nil {
+		return "", err
+	}
+	if err := validateTask(taskID); err != nil {
+		return "", err
+	}
+	return prefix + "caller-context/" + taskID, nil
+}
+
 // ChatKeys are the keys of one session's chat state.
 type ChatKeys struct {
 	// Lease: "session/<id>/chat/lease", the holder of the right to run the model.

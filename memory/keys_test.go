@@ -253,6 +253,7 @@ func TestSchemaKeys(t *testing.T) {
 		must(memory.TaskTurnLateClaimKey("Cli", "task-1", 3)): "a2a/final/Cli/task-1/turn/3/late",
 		must(memory.TaskOwnerKey("task-1")):                   "a2a/owners/task-1",
 		must(memory.ContextHistoryKey("s1", "ctx-1")):         "session/s1/contexts/ctx-1",
+		must(memory.CallerContextKey("s1", "task-1")):         "session/s1/caller-context/task-1",
 		must(memory.NotifyTurnOnceID("task-1", 0, "result")):  "a2a-notify/task-1/result",
 		must(memory.NotifyTurnOnceID("task-1", 2, "result")):  "a2a-notify/task-1/turn-2/result",
 		must(memory.WorkflowRunKey("run-1")):                  "workflow/run-1/run",
@@ -313,6 +314,8 @@ func TestSchemaKeysRefuseBadParts(t *testing.T) {
 		{"owner of bad task", err2(memory.TaskOwnerKey("t x")), "task id"},
 		{"context of bad id", err2(memory.ContextHistoryKey("s1", "c/x")), "context id"},
 		{"context of bad session", err2(memory.ContextHistoryKey("a/b", "c")), "session id"},
+		{"caller context of bad task", err2(memory.CallerContextKey("s1", "t/x")), "task id"},
+		{"caller context of bad session", err2(memory.CallerContextKey("..", "t")), "session id"},
 		{"turn notify of negative turn", err2(memory.NotifyTurnOnceID("t", -1, "result")), "turn"},
 	}
 	for _, c := range cases {

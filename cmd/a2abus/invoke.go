@@ -25,7 +25,8 @@ import (
 type invokeFlags struct {
 	input, session, callerName, priority string
 	timeout, directoryWait               time.Duration
-	wait, asJSON, noNestedCalls, stream  bool
+	wait, asJSON, stream                 bool
+	callerContext                        callerContextFlags // invoke_context.go
 }
 
 // newInvokeCmd builds `a2abus invoke AGENT SKILL TEXT`.
@@ -48,6 +49,7 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	}
 	cmd.RunE = c.withConfig(func(ctx context.Context, e *env, args []string) error {
 		f.directoryWait = directoryWaitFlag(cmd, f.directoryWait)
+		f.callerContext.read(cmd.Flags())
 		return runInvoke(ctx, e, f, args[0], args[1], args[2])
 	})
 	fl := cmd.Flags()
@@ -58,11 +60,11 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	fl.DurationVar(&f.timeout, "timeout", 0, "time allowed for the result (default caller.default_timeout, clamped to caller.max_timeout)")
 	fl.BoolVar(&f.wait, "wait", false, "wait for the result, showing status updates on stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
-	fl.BoolVar(&f.noNestedCalls, "no-nested-calls", false, "forbid the agent to call other agents for this task (they are refused with FORBIDDEN)")
 	fl.BoolVar(&f.stream, "stream", false, "ask the agent to send status updates (--wait always does): a later \"a2abus wait TASK\" shows those that arrive while it waits")
 	fl.DurationVar(&f.directoryWait, "directory-wait", directory.DefaultVetWait,
 		"how long an agent the directory does not know yet may take to announce itself before the call is refused (directory.vet_wait; 0: do not check the directory)")
 	_ = cmd.RegisterFlagCompletionFunc("priority", cobra.FixedCompletions([]string{"high", "normal", "low"}, cobra.ShellCompDirectiveNoFileComp))
+	addCallerContextFlags(cmd, &f.callerContext)
 	return cmd
 }
 
@@ -78,6 +80,10 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 	if err != nil {
 		return fmt.Errorf("--priority: %w", err)
 	}
+	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, Timeout: f.timeout, Priority: prio, Stream: f.stream}
+	if err := f.callerContext.apply(&req); err != nil {
+		return err
+	}
 	cfg := e.Config
 	if f.callerName != "" {
 		cfg.Caller.Name = f.callerName
@@ -90,10 +96,6 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 		return err
 	}
 	defer oc.closeAll()
-	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, Timeout: f.timeout, Priority: prio, Stream: f.stream}
-	if f.noNestedCalls {
-		req.AllowNestedCalls = new(false)
-	}
 	if !f.wait {
 		inv, err := oc.cl.Invoke(ctx, req)
 		if err != nil {

@@ -6,9 +6,11 @@
 //   a2abus serve --exec 'node examples/node-stdio/agent.js'
 //
 // Skills: greet (a greeting for the text), count (counts to the number in
-// the text, reporting progress; stops when cancelled) and ask (calls another
+// the text, reporting progress; stops when cancelled), ask (calls another
 // agent's skill: input {"agent": ..., "skill": ..., "text": ...}, and answers
-// with what it said). Requests run concurrently: each is a promise.
+// with what it said) and clarify (asks its caller how to greet the name in
+// the text, then greets on the turn that brings the answer, from the
+// request's history alone). Requests run concurrently: each is a promise.
 'use strict';
 
 const readline = require('node:readline');
@@ -21,6 +23,7 @@ const CARD = {
     { id: 'greet', name: 'Greet', description: 'Greets the name given as text.' },
     { id: 'count', name: 'Count', description: 'Counts to the number given as text (at most 20), reporting progress.' },
     { id: 'ask', name: 'Ask', description: 'Calls another agent. Input: {"agent": "SampleAgent", "skill": "echo", "text": "hi"}.' },
+    { id: 'clarify', name: 'Clarify', description: 'Asks how to greet the name given as text (formal or casual), then greets.' },
   ],
   inputSchemas: {
     ask: {
@@ -61,6 +64,16 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
   signal.addEventListener('abort', () => { clearTimeout(timer); reject(new TaskError('CANCELED', 'cancelled')); }, { once: true });
 });
 
+const STYLES = { formal: (name) => `Good day, ${name}.`, casual: (name) => `Hi ${name}!` };
+
+// question is a task.question: it ends the request's turn waiting for the
+// caller's answer, which comes as a later task.request of the same task.
+const question = (text) => ({
+  type: 'task.question',
+  text,
+  options: [{ id: 'formal', label: 'Formal' }, { id: 'casual', label: 'Casual', description: 'first names' }],
+});
+
 const skills = {
   async greet(req) {
     const name = (req.text || '').trim() || 'stranger';
@@ -83,6 +96,16 @@ const skills = {
     if (res.status === 'ERROR') throw new TaskError(res.code || 'EXECUTION_FAILED', `ask: ${res.message}`);
     return { text: `${res.agent} answered: ${res.text || ''}` };
   },
+  // clarify asks on turn 0; a later turn ("turn" n) brings the answer and the
+  // task's "history" (the first request, the question, the answer, ...), maybe
+  // to another process: nothing is kept between turns.
+  async clarify(req) {
+    if (!req.turn) return question(`How shall I greet ${(req.text || '').trim() || 'stranger'}?`);
+    const name = (req.history[0].text || '').trim() || 'stranger';
+    const style = (req.text || '').trim().toLowerCase();
+    if (!Object.hasOwn(STYLES, style)) return question(`Please answer formal or casual: how shall I greet ${name}?`);
+    return { text: `${STYLES[style](name)} (from Node, after ${req.turn} question(s))` };
+  },
 };
 
 async function run(req) {
@@ -92,7 +115,7 @@ async function run(req) {
     const skill = skills[req.skill];
     if (!skill) throw new TaskError('SKILL_NOT_SUPPORTED', `no skill ${req.skill}`);
     const result = await skill(req, abort.signal);
-    send({ ...result, type: 'task.result', request_id: req.request_id });
+    send({ ...result, type: result.type || 'task.result', request_id: req.request_id });
   } catch (e) {
     send({ type: 'task.error', request_id: req.request_id, code: e.code || 'EXECUTION_FAILED', message: e.message });
   } finally {

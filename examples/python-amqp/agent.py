@@ -3,7 +3,9 @@
 """An a2abus agent in Python, written against docs/wire-protocol.md and
 docs/topology.md with pika only (no a2abus code). Skills: echo (the text
 back), fail (EXECUTION_FAILED with the text), sleep (milliseconds, until
-canceled or the deadline). It passes `a2abus conformance`.
+canceled or the deadline) and clarify (asks its caller how to greet the
+text, and greets on the later turn that brings the answer, from the
+request's history alone). It passes `a2abus conformance`.
 
     python3 agent.py --name PyEcho --amqp-url amqp://guest:guest@127.0.0.1:5672/
 
@@ -38,6 +40,10 @@ RFC3339 = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d
 # A2A state of a task.error by code (wire-protocol.md, "task.error").
 REJECTED = {"SKILL_NOT_SUPPORTED", "INVALID_INPUT", "FORBIDDEN"}
 RETRYABLE = {"TIMEOUT", "RATE_LIMITED", "BUSY", "CIRCUIT_OPEN", "UNAVAILABLE"}
+SKILLS = ("echo", "fail", "sleep", "clarify")
+# clarify's answers (wire-protocol.md, "Turns"): the options of its question, and the greeting of each.
+GREETINGS = {"formal": "Good day, %s.", "casual": "Hi %s!"}
+OPTIONS = [{"id": "formal", "label": "Formal"}, {"id": "casual", "label": "Casual", "description": "first names"}]
 ANNOUNCE_INTERVAL = 60.0
 CANCEL_MEMORY = 600.0  # seconds a cancel of a task not running here is remembered
 
@@ -89,6 +95,13 @@ def decode_request(body):
     chain = req.get("callChain") or []
     if not isinstance(chain, list) or len(chain) > 64 or not all(isinstance(c, str) and AGENT_NAME.match(c) for c in chain):
         raise Invalid('field "callChain": at most 64 agent names')
+    turn = req.get("turn", 0)
+    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
+        raise Invalid('field "turn": a whole number, 0 or more')
+    for field in ("history", "contextHistory"):
+        msgs = req.get(field, [])
+        if not isinstance(msgs, list) or len(msgs) > 256 or not all(isinstance(m, dict) and isinstance(m.get("parts"), list) for m in msgs):
+            raise Invalid('field "%s": at most 256 messages' % field)
     return req
 
 
@@ -101,6 +114,23 @@ def attempt_of(headers):
         return max(int(v), 1)
     except (TypeError, ValueError):
         return 1
+
+
+def clarify(req, text):
+    """Asks how to greet the text on turn 0; a later turn brings the answer.
+
+    The answer is a new task.request for the same task with "turn" n and the
+    task's "history" (the first request, the question, the answer, ...), and
+    may reach any instance: the greeting is made from the request alone.
+    """
+    if not req.get("turn"):
+        return ("question", "How shall I greet %s?" % (text.strip() or "stranger"))
+    history = req.get("history") or []
+    name = (text_of(history[0]) if history else "").strip() or "stranger"
+    style = text.strip().lower()
+    if style not in GREETINGS:  # ask again: this exchange is in the next turn's history
+        return ("question", "Please answer formal or casual: how shall I greet %s?" % name)
+    return ("result", GREETINGS[style] % name)
 
 
 class Agent:
@@ -163,7 +193,8 @@ class Agent:
         card = {"name": self.name, "description": "Echo, fail and sleep, in Python with pika", "version": "1.0.0",
                 "skills": [{"id": "echo", "name": "Echo", "description": "the text back"},
                            {"id": "fail", "name": "Fail", "description": "EXECUTION_FAILED with the text"},
-                           {"id": "sleep", "name": "Sleep", "description": "waits the milliseconds given"}]}
+                           {"id": "sleep", "name": "Sleep", "description": "waits the milliseconds given"},
+                           {"id": "clarify", "name": "Clarify", "description": "asks how to greet the text, then greets"}]}
         ann = {"card": card, "instanceId": self.instance, "time": now_rfc3339()}
         if deregistering:
             ann["deregistering"] = True
@@ -173,6 +204,11 @@ class Agent:
             pass  # no directory is running: announcements are not kept (wire-protocol.md)
 
     def reply(self, req, trace, payload, kind):
+        # Every answer echoes the request's turn, and its delivery attempt past the first (wire-protocol.md, "Turns").
+        if req.get("turn"):
+            payload["turn"] = req["turn"]
+        if req.get("_attempt", 1) > 1:
+            payload["attempt"] = req["_attempt"]
         self.publish("agent.response." + req["caller"], kind, payload, correlation_id=req["taskId"], trace=trace)
 
     def try_reply(self, req, trace, payload, kind):
@@ -245,6 +281,7 @@ class Agent:
             log.warning("undecodable task dead-lettered: %s", e)
             ch.basic_reject(method.delivery_tag, requeue=False)
             return
+        req["_attempt"] = attempt
         refusal = self.refusal(req, attempt)
         if refusal:
             if not self.try_reply(req, trace, self.error(req, *refusal), "task.error"):
@@ -276,8 +313,8 @@ class Agent:
             return "TIMEOUT", "deadline %s passed before the task started" % req["deadline"]
         if any(c.lower() == self.name.lower() for c in req.get("callChain") or []):
             return "CYCLE_DETECTED", "%s is already in the call chain" % self.name
-        if req["skill"] not in ("echo", "fail", "sleep"):
-            return "SKILL_NOT_SUPPORTED", "agent %r has no skill %r; it has: echo, fail, sleep" % (self.name, req["skill"])
+        if req["skill"] not in SKILLS:
+            return "SKILL_NOT_SUPPORTED", "agent %r has no skill %r; it has: %s" % (self.name, req["skill"], ", ".join(SKILLS))
         if self.canceled_by(req["taskId"], req["caller"]):
             return "CANCELED", "task was canceled before it started"
         return None
@@ -289,6 +326,8 @@ class Agent:
         outcome = ("error", "EXECUTION_FAILED", text or "failed")
         if req["skill"] == "echo":
             outcome = ("result", text)
+        elif req["skill"] == "clarify":
+            outcome = clarify(req, text)
         elif req["skill"] == "sleep":
             try:
                 ms = int(text.strip())
@@ -309,18 +348,23 @@ class Agent:
 
     def finish(self, req, trace, tag, outcome, took):
         self.running.pop(req["taskId"], None)
-        if outcome[0] == "result":
+        if outcome[0] in ("result", "question"):
             kind, payload = "task.result", {
                 "taskId": req["taskId"], "agent": self.name, "state": "TASK_STATE_COMPLETED", "status": "SUCCESS",
                 "message": {"messageId": str(uuid.uuid4()), "role": "ROLE_AGENT", "parts": [{"text": outcome[1]}]},
                 "metadata": {"processingTimeMs": took, "agentVersion": "1.0.0"}, "time": now_rfc3339()}
+            if outcome[0] == "question":  # the end of a turn, not of the task: no status
+                del payload["status"]
+                payload["state"] = "TASK_STATE_INPUT_REQUIRED"
+                payload["question"] = {"text": outcome[1], "options": OPTIONS}
         else:
             kind, payload = "task.error", self.error(req, outcome[1], outcome[2])
         if not self.try_reply(req, trace, payload, kind):
             self.ch.basic_reject(tag, requeue=False)  # nobody could ever receive it: keep it in the dead queue
             return
         self.ch.basic_ack(tag)  # only after the reply is confirmed
-        log.info("task %s %s (%s, %d ms)", req["taskId"], "completed" if kind == "task.result" else "failed: " + outcome[1], req["skill"], took)
+        done = {"result": "completed", "question": "waits for its caller's answer"}.get(outcome[0], "failed: " + outcome[1])
+        log.info("task %s turn %d %s (%s, %d ms)", req["taskId"], req.get("turn", 0), done, req["skill"], took)
 
     # --- life cycle -------------------------------------------------------------
 

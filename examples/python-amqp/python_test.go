@@ -23,6 +23,8 @@ import (
 	"github.com/a2abus/a2abus/internal/conformance/conformancetest"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/internal/testworld/callers"
+	"github.com/a2abus/a2abus/pkg/caller"
 )
 
 // python returns an interpreter that imports pika, installing it if it can.
@@ -44,10 +46,10 @@ func python(t *testing.T) string {
 	return strings.TrimSpace(string(out))
 }
 
-func TestPythonAgentConforms(t *testing.T) {
-	w := testworld.Real(t) // skips without servers (fails under CI=true); removes the queues
-	py := python(t)
-	name := w.N("PyEcho")
+// start runs agent.py named name on w's broker until the test ends; the
+// function returned stops it with SIGTERM and wants exit 0.
+func start(t *testing.T, w *testworld.World, py, name string) func(context.Context) error {
+	t.Helper()
 	cmd := exec.Command(py, "agent.py", "--name", name, "--amqp-url", w.AMQPURL, "--exchange", w.Exchange, "--stop-timeout", "2")
 	var logs testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -79,8 +81,49 @@ func TestPythonAgentConforms(t *testing.T) {
 		}
 		t.Logf("agent.py output:\n%s", logs.String())
 	})
+	return stop
+}
 
+func TestPythonAgentConforms(t *testing.T) {
+	w := testworld.Real(t) // skips without servers (fails under CI=true); removes the queues
+	py := python(t)
+	name := w.N("PyEcho")
+	stop := start(t, w, py, name)
 	conformancetest.RequireAll(t, conformance.Options{
 		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: w.N("PyKit"), Stop: stop, Timeout: 20 * time.Second,
 	})
+}
+
+// A Go caller asks the Python agent's clarify skill to greet Ada: it asks
+// how, its caller answers something it does not offer and is asked again,
+// then answers an option and gets the greeting.
+func TestPythonAgentAsksAGoCaller(t *testing.T) {
+	w := testworld.Real(t)
+	py := python(t)
+	name := w.N("PyAsks")
+	start(t, w, py, name)
+	tester := callers.Start(t, w, w.N("PyCaller"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := tester.Call(ctx, caller.Request{Target: name, Skill: "clarify", Text: "Ada", Timeout: 30 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := out.Question(); q == nil || q.Text != "How shall I greet Ada?" || len(q.Options) != 2 {
+		t.Fatalf("clarify = %+v, want the question with two options", out.Result)
+	}
+	out, err = tester.Continue(ctx, caller.Reply{TaskID: out.TaskID, Text: "loudly"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := out.Question(); q == nil || !strings.HasPrefix(q.Text, "Please answer formal or casual") || out.Turn != 1 {
+		t.Fatalf("after an answer it does not offer = %+v (turn %d), want the question again", out.Result, out.Turn)
+	}
+	out, err = tester.Continue(ctx, caller.Reply{TaskID: out.TaskID, Text: "casual"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Err() != nil || out.Result.Text() != "Hi Ada!" || out.Result.Turn != 2 {
+		t.Fatalf("answered = %+v, %v; want Hi Ada! on turn 2", out.Result, out.Err())
+	}
 }

@@ -6,9 +6,11 @@ protocol of docs/ndjson.md on stdin/stdout. Run it on the bus with:
     a2abus serve --exec 'python3 examples/python-stdio/agent.py'
 
 Skills: greet (a greeting for the text), count (counts to the number in the
-text, reporting progress; stops when cancelled) and ask (calls another
-agent's skill: input {"agent": ..., "skill": ..., "text": ...}, and answers
-with what it said). Requests are handled concurrently, one thread each.
+text, reporting progress; stops when cancelled), ask (calls another agent's
+skill: input {"agent": ..., "skill": ..., "text": ...}, and answers with what
+it said) and clarify (asks its caller how to greet the name in the text —
+formal or casual — and greets on the turn that brings the answer, from the
+request's history alone). Requests are handled concurrently, one thread each.
 """
 import json
 import sys
@@ -23,6 +25,7 @@ CARD = {
         {"id": "greet", "name": "Greet", "description": "Greets the name given as text."},
         {"id": "count", "name": "Count", "description": "Counts to the number given as text (at most 20), reporting progress."},
         {"id": "ask", "name": "Ask", "description": "Calls another agent. Input: {\"agent\": \"SampleAgent\", \"skill\": \"echo\", \"text\": \"hi\"}."},
+        {"id": "clarify", "name": "Clarify", "description": "Asks how to greet the name given as text (formal or casual), then greets."},
     ],
     "inputSchemas": {
         "ask": {
@@ -90,7 +93,40 @@ def ask(req, cancelled):
     return {"text": "%s answered: %s" % (res.get("agent"), res.get("text", ""))}
 
 
-SKILLS = {"greet": greet, "count": count, "ask": ask}
+STYLES = {"formal": "Good day, %s.", "casual": "Hi %s!"}
+
+
+def clarify(req, cancelled):
+    """Asks its caller a question, and answers on a later turn.
+
+    Turn 0 answers with a task.question instead of a result. The caller's
+    answer comes as a new task.request for the same task_id with "turn" 1
+    (2, ...) and the task's "history" (the first request, the question, the
+    answer, ...), perhaps to another process: nothing is kept between turns.
+    """
+    if not req.get("turn"):
+        name = req.get("text", "").strip() or "stranger"
+        return question("How shall I greet %s?" % name)
+    name = req["history"][0].get("text", "").strip() or "stranger"
+    style = req.get("text", "").strip().lower()
+    if style not in STYLES:  # ask again: the next turn has this exchange in its history too
+        return question("Please answer formal or casual: how shall I greet %s?" % name)
+    return {"text": (STYLES[style] % name) + " (from Python, after %d question(s))" % req["turn"]}
+
+
+def question(text):
+    """A task.question offering two answers (the caller may answer anything)."""
+    return {
+        "type": "task.question",
+        "text": text,
+        "options": [
+            {"id": "formal", "label": "Formal"},
+            {"id": "casual", "label": "Casual", "description": "first names"},
+        ],
+    }
+
+
+SKILLS = {"greet": greet, "count": count, "ask": ask, "clarify": clarify}
 
 
 class TaskError(Exception):
@@ -109,7 +145,7 @@ def run(req):
         if skill is None:
             raise TaskError("SKILL_NOT_SUPPORTED", "no skill %r" % req.get("skill"))
         result = skill(req, cancelled)
-        send(dict(result, type="task.result", request_id=rid))
+        send(dict(result, type=result.get("type", "task.result"), request_id=rid))
     except TaskError as e:
         send({"type": "task.error", "request_id": rid, "code": e.code, "message": e.message})
     except Exception as e:  # a bug here is the task's failure, not the process's

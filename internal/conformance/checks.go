@@ -42,6 +42,11 @@ func (k *kit) checks() []check {
 		{"attempts", Must, "a delivery past the attempt limit is answered EXECUTION_FAILED and dead-lettered, not run", k.attempts},
 		{"malformed", Must, "an undecodable request is dead-lettered and the agent keeps serving", k.malformed},
 		{"malformed-answered", Should, "an invalid request with a readable taskId and caller is answered INVALID_INPUT", k.malformedAnswered},
+		{"unknown-fields", Must, "a request with a context history, a caller's context and a field the agent does not know is answered as any", k.unknownFields},
+		{"question", Must, "an agent that asks (--ask-skill) ends the turn with a valid question, turn echoed (skipped when it does not ask)", k.question},
+		{"later-turn", Must, "the answer, sent as turn 1 with the task's history, is answered with that turn echoed", k.laterTurn},
+		{"turn-from-history", Must, "a later turn of a task the instance never saw is answered from the request alone", k.turnFromHistory},
+		{"attempt-echo", Should, "the answer to a later turn's second delivery attempt echoes the attempt", k.attemptEcho},
 		{"deregistration", Must, "on stop: an agent.card with deregistering, and the instance queue gone", k.deregistration},
 	}
 }

@@ -65,6 +65,13 @@ type Options struct {
 	ErrorSkill, ErrorInput string
 	// SlowSkill runs for the milliseconds of SlowInput unless canceled (default sleep, "30000").
 	SlowSkill, SlowInput string
+	// AskSkill is a skill that asks its caller a question on its first turn
+	// (default clarify, input AskInput, default "conformance"); AskAnswer is
+	// the answer sent on the next turn (default the question's first
+	// option's id, else "yes"). The checks of turns are skipped when the
+	// card lists no AskSkill or it answers without asking: asking is
+	// optional for agents.
+	AskSkill, AskInput, AskAnswer string
 	// QueueType is the bus.queue_type the agent's task queue was declared with: classic (default) or quorum.
 	QueueType string
 	// MaxAttempts is the agent's bus.max_attempts (default 5).
@@ -99,6 +106,7 @@ func (o *Options) normalize() error {
 	o.Skill, o.Input = or(o.Skill, "echo"), or(o.Input, "conformance ping")
 	o.ErrorSkill, o.ErrorInput = or(o.ErrorSkill, "fail"), or(o.ErrorInput, "conformance failure")
 	o.SlowSkill, o.SlowInput = or(o.SlowSkill, "sleep"), or(o.SlowInput, "30000")
+	o.AskSkill, o.AskInput = or(o.AskSkill, "clarify"), or(o.AskInput, "conformance")
 	o.QueueType = or(o.QueueType, "classic")
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 5
@@ -114,7 +122,7 @@ func (o *Options) normalize() error {
 			return fmt.Errorf("%w: %s: %w", ErrInvalidOptions, n.what, err)
 		}
 	}
-	for _, s := range []string{o.Skill, o.ErrorSkill, o.SlowSkill} {
+	for _, s := range []string{o.Skill, o.ErrorSkill, o.SlowSkill, o.AskSkill} {
 		if err := a2a.ValidateSkillID(s); err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 		}

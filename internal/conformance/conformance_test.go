@@ -15,9 +15,14 @@ import (
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/agents"
+	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/internal/conformance"
 	"github.com/a2abus/a2abus/internal/conformance/conformancetest"
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/node"
 )
 
 // serveSample runs SampleAgent named name on w's real broker and returns a
@@ -49,16 +54,23 @@ func serveSample(t *testing.T, w *testworld.World, name string) func(context.Con
 	return stop
 }
 
-// The Go reference agent meets every requirement, deregistration included.
+// The Go reference agent meets every requirement, deregistration included;
+// it never asks its caller anything, so the checks of questions and later
+// turns are skipped, and it conforms all the same.
 func TestSampleAgentConforms(t *testing.T) {
 	w := testworld.Real(t)
 	name := w.N("ConfSample")
 	stop := serveSample(t, w, name)
-	rep := conformancetest.RequireAll(t, conformance.Options{
+	rep := conformancetest.RequireAllBut(t, conformance.Options{
 		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: w.N("ConfKit"), Stop: stop, Timeout: 20 * time.Second,
-	})
-	if rep.Failed() || len(rep.Results) != 16 {
-		t.Errorf("report failed=%v with %d results, want a pass of 16", rep.Failed(), len(rep.Results))
+	}, "question", "later-turn", "turn-from-history", "attempt-echo")
+	if rep.Failed() || len(rep.Results) != 21 {
+		t.Errorf("report failed=%v with %d results, want 21 and no failure", rep.Failed(), len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.ID == "question" && !strings.Contains(r.Detail, "optional for agents") {
+			t.Errorf("question skipped saying %q, want that asking is optional", r.Detail)
+		}
 	}
 }
 
@@ -105,5 +117,77 @@ func TestOptionsRefused(t *testing.T) {
 		if _, err := conformance.Run(context.Background(), o); !errors.Is(err, conformance.ErrInvalidOptions) {
 			t.Errorf("%+v: got %v, want ErrInvalidOptions", o, err)
 		}
+	}
+}
+
+// askingAgent serves SampleAgent's skills and clarify — which asks how to
+// greet the text, then greets on the next turn from the request's history
+// alone — named name on w's real broker; the function returned stops it.
+func askingAgent(t *testing.T, w *testworld.World, name string) func(context.Context) error {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Bus.Exchange = w.Exchange
+	cfg.Directory.WellKnownFile = ""
+	n, err := node.With(cfg, w.Connect(t), keepOpen{w.Memory}, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := sample.Card(name)
+	card.Skills = append(card.Skills, a2a.AgentSkill{ID: "clarify", Name: "Clarify", Description: "asks how to greet"})
+	a, err := n.Agent(card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sample.Register(a, nil); err != nil {
+		t.Fatal(err)
+	}
+	err = a.Handle("clarify", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
+		if task.Turn() == 0 {
+			return agent.Ask("How shall I greet "+task.Text()+"?", a2a.Option{ID: "formal", Label: "Formal"}, a2a.Option{ID: "casual", Label: "Casual"}), nil
+		}
+		if h := task.History(); len(h) > 0 && task.Text() == "formal" {
+			return agent.TextResult("Good day, " + a2a.MessageText(h[0]) + "."), nil
+		}
+		return agent.Ask("Formal or casual?", a2a.Option{ID: "formal", Label: "Formal"}, a2a.Option{ID: "casual", Label: "Casual"}), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Run(context.Background()) }()
+	stopped := false
+	stop := func(ctx context.Context) error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		_ = a.Close()
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	return stop
+}
+
+// keepOpen leaves the world's memory open when a node closes.
+type keepOpen struct{ memory.Memory }
+
+func (keepOpen) Close() error { return nil }
+
+// An agent that asks its caller passes every check, those of its question
+// and later turns included.
+func TestAgentThatAsksConforms(t *testing.T) {
+	w := testworld.Real(t)
+	name := w.N("ConfAsks")
+	stop := askingAgent(t, w, name)
+	rep := conformancetest.RequireAll(t, conformance.Options{
+		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: w.N("ConfKit"), Stop: stop, Timeout: 20 * time.Second,
+	})
+	if len(rep.Results) != 21 {
+		t.Errorf("%d results, want 21", len(rep.Results))
 	}
 }

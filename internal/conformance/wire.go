@@ -25,6 +25,7 @@ type kit struct {
 	// rt is what the plain round trip received, for the checks that read it.
 	rt      []received
 	rtTrace string
+	asked   *asked // the question the agent asked, when it asks
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -64,6 +64,17 @@ type TaskRequest struct {
 	// (ContextID), oldest first: each task's request message and its final
 	// answer, bounded as History is.
 	ContextHistory []*Message `json:"contextHistory,omitempty"`
+	// CallerContext is the part of the caller's own conversation it chose
+	// to send with the task (callercontext.go); nil when it sent none.
+	CallerContext *CallerContext `json:"callerContext,omitempty"`
+	// AllowedTools, when not nil, narrows the tools the agent may use for
+	// this task to those of its own that it names (never more); an empty
+	// list allows none. nil leaves the agent's own.
+	AllowedTools []string `json:"allowedTools,omitzero"`
+	// MaxContextTokens, when above 0, caps the token budget of the agent's
+	// model context for this task: the agent uses the smaller of it and
+	// its own.
+	MaxContextTokens int `json:"maxContextTokens,omitempty"`
 }
 
 // Kind is task.request.
@@ -83,6 +94,7 @@ func (r *TaskRequest) Validate() error {
 		validateRaw("handoff", r.Handoff),
 		validateHistory("history", r.History),
 		validateHistory("contextHistory", r.ContextHistory),
+		r.validateCallerContext(),
 	}
 	for _, err := range checks {
 		if err != nil {

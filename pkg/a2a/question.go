@@ -75,6 +75,26 @@ const (
 	MaxHistoryMessages = 256
 )
 
+// MetadataOmitted is the metadata key of the marker message that stands
+// for the oldest messages left out of a bounded history (TaskRequest.History,
+// ContextHistory): its value is their number.
+const MetadataOmitted = "a2abusOmitted"
+
+// OmittedCount is how many left-out messages the marker m stands for, 0
+// when m is no marker.
+func OmittedCount(m *Message) int {
+	if m == nil || m.Metadata == nil {
+		return 0
+	}
+	switch n := m.Metadata[MetadataOmitted].(type) {
+	case int:
+		return n
+	case float64: // read back from JSON
+		return int(n)
+	}
+	return 0
+}
+
 // WaitsForInput reports whether a turn that ended in state s waits for the
 // caller: TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED.
 func WaitsForInput(s TaskState) bool {

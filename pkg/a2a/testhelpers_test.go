@@ -67,6 +67,9 @@ func sampleTurnRequest() *TaskRequest {
 	r.History = []*Message{NewTextMessage(MessageRoleUser, "find the NPV rule"), NewTextMessage(MessageRoleAgent, "which book?"),
 		NewTextMessage(MessageRoleUser, "finance 101"), NewTextMessage(MessageRoleAgent, "which edition?")}
 	r.ContextHistory = []*Message{NewTextMessage(MessageRoleUser, "hello"), NewTextMessage(MessageRoleAgent, "hi")}
+	r.CallerContext = &CallerContext{Count: 2, Messages: []ContextMessage{{Role: "user", Text: "keep it short", Time: testNow},
+		{Role: "notification", Text: "SampleAgent answered"}}}
+	r.AllowedTools, r.MaxContextTokens = []string{}, 800
 	return r
 }
 

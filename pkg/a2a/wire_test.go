@@ -186,7 +186,15 @@ var turnSeeds = map[Kind][]string{
 	KindTaskRequest: {`{"taskId":"t-1","contextId":"c-1","sessionId":"s","caller":"A","target":"B","skill":"echo","turn":2,` +
 		`"message":{"messageId":"m3","parts":[{"text":"yes"}],"role":"ROLE_USER"},"deadline":"2026-01-02T03:04:05Z",` +
 		`"history":[{"messageId":"m1","parts":[{"text":"go"}],"role":"ROLE_USER"},{"messageId":"m2","parts":[{"text":"sure?"}],"role":"ROLE_AGENT"}],` +
-		`"contextHistory":[]}`},
+		`"contextHistory":[]}`,
+		`{"taskId":"t-2","sessionId":"s","caller":"A","target":"B","skill":"echo","deadline":"2026-01-02T03:04:05Z",` +
+			`"message":{"messageId":"m","parts":[{"text":"go"}],"role":"ROLE_USER"},"allowedTools":["get_from_working_memory"],"maxContextTokens":1200,` +
+			`"callerContext":{"messages":[{"role":"user","text":"the budget is 5k","time":"2026-01-02T03:04:00.5Z"},{"role":"assistant","text":"noted"}],"count":2}}`,
+		`{"taskId":"t-3","sessionId":"s","caller":"A","target":"B","skill":"echo","deadline":"2026-01-02T03:04:05Z",` +
+			`"message":{"messageId":"m","parts":[{"text":"go"}],"role":"ROLE_USER"},"allowedTools":[],` +
+			`"callerContext":{"messages":[],"key":"session/s/caller-context/t-3","count":300}}`,
+		`{"taskId":"t-4","sessionId":"s","caller":"A","target":"B","skill":"echo","deadline":"2026-01-02T03:04:05Z",` +
+			`"message":{"messageId":"m","parts":[{"text":"go"}],"role":"ROLE_USER"},"callerContext":{}}`},
 	KindTaskResult: {`{"taskId":"t-1","agent":"B","state":"TASK_STATE_INPUT_REQUIRED","turn":1,"attempt":2,"time":"2026-01-02T03:04:05Z",` +
 		`"question":{"text":"which?","options":[{"id":"a","label":"A","description":"the first"},{"id":"b","label":"B"}],` +
 		`"inputSchema":{"type":"object"}},"metadata":{}}`,

@@ -383,6 +383,13 @@ func (r *jsonReader) taskRequest(w *wireTaskRequest) bool {
 			return r.messages(&w.History)
 		case "contextHistory":
 			return r.messages(&w.ContextHistory)
+		case "callerContext":
+			v.CallerContext = &CallerContext{}
+			return r.callerContext(v.CallerContext)
+		case "allowedTools":
+			return r.strings(&v.AllowedTools)
+		case "maxContextTokens":
+			return r.intInto(&v.MaxContextTokens)
 		}
 		return false
 	}) && r.end()

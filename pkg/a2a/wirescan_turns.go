@@ -4,7 +4,7 @@
 package a2a
 
 // The hand-written reader's part for the fields of later turns (wirescan.go):
-// a request's history and context history, a result's question.
+// a request's history, context history and caller context, a result's question.
 
 // messages reads an array of messages with text parts only (an empty one is not nil).
 func (r *jsonReader) messages(dst *[]*wireMessage) bool {
@@ -75,6 +75,40 @@ func (r *jsonReader) authNeed(n *AuthNeed) bool {
 			return r.strings(&n.Scopes)
 		case "url":
 			return strInto(r, &n.URL)
+		}
+		return false
+	})
+}
+
+// callerContext reads a request's caller context.
+func (r *jsonReader) callerContext(c *CallerContext) bool {
+	return r.members(func(key string) bool {
+		switch key {
+		case "messages":
+			c.Messages = []ContextMessage{}
+			return r.elements(func() bool {
+				c.Messages = append(c.Messages, ContextMessage{})
+				return r.contextMessage(&c.Messages[len(c.Messages)-1])
+			})
+		case "key":
+			return strInto(r, &c.Key)
+		case "count":
+			return r.intInto(&c.Count)
+		}
+		return false
+	})
+}
+
+// contextMessage reads one message of a caller's context.
+func (r *jsonReader) contextMessage(m *ContextMessage) bool {
+	return r.members(func(key string) bool {
+		switch key {
+		case "role":
+			return strInto(r, &m.Role)
+		case "text":
+			return strInto(r, &m.Text)
+		case "time":
+			return r.time(&m.Time)
 		}
 		return false
 	})

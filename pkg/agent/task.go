@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -33,6 +34,12 @@ type Task struct {
 	publishStatus func(ctx context.Context, st *a2a.TaskStatus) error
 	agentName     string
 	now           func() time.Time
+	memory        memoryReader // reads a caller context sent by reference; nil without working memory
+}
+
+// memoryReader reads a working-memory value (a memory.Memory is one).
+type memoryReader interface {
+	Get(ctx context.Context, key string) ([]byte, error)
 }
 
 // Text is the text of the request's message: on a later turn, the
@@ -61,6 +68,51 @@ func (t *Task) ContextID() string { return t.Request.ContextID }
 // oldest first: each task's request message and its final answer, bounded
 // (the oldest dropped first).
 func (t *Task) ContextHistory() []*a2a.Message { return t.Request.ContextHistory }
+
+// CallerContext is the part of its own conversation the task's caller chose
+// to send with the task, oldest first (nil when it sent none; empty when it
+// chose to send nothing). One too large for the request went by reference:
+// it is read from working memory (Options.Memory must be a memory.Memory),
+// and a failure to read it is an UNAVAILABLE *a2a.Error.
+func (t *Task) CallerContext(ctx context.Context) ([]a2a.ContextMessage, error) {
+	cc := t.Request.CallerContext
+	switch {
+	case cc == nil:
+		return nil, nil
+	case cc.Key == "":
+		return cc.Messages, nil
+	case t.memory == nil:
+		return nil, a2a.NewError(a2a.CodeUnavailable, "the caller context of task %s is in working memory at %q, and this agent has no working memory",
+			t.Request.TaskID, cc.Key)
+	}
+	b, err := t.memory.Get(ctx, cc.Key)
+	if err != nil {
+		return nil, &a2a.Error{Code: a2a.CodeUnavailable, Retryable: true,
+			Message: fmt.Sprintf("read the caller context of task %s at %q: %v", t.Request.TaskID, cc.Key, err)}
+	}
+	var v a2a.StoredCallerContext
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, a2a.NewError(a2a.CodeExecutionFailed, "decode the caller context of task %s at %q: %v", t.Request.TaskID, cc.Key, err)
+	}
+	return v.Messages, nil
+}
+
+// AllowsTool reports whether the task's caller lets the agent use tool for
+// it: true unless the request narrows the tools (AllowedTools) to a list
+// without it. The agent's own configuration applies besides: a caller
+// narrows, never widens.
+func (t *Task) AllowsTool(tool string) bool {
+	return t.Request.AllowedTools == nil || slices.Contains(t.Request.AllowedTools, tool)
+}
+
+// ContextTokens is the token budget of the model context for the task:
+// own (the agent's), or the caller's MaxContextTokens when it is smaller.
+func (t *Task) ContextTokens(own int) int {
+	if caller := t.Request.MaxContextTokens; caller > 0 && caller < own {
+		return caller
+	}
+	return own
+}
 
 // DecodeInput decodes the request's structured input into v. Missing or
 // ill-typed input is an INVALID_INPUT *a2a.Error naming the field.

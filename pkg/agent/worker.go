@@ -172,7 +172,8 @@ func (a *Agent) execute(workCtx, dctx context.Context, d *bus.Delivery, req *a2a
 	}
 	defer a.running.remove(run)
 
-	task := &Task{Request: req, Attempt: d.Attempt, Trace: trace, agentName: a.Name(), now: a.opts.Now,
+	mem, _ := a.opts.Memory.(memoryReader)
+	task := &Task{Request: req, Attempt: d.Attempt, Trace: trace, agentName: a.Name(), now: a.opts.Now, memory: mem,
 		publishStatus: func(ctx context.Context, st *a2a.TaskStatus) error { return a.publishStatus(ctx, req, trace, st) }}
 	if req.Stream {
 		a.announceWorking(ctx, task)

@@ -88,9 +88,9 @@ func TestRequestHistoryFitsTheMessageLimit(t *testing.T) {
 	tr := &a2a.TaskRequest{TaskID: "t-1", SessionID: "s", Caller: "Primary", Target: "Echo", Skill: "echo", Turn: 3,
 		Message: a2a.NewTextMessage(a2a.MessageRoleUser, "now"), Deadline: time.Now().Add(time.Minute),
 		History: msgs(8), ContextHistory: msgs(8)}
-	env, err := c.encodeRequest(tr, a2a.Trace{})
-	if err != nil {
-		t.Fatal(err)
+	env, spilled, err := c.encodeRequest(tr, a2a.Trace{})
+	if err != nil || spilled != nil {
+		t.Fatal(err, spilled)
 	}
 	if len(env.Body) > 4<<10 {
 		t.Fatalf("body of %d bytes", len(env.Body))
@@ -107,7 +107,7 @@ func TestRequestHistoryFitsTheMessageLimit(t *testing.T) {
 		t.Fatalf("the newest message of the task was dropped: %q", a2a.MessageText(last))
 	}
 	tr.Message = a2a.NewTextMessage(a2a.MessageRoleUser, strings.Repeat("y", 5<<10))
-	if _, err := c.encodeRequest(tr, a2a.Trace{}); !errors.Is(err, a2a.ErrTooLarge) {
+	if _, _, err := c.encodeRequest(tr, a2a.Trace{}); !errors.Is(err, a2a.ErrTooLarge) {
 		t.Fatalf("a message alone over the limit: %v, want ErrTooLarge", err)
 	}
 }

@@ -6,6 +6,7 @@ package caller
 import (
 	"errors"
 
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -14,13 +15,25 @@ import (
 const maxFitRounds = 24
 
 // encodeRequest encodes tr. A request carries the histories an agent needs
-// to go on (its context's, its task's), so it can outgrow the codec's
-// message limit: then the oldest messages are left out — the context's
-// first, then the task's — with a marker in their place, until it fits
-// (tr's lists are replaced, not changed). A request too large without any
-// history is the codec's error.
-func (c *Caller) encodeRequest(tr *a2a.TaskRequest, trace a2a.Trace) (a2a.Envelope, error) {
-	env, err := c.opts.Codec.Encode(tr, trace)
+// to go on (its context's, its task's) and the caller's context, so it can
+// outgrow the codec's message limit: then the caller's context goes to
+// working memory first (spilled holds the write to make before the request
+// is sent; tr's callerContext then names its key), then the oldest messages
+// of the histories are left out — the context's first, then the task's —
+// with a marker in their place, until it fits (tr's lists are replaced, not
+// changed). A request too large without any of them is the codec's error.
+func (c *Caller) encodeRequest(tr *a2a.TaskRequest, trace a2a.Trace) (env a2a.Envelope, spilled []memory.Op, err error) {
+	env, err = c.opts.Codec.Encode(tr, trace)
+	if errors.Is(err, a2a.ErrTooLarge) {
+		op, ok, serr := c.spillCallerContext(tr) // callercontext.go
+		if serr != nil {
+			return a2a.Envelope{}, nil, serr
+		}
+		if ok {
+			spilled = []memory.Op{op}
+			env, err = c.opts.Codec.Encode(tr, trace)
+		}
+	}
 	for round := 0; errors.Is(err, a2a.ErrTooLarge) && round < maxFitRounds; round++ {
 		list, what := &tr.ContextHistory, "context"
 		if droppable(tr.ContextHistory) == 0 {
@@ -33,5 +46,5 @@ func (c *Caller) encodeRequest(tr *a2a.TaskRequest, trace a2a.Trace) (a2a.Envelo
 		*list = dropOldest(*list, max(n/2, 1), what)
 		env, err = c.opts.Codec.Encode(tr, trace)
 	}
-	return env, err
+	return env, spilled, err
 }

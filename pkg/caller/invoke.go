@@ -47,8 +47,25 @@ type Request struct {
 	CallChain []string
 	Trace     a2a.Trace
 	// AllowNestedCalls false forbids the target to call other agents for this
-	// task (its calls are refused with FORBIDDEN); nil means allowed.
+	// task (its calls are refused with FORBIDDEN); nil means allowed (the
+	// default of SDK calls; invoke_agent, the LLM's tool, defaults to false).
 	AllowNestedCalls *bool
+	// CallerContext, when set, sends the part of SessionID's conversation it
+	// chooses with the task (the agent's Task.CallerContext): the newest
+	// messages that fit MaxContextTokens (DefaultCallerContextTokens when
+	// 0). SessionID is required with it (a new session has no conversation).
+	// Too large for the message limit, it goes by reference to working
+	// memory. An LLM agent then uses it, through its own filter, instead of
+	// reading the session's conversation itself; empty, it gets none.
+	CallerContext *ContextFilter
+	// MaxContextTokens, when above 0, caps the agent's model context budget
+	// for the task (it uses the smaller of this and its own) and bounds
+	// the caller context sent.
+	MaxContextTokens int
+	// AllowedTools, when not nil, narrows the tools the agent may use for
+	// the task to those of its own named here (an empty list allows none);
+	// the agent's own configuration stays the ceiling.
+	AllowedTools []string
 	// Stream asks the agent for status updates before its reply; Call sets
 	// it when it has a StatusFunc, and a sub-call inherits its task's.
 	Stream bool
@@ -126,10 +143,11 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	}
 	trace, observed := c.observeInvoke(ctx, tr, trace)
 	defer func() { observed(err) }()
-	env, err := c.encodeRequest(tr, trace)
+	env, spilled, err := c.encodeRequest(tr, trace)
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: encode task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
+	rec.CallerContext = tr.CallerContext // its key, when it went to working memory
 	recTTL := time.Until(rec.Deadline) + c.opts.ResultTTL
 	recJSON, err := rec.encode()
 	if err != nil {
@@ -139,9 +157,9 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
-	_, err = c.opts.Memory.Batch(ctx, append([]memory.Op{
+	_, err = c.opts.Memory.Batch(ctx, append(append([]memory.Op{
 		memory.SetOp(recKey, recJSON, recTTL),
-		memory.IndexAddOp(c.pending, rec.TaskID, rec.Deadline.UnixMilli())}, sessionOps...)...)
+		memory.IndexAddOp(c.pending, rec.TaskID, rec.Deadline.UnixMilli())}, sessionOps...), spilled...)...)
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
@@ -240,8 +258,14 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 	if err := c.checkInput(req); err != nil {
 		return nil, nil, err
 	}
+	if err := checkNarrowing(req); err != nil { // callercontext.go
+		return nil, nil, err
+	}
 	now := c.opts.Now()
 	fresh := req.SessionID == ""
+	if fresh && req.CallerContext != nil {
+		return nil, nil, fmt.Errorf("%w: callerContext: a new session has no conversation to send; name the session (SessionID)", ErrInvalidRequest)
+	}
 	if fresh {
 		req.SessionID = uuid.NewString()
 	}
@@ -271,6 +295,13 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 			return nil, nil, err
 		}
 	}
+	var callerCtx *a2a.CallerContext
+	if req.CallerContext != nil {
+		var err error
+		if callerCtx, err = c.callerContext(ctx, req.SessionID, req.CallerContext, req.MaxContextTokens, now); err != nil {
+			return nil, nil, err
+		}
+	}
 	deadline := now.Add(timeout)
 	if nested && parent.Deadline.Before(deadline) {
 		deadline = parent.Deadline // a sub-call never outlives its task
@@ -281,6 +312,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		Message: a2a.NewTextMessage(a2a.MessageRoleUser, text), Input: req.Input, Priority: req.Priority,
 		Deadline: deadline, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
 		CallChain: chain, Stream: req.Stream, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls, ContextHistory: contextHistory,
+		CallerContext: callerCtx, AllowedTools: req.AllowedTools, MaxContextTokens: req.MaxContextTokens,
 	}
 	if err := tr.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
@@ -292,7 +324,8 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 	rec := &Record{TaskID: tr.TaskID, Caller: c.opts.Name, Target: tr.Target, Skill: tr.Skill, SessionID: tr.SessionID,
 		ContextID: tr.ContextID, MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh,
 		Message: tr.Message, ContextHistory: tr.ContextHistory, Priority: tr.Priority, CorrelationID: tr.CorrelationID,
-		Handoff: tr.Handoff, AllowNestedCalls: tr.AllowNestedCalls, Stream: tr.Stream}
+		Handoff: tr.Handoff, AllowNestedCalls: tr.AllowNestedCalls, Stream: tr.Stream,
+		CallerContext: tr.CallerContext, AllowedTools: tr.AllowedTools, MaxContextTokens: tr.MaxContextTokens}
 	return tr, rec, nil
 }
 

@@ -43,6 +43,12 @@ type Record struct {
 	Handoff          json.RawMessage `json:"handoff,omitempty"`
 	AllowNestedCalls *bool           `json:"allowNestedCalls,omitempty"`
 	Stream           bool            `json:"stream,omitempty"`
+	// The caller's context and narrowing the first request carried (the
+	// context's key when it went to working memory), repeated by every
+	// later turn.
+	CallerContext    *a2a.CallerContext `json:"callerContext,omitempty"`
+	AllowedTools     []string           `json:"allowedTools,omitzero"`
+	MaxContextTokens int                `json:"maxContextTokens,omitempty"`
 
 	freshSession bool // the session was made up for this task (sessions.go); not stored
 }

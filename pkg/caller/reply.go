@@ -184,7 +184,8 @@ func (c *Caller) answer(ctx context.Context, rec *Record, w *waitState, r Reply)
 		Target: rec.Target, Skill: rec.Skill, Message: msg, Input: r.Input, Priority: rec.Priority,
 		Deadline:      now.Add(r.Timeout).UTC().Round(0), // as working memory gives it back: the same answer again returns the same Invocation
 		CorrelationID: rec.CorrelationID, Handoff: rec.Handoff, CallChain: rec.Chain, AllowNestedCalls: rec.AllowNestedCalls,
-		Stream: rec.Stream || r.Stream, CreatedAt: now, Turn: n, History: w.History, ContextHistory: rec.ContextHistory}
+		Stream: rec.Stream || r.Stream, CreatedAt: now, Turn: n, History: w.History, ContextHistory: rec.ContextHistory,
+		CallerContext: rec.CallerContext, AllowedTools: rec.AllowedTools, MaxContextTokens: rec.MaxContextTokens}
 	if err := tr.Validate(); err != nil {
 		return Invocation{}, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
@@ -200,10 +201,11 @@ func (c *Caller) answer(ctx context.Context, rec *Record, w *waitState, r Reply)
 	if err := c.declare(ctx, taskSpec); err != nil { // the agent may have scaled to zero and its queue gone
 		return Invocation{}, nil, err
 	}
-	env, err := c.encodeRequest(tr, a2a.Trace{})
+	env, spilled, err := c.encodeRequest(tr, a2a.Trace{})
 	if err != nil {
 		return Invocation{}, nil, fmt.Errorf("caller %q: encode the answer to task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
+	ops = append(ops, spilled...) // after the claim: ops[0] tells whether it was taken
 	if err := c.admit(tr); err != nil {
 		return Invocation{}, nil, err
 	}

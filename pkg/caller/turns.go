@@ -187,28 +187,13 @@ func answerMessage(s *StoredResult) *a2a.Message {
 	return a2a.NewTextMessage(a2a.MessageRoleAgent, resultPreview(s))
 }
 
-// omittedMeta is the metadata key of the marker that stands for the
-// messages left out of a bounded history: their number.
-const omittedMeta = "a2abusOmitted"
-
 // omitted is how many messages marker m stands for, 0 when m is no marker.
-func omitted(m *a2a.Message) int {
-	if m == nil || m.Metadata == nil {
-		return 0
-	}
-	switch n := m.Metadata[omittedMeta].(type) {
-	case int:
-		return n
-	case float64: // read back from JSON
-		return int(n)
-	}
-	return 0
-}
+func omitted(m *a2a.Message) int { return a2a.OmittedCount(m) }
 
 // omittedMarker is the message that stands for n messages left out.
 func omittedMarker(n int, what string) *a2a.Message {
 	m := a2a.NewTextMessage(a2a.MessageRoleUser, fmt.Sprintf("[%d earlier messages of this %s were left out]", n, what))
-	m.Metadata = map[string]any{omittedMeta: n}
+	m.Metadata = map[string]any{a2a.MetadataOmitted: n}
 	return m
 }
 

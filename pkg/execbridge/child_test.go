@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/execbridge"
 )
 
@@ -38,7 +39,10 @@ const childCard = `{"agentName":"GoChild","description":"the test child","versio
  {"id":"echo","name":"Echo","description":"echoes"},{"id":"progress","name":"Progress","description":"reports progress"},
  {"id":"fail","name":"Fail","description":"fails"},{"id":"sleep","name":"Sleep","description":"waits for a cancel"},
  {"id":"call","name":"Call","description":"calls another agent"},{"id":"junk","name":"Junk","description":"breaks the protocol"},
- {"id":"crash","name":"Crash","description":"exits"},{"id":"gate","name":"Gate","description":"answers once n requests run at once"}]}`
+ {"id":"crash","name":"Crash","description":"exits"},{"id":"gate","name":"Gate","description":"answers once n requests run at once"},
+ {"id":"ask","name":"Ask","description":"asks how to greet, then greets from the history alone"},
+ {"id":"login","name":"Login","description":"asks to authenticate"},{"id":"badask","name":"Bad ask","description":"asks a broken question"},
+ {"id":"context","name":"Context","description":"reports the caller's context and narrowing"}]}`
 
 // pidFileEnv names the file the "family" and "orphaning" children write
 // their grandchild's pid to.
@@ -197,6 +201,15 @@ func testChild(mode string) int {
 				raw(`{"type":"task.result","request_id":"nobody","text":"lost"}`)
 				result("survived")
 				raw(`{"type":"task.result","request_id":"` + id + `","text":"twice"}`)
+			case "ask", "login", "badask":
+				send(askFrame(f))
+			case "context":
+				said := make([]string, 0, len(f.CallerContext))
+				for _, m := range f.CallerContext {
+					said = append(said, m.Role+": "+m.Text)
+				}
+				result(fmt.Sprintf("context %v [%s] tools %v %s budget %d", f.CallerContext != nil, strings.Join(said, " | "),
+					f.AllowedTools != nil, strings.Join(f.AllowedTools, ","), f.MaxContextTokens))
 			case "crash":
 				fmt.Fprintln(os.Stderr, "crashing on purpose")
 				os.Exit(3)
@@ -226,7 +239,8 @@ const bigCardBytes = 20 << 20
 
 // oversize answers request f with a line longer than the number of bytes
 // f.Text says, its request_id last (a program's JSON library may
-// put it anywhere): echo with a task.result, fail with a task.error, and
+// put it anywhere): echo with a task.result, ask with a task.question,
+// fail with a task.error, and
 // progress with a task.progress followed by a short result, call with an
 // invoke (whose answer is its result).
 func oversize(raw func(string), f execbridge.Frame) {
@@ -240,7 +254,47 @@ func oversize(raw func(string), f execbridge.Frame) {
 	case "progress":
 		raw(`{"type":"task.progress","message":"` + big + `","request_id":` + id + `}`)
 		raw(`{"type":"task.result","text":"after the long progress","request_id":` + id + `}`)
+	case "ask":
+		raw(`{"type":"task.question","text":"` + big + `","request_id":` + id + `}`)
 	case "call":
 		raw(`{"type":"invoke","agent":"Anyone","skill":"echo","text":"` + big + `","call_id":"c-big","request_id":` + id + `}`)
 	}
+}
+
+// askFrame answers a request of the skills that ask, keeping nothing
+// between turns: on turn 0 "ask" asks how to greet (two options), "login"
+// asks to authenticate and "badask" asks with an option id the wire
+// refuses; on a later turn the answer greets the name of the history's
+// first message as answered, and lists the history and the context's.
+func askFrame(f execbridge.Frame) execbridge.Frame {
+	id := f.RequestID
+	if f.Turn == 0 {
+		switch f.Skill {
+		case "login":
+			return execbridge.Frame{Type: execbridge.TypeTaskQuestion, RequestID: id, Text: "sign in first",
+				Auth: &a2a.AuthNeed{Scheme: "oauth2", Resource: "calendar", Scopes: []string{"read"}}}
+		case "badask":
+			return execbridge.Frame{Type: execbridge.TypeTaskQuestion, RequestID: id, Text: "which?", Options: []a2a.Option{{ID: "no spaces allowed", Label: "X"}}}
+		}
+		return execbridge.Frame{Type: execbridge.TypeTaskQuestion, RequestID: id, Text: "How shall I greet " + f.Text + "?",
+			Options:     []a2a.Option{{ID: "formal", Label: "Formal"}, {ID: "casual", Label: "Casual", Description: "first names"}},
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"style":{"type":"string"}}}`)}
+	}
+	if len(f.History) == 0 {
+		return execbridge.Frame{Type: execbridge.TypeTaskError, RequestID: id, Code: "INVALID_INPUT", Message: "a later turn without history"}
+	}
+	greeting := "Hi"
+	if f.Text == "formal" {
+		greeting = "Good day"
+	}
+	lines := make([]string, 0, len(f.History))
+	for _, m := range f.History {
+		lines = append(lines, m.Role+": "+m.Text)
+	}
+	ctx := make([]string, 0, len(f.ContextHistory))
+	for _, m := range f.ContextHistory {
+		ctx = append(ctx, m.Role+": "+m.Text)
+	}
+	return execbridge.Frame{Type: execbridge.TypeTaskResult, RequestID: id,
+		Text: fmt.Sprintf("%s, %s (turn %d; history: %s; context: %s)", greeting, f.History[0].Text, f.Turn, strings.Join(lines, " | "), strings.Join(ctx, " | "))}
 }

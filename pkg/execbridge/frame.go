@@ -38,6 +38,10 @@ const (
 	TypeTaskResult   = "task.result"
 	TypeTaskError    = "task.error"
 	TypeInvoke       = "invoke"
+	// TypeTaskQuestion ends a request's turn with a question to the caller
+	// (input-required, or auth-required with an auth need); the caller's
+	// answer comes as a later task.request of the same task.
+	TypeTaskQuestion = "task.question"
 )
 
 // Errors about frames and cards.
@@ -66,6 +70,29 @@ type Frame struct {
 	SessionID string          `json:"session_id,omitempty"`
 	Caller    string          `json:"caller,omitempty"`
 	Deadline  string          `json:"deadline,omitempty"` // RFC 3339
+	// Turn is 0 on a task's first request (omitted) and n on the request
+	// carrying the caller's n-th answer; History is the task's earlier
+	// messages, oldest first (the first request, the question, the answer,
+	// …); ContextID and ContextHistory are the task's context and the
+	// messages of the context's earlier tasks.
+	Turn           int              `json:"turn,omitempty"`
+	History        []HistoryMessage `json:"history,omitempty"`
+	ContextID      string           `json:"context_id,omitempty"`
+	ContextHistory []HistoryMessage `json:"context_history,omitempty"`
+	// CallerContext is the part of its conversation the caller sent with
+	// the task (absent when it sent none, empty when it chose nothing);
+	// AllowedTools, when present, the only tools the caller lets the
+	// program use for the task (of its own; empty: none); MaxContextTokens
+	// the caller's cap of its model context's token budget.
+	CallerContext    []a2a.ContextMessage `json:"caller_context,omitzero"`
+	AllowedTools     []string             `json:"allowed_tools,omitzero"`
+	MaxContextTokens int                  `json:"max_context_tokens,omitempty"`
+	// task.question: Text is the question; Options the answers offered,
+	// InputSchema the JSON Schema of a structured answer, Auth what the
+	// caller must authenticate with (auth-required).
+	Options     []a2a.Option    `json:"options,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	Auth        *a2a.AuthNeed   `json:"auth,omitempty"`
 	// task.progress; Message is also the message of task.error and a failed invoke.result.
 	Message string   `json:"message,omitempty"`
 	Percent *float64 `json:"percent,omitempty"`
@@ -82,6 +109,40 @@ type Frame struct {
 	Agent     string `json:"agent,omitempty"`
 	TimeoutMs int64  `json:"timeout_ms,omitempty"` // invoke
 	SubTaskID string `json:"sub_task_id,omitempty"`
+}
+
+// HistoryMessage is one message of a task.request's history or
+// context_history, as a program reads it.
+type HistoryMessage struct {
+	// Role is "user" (the caller's) or "agent".
+	Role string `json:"role"`
+	// Text is the message's text parts, joined by newlines.
+	Text string `json:"text,omitempty"`
+	// Data is the value of the message's data part, or an array of the
+	// values when it has several.
+	Data json.RawMessage `json:"data,omitempty"`
+	// Omitted, on the first message of a history that was too long, is how
+	// many older messages it stands for (they were left out).
+	Omitted int `json:"omitted,omitempty"`
+}
+
+// historyOf is msgs as a program reads them.
+func historyOf(msgs []*a2a.Message) []HistoryMessage {
+	if len(msgs) == 0 {
+		return nil
+	}
+	out := make([]HistoryMessage, 0, len(msgs))
+	for _, m := range msgs {
+		if m == nil {
+			continue
+		}
+		role := "user"
+		if m.Role == a2a.MessageRoleAgent {
+			role = "agent"
+		}
+		out = append(out, HistoryMessage{Role: role, Text: a2a.MessageText(m), Data: dataOfParts(m.Parts), Omitted: a2a.OmittedCount(m)})
+	}
+	return out
 }
 
 // deadlineLayout is RFC 3339 with milliseconds: every language's parser reads it.
@@ -220,6 +281,25 @@ func resultOf(f *Frame) (*resultFields, error) {
 		return nil, errors.New("task.result: neither text nor data")
 	}
 	return r, nil
+}
+
+// questionOf turns a task.question frame into the question of a turn's
+// end, checked as the wire checks it (taskID and agent name the task); a
+// bad field is an error naming it.
+func questionOf(f *Frame, taskID, agent string) (*a2a.Question, error) {
+	q := &a2a.Question{Text: f.Text, Options: f.Options, Auth: f.Auth}
+	if s := bytes.TrimSpace(f.InputSchema); len(s) > 0 && string(s) != "null" {
+		q.InputSchema = s
+	}
+	state := a2a.TaskStateInputRequired
+	if q.Auth != nil {
+		state = a2a.TaskStateAuthRequired
+	}
+	r := &a2a.TaskResult{TaskID: taskID, Agent: agent, State: state, Question: q, Time: time.Now()}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("task.question: %w", err)
+	}
+	return q, nil
 }
 
 // resultFields are the checked fields of a task.result.

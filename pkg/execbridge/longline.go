@@ -160,14 +160,14 @@ func (h *lineHead) set(key, v string) {
 
 // oversized acts on a line of process c longer than MaxFrameBytes, whose
 // content is lost: an agent.card fails the card wait with the reason; a
-// task.result ends its request with RESULT_TOO_LARGE and a task.error with
-// its code (the message lost); an invoke is answered with INVALID_INPUT;
-// anything else (a task.progress, a line whose type and request cannot be
+// task.result or task.question ends its request with RESULT_TOO_LARGE and
+// a task.error with its code (the message lost); an invoke is answered
+// with INVALID_INPUT; anything else (a task.progress, a line whose type and request cannot be
 // read) is skipped as a protocol violation.
 func (b *Bridge) oversized(c *child, h *lineHead) {
 	kind := "a"
 	switch h.typ {
-	case TypeAgentCard, TypeTaskProgress, TypeTaskResult, TypeTaskError, TypeInvoke:
+	case TypeAgentCard, TypeTaskProgress, TypeTaskResult, TypeTaskError, TypeTaskQuestion, TypeInvoke:
 		kind = h.typ
 	}
 	what := fmt.Sprintf("%s line of %d bytes is longer than the line limit of %d bytes", kind, h.n, b.opts.MaxFrameBytes)
@@ -179,14 +179,14 @@ func (b *Bridge) oversized(c *child, h *lineHead) {
 			b.violation(c.pid, what+": repeated agent.card skipped", nil)
 		}
 		return
-	case TypeTaskResult, TypeTaskError:
+	case TypeTaskResult, TypeTaskQuestion, TypeTaskError:
 		p := c.lookup(h.requestID, true)
 		if p == nil {
 			b.violation(c.pid, what+", for an unknown request_id "+quoteCut(h.requestID), nil)
 			return
 		}
 		var e *a2a.Error
-		if h.typ == TypeTaskResult {
+		if h.typ != TypeTaskError {
 			e = a2a.NewError(a2a.CodeResultTooLarge, "the agent process wrote a %s", what)
 		} else {
 			e = errorOf(&Frame{Code: h.code, Message: "the agent process wrote a " + what + "; its message is not shown"})

@@ -19,7 +19,7 @@ import (
 )
 
 // A line over the line limit that answers a request ends that request at
-// once — a task.result with RESULT_TOO_LARGE, a task.error with its code —
+// once — a task.result or task.question with RESULT_TOO_LARGE, a task.error with its code —
 // wherever the program's JSON put the request_id; a long task.progress is
 // skipped and the request goes on. The caller never waits for its deadline.
 func TestOverLongLinesEndTheirRequest(t *testing.T) {
@@ -31,6 +31,8 @@ func TestOverLongLinesEndTheirRequest(t *testing.T) {
 
 	out, _ := r.call("echo", six, nil, "") // before its deadline: a timeout is another code
 	wantCode(t, out, a2a.CodeResultTooLarge, "task.result line of ")
+	out, _ = r.call("ask", six, nil, "")
+	wantCode(t, out, a2a.CodeResultTooLarge, "task.question line of ")
 	out, _ = r.call("fail", six, nil, "")
 	wantCode(t, out, a2a.CodeInvalidInput, "task.error line of ")
 	out, _ = r.call("progress", six, nil, "")

@@ -60,13 +60,12 @@ func (b *Bridge) dispatch(c *child, line []byte) {
 		default:
 			b.log.Debug("agent process: repeated agent.card ignored", zap.Int("pid", c.pid))
 		}
-	case TypeTaskProgress, TypeTaskResult, TypeTaskError, TypeInvoke:
+	case TypeTaskProgress, TypeTaskResult, TypeTaskError, TypeTaskQuestion, TypeInvoke:
 		if f.Type == TypeInvoke && f.CallID == "" {
 			b.violation(c.pid, "invoke without call_id (its answer could not be matched)", f)
 			return
 		}
-		final := f.Type == TypeTaskResult || f.Type == TypeTaskError
-		p := c.lookup(f.RequestID, final) // a request ends with its first result or error
+		p := c.lookup(f.RequestID, endsRequest(f.Type)) // a request ends with its first result, error or question
 		if p == nil {
 			b.violation(c.pid, "unknown request_id", f)
 			if f.Type == TypeInvoke { // answered, so the process does not wait for it forever
@@ -85,9 +84,16 @@ func (b *Bridge) dispatch(c *child, line []byte) {
 	}
 }
 
-// handle runs one task on the process: a task.request, then its frames
-// until a task.result or task.error, the process's exit, or the task's end
-// (a task.cancel, and CancelGrace for the process to answer it).
+// endsRequest reports whether a frame of type typ ends its request: a
+// task.result, a task.error or a task.question.
+func endsRequest(typ string) bool {
+	return typ == TypeTaskResult || typ == TypeTaskError || typ == TypeTaskQuestion
+}
+
+// handle runs one turn of a task on the process: a task.request, then its
+// frames until a task.result, task.error or task.question, the process's
+// exit, or the task's end (a task.cancel, and CancelGrace for the process
+// to answer it).
 func (b *Bridge) handle(ctx context.Context, t *agent.Task) (*agent.Result, error) {
 	p := newPending(t.Request.TaskID)
 	defer close(p.ended)
@@ -102,8 +108,10 @@ func (b *Bridge) handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 		stopCalls()
 		calls.Wait()
 	}()
-	req := &Frame{Type: TypeTaskRequest, RequestID: p.id, TaskID: t.Request.TaskID, Skill: t.Request.Skill, Text: t.Text(),
-		Input: t.Request.Input, SessionID: t.Request.SessionID, Caller: t.Request.Caller, Deadline: formatDeadline(t.Request.Deadline)}
+	req, err := requestFrame(ctx, p.id, t)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.send(req); err != nil {
 		return nil, a2a.NewError(a2a.CodeExecutionFailed, "send the task to the agent process: %v", err)
 	}
@@ -117,6 +125,8 @@ func (b *Bridge) handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 				return b.result(c, f)
 			case TypeTaskError:
 				return nil, errorOf(f)
+			case TypeTaskQuestion:
+				return b.question(c, t, f)
 			case TypeInvoke:
 				calls.Add(1)
 				go func() {
@@ -131,6 +141,37 @@ func (b *Bridge) handle(ctx context.Context, t *agent.Task) (*agent.Result, erro
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// requestFrame is the task.request frame of t, sent as request id: a later
+// turn carries its turn and the task's history, a task in a context its
+// context's history, and the caller's context (read from working memory
+// when it went by reference) and narrowing travel with it.
+func requestFrame(ctx context.Context, id string, t *agent.Task) (*Frame, error) {
+	r := t.Request
+	callerCtx, err := t.CallerContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.CallerContext != nil && callerCtx == nil {
+		callerCtx = []a2a.ContextMessage{} // the caller chose to send nothing
+	}
+	return &Frame{Type: TypeTaskRequest, RequestID: id, TaskID: r.TaskID, Skill: r.Skill, Text: t.Text(),
+		Input: r.Input, SessionID: r.SessionID, Caller: r.Caller, Deadline: formatDeadline(r.Deadline),
+		Turn: r.Turn, History: historyOf(r.History), ContextID: r.ContextID, ContextHistory: historyOf(r.ContextHistory),
+		CallerContext: callerCtx, AllowedTools: r.AllowedTools, MaxContextTokens: r.MaxContextTokens}, nil
+}
+
+// question turns a task.question frame into the result that ends the
+// turn waiting for the caller's answer (agent.Ask, AskAuth); a bad field
+// fails the task with EXECUTION_FAILED naming it.
+func (b *Bridge) question(c *child, t *agent.Task, f *Frame) (*agent.Result, error) {
+	q, err := questionOf(f, t.Request.TaskID, t.Request.Target)
+	if err != nil {
+		b.violation(c.pid, err.Error(), f)
+		return nil, a2a.NewError(a2a.CodeExecutionFailed, "the agent process sent a bad question: %v", err)
+	}
+	return &agent.Result{Message: a2a.NewTextMessage(a2a.MessageRoleAgent, q.Text), Question: q}, nil
 }
 
 // progress publishes a task.progress frame as the task's status.
@@ -179,7 +220,7 @@ func (b *Bridge) cancel(c *child, p *pending) {
 	for {
 		select {
 		case f := <-p.frames:
-			if f.Type == TypeTaskResult || f.Type == TypeTaskError {
+			if endsRequest(f.Type) {
 				return
 			}
 		case <-p.failed:
@@ -295,18 +336,25 @@ func forwardStatus(ctx context.Context, t *agent.Task, target string, st *a2a.Ta
 // dataOf is the structured data of a result's artifacts: the value of its
 // one data part, an array of them when there are several, nil when none.
 func dataOf(artifacts []*a2a.Artifact) json.RawMessage {
-	var values []any
+	var parts []*a2a.Part
 	for _, a := range artifacts {
-		if a == nil {
+		if a != nil {
+			parts = append(parts, a.Parts...)
+		}
+	}
+	return dataOfParts(parts)
+}
+
+// dataOfParts is the structured data of parts: the value of its one data
+// part, an array of them when there are several, nil when none.
+func dataOfParts(parts []*a2a.Part) json.RawMessage {
+	var values []any
+	for _, p := range parts {
+		if p == nil {
 			continue
 		}
-		for _, p := range a.Parts {
-			if p == nil {
-				continue
-			}
-			if d, ok := p.Content.(spec.Data); ok {
-				values = append(values, d.Value)
-			}
+		if d, ok := p.Content.(spec.Data); ok {
+			values = append(values, d.Value)
 		}
 	}
 	var v any = values

@@ -57,7 +57,7 @@ func TestSplitCommand(t *testing.T) {
 
 func TestParseCard(t *testing.T) {
 	c, err := execbridge.ParseCard([]byte(childCard))
-	if err != nil || c.AgentName != "GoChild" || len(c.Skills) != 8 {
+	if err != nil || c.AgentName != "GoChild" || len(c.Skills) != 12 {
 		t.Fatalf("ParseCard(childCard) = %+v, %v", c, err)
 	}
 	for _, tc := range []struct{ card, reason string }{

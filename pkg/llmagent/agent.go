@@ -16,6 +16,7 @@ import (
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/llm"
 	"github.com/a2abus/a2abus/pkg/tools"
 )
@@ -233,8 +234,23 @@ func (a *Agent) handle(ctx context.Context, sk *Skill, t *agent.Task) (*agent.Re
 	return res, nil
 }
 
-// context reads the task's session conversation and filters it.
+// context is the conversation the task's model gets, through the skill's
+// filter within its budget (max_context_tokens, or the caller's smaller
+// maxContextTokens): the caller's context when the caller sent one (it chose
+// what the agent gets, so the session is not read), else the task's session
+// conversation.
 func (a *Agent) context(ctx context.Context, sk *Skill, t *agent.Task) (Filtered, error) {
+	budget := t.ContextTokens(sk.MaxContextTokens)
+	if t.Request.CallerContext != nil {
+		msgs, err := t.CallerContext(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return Filtered{}, ctx.Err()
+			}
+			return Filtered{}, fmt.Errorf("skill %q: %w", sk.ID, err)
+		}
+		return FilterTurns(callerTurns(msgs), sk.Context, budget, a.opts.Now()), nil
+	}
 	session := t.Request.SessionID
 	if a.opts.Conversations == nil || session == "" {
 		return Filtered{}, nil
@@ -250,7 +266,21 @@ func (a *Agent) context(ctx context.Context, sk *Skill, t *agent.Task) (Filtered
 		}
 		return Filtered{}, e
 	}
-	return FilterTurns(turns, sk.Context, sk.MaxContextTokens, a.opts.Now()), nil
+	return FilterTurns(turns, sk.Context, budget, a.opts.Now()), nil
+}
+
+// callerTurns are the messages of a caller's context as conversation
+// turns, for the filter: a notification keeps its role through the meta
+// kind the caller marks its notification turns with.
+func callerTurns(msgs []a2a.ContextMessage) []memory.Turn {
+	out := make([]memory.Turn, len(msgs))
+	for i, m := range msgs {
+		out[i] = memory.Turn{Seq: int64(i + 1), Role: m.Role, Content: m.Text, Time: m.Time}
+		if m.Role == RoleNotification {
+			out[i].Role, out[i].Meta = memory.RoleUser, map[string]string{caller.MetaKind: caller.KindNotification}
+		}
+	}
+	return out
 }
 
 // modelError maps a failure of the loop onto a typed error: the task's own

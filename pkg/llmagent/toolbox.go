@@ -34,10 +34,12 @@ type ToolboxFactory func(ctx context.Context, t *agent.Task, skill *Skill) (Tool
 
 // gate decides which tools a task's model is offered and refuses the calls
 // the skill does not allow, whatever the toolbox offers: tools outside
-// allowed_tools, invoke_agent when the task may make no sub-agent call
-// (refused says why), and targets outside allowed_agents.
+// allowed_tools or outside the task's caller's allowedTools (a caller
+// narrows, never widens), invoke_agent when the task may make no sub-agent
+// call (refused says why), and targets outside allowed_agents.
 type gate struct {
 	skill   *Skill
+	task    *agent.Task
 	box     Toolbox
 	offered []llm.Tool
 	refused string // why this task may make no sub-agent call; "" when it may
@@ -45,9 +47,9 @@ type gate struct {
 
 // newGate filters box's tools for skill and task.
 func newGate(box Toolbox, skill *Skill, t *agent.Task, self string, maxDepth int) *gate {
-	g := &gate{skill: skill, box: box, refused: subAgentRefusal(skill, t, self, maxDepth)}
+	g := &gate{skill: skill, task: t, box: box, refused: subAgentRefusal(skill, t, self, maxDepth)}
 	for _, tool := range box.LLMTools() {
-		if !skill.Allows(tool.Name) || (tool.Name == ToolInvokeAgent && g.refused != "") {
+		if !skill.Allows(tool.Name) || !t.AllowsTool(tool.Name) || (tool.Name == ToolInvokeAgent && g.refused != "") {
 			continue
 		}
 		g.offered = append(g.offered, tool)
@@ -82,8 +84,12 @@ func subAgentRefusal(skill *Skill, t *agent.Task, self string, maxDepth int) str
 func (g *gate) dispatch(ctx context.Context, call llm.ToolCall) (string, bool) {
 	if !slices.ContainsFunc(g.offered, func(t llm.Tool) bool { return t.Name == call.Name }) {
 		why := fmt.Sprintf("tool %q is not available to skill %q; its tools are: %s", call.Name, g.skill.ID, g.names())
-		if call.Name == ToolInvokeAgent && g.refused != "" {
+		switch {
+		case call.Name == ToolInvokeAgent && g.refused != "":
 			why = "sub-agent call refused: " + g.refused
+		case g.skill.Allows(call.Name) && !g.task.AllowsTool(call.Name):
+			why = fmt.Sprintf("tool %q is not available for task %s: its caller %s narrowed the tools to: %s; the tools offered are: %s",
+				call.Name, g.task.Request.TaskID, g.task.Request.Caller, listOrNone(g.task.Request.AllowedTools), g.names())
 		}
 		return refusal(a2a.CodeForbidden, why), true
 	}
@@ -101,12 +107,17 @@ func (g *gate) dispatch(ctx context.Context, call llm.ToolCall) (string, bool) {
 
 // names lists the offered tools, "none" when there are none.
 func (g *gate) names() string {
-	if len(g.offered) == 0 {
-		return "none"
-	}
 	names := make([]string, len(g.offered))
 	for i, t := range g.offered {
 		names[i] = t.Name
+	}
+	return listOrNone(names)
+}
+
+// listOrNone joins names with commas, "none" when there are none.
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
 	}
 	return strings.Join(names, ", ")
 }

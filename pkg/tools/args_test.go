@@ -15,7 +15,7 @@ import (
 // TestInvalidArguments checks each tool rejects bad arguments before acting,
 // with the exact message an LLM will read and the argument's path.
 func TestInvalidArguments(t *testing.T) {
-	const invokeKnown = "(known: agent_name, skill, message, input, timeout_seconds, priority, wait)"
+	const invokeKnown = "(known: agent_name, skill, message, input, timeout_seconds, priority, wait, context, max_context_tokens, allowed_tools, allow_nested_calls)"
 	long := strings.Repeat("q", 201)
 	cases := []struct {
 		tool, args string
@@ -51,6 +51,18 @@ func TestInvalidArguments(t *testing.T) {
 			`invoke_agent: argument "priority": must be a string, got null`},
 		{"invoke_agent", `{"agent_name":"Echo","skill":"echo","message":"hi","timeout_seconds":1000,"x":1}`, "timeout_seconds",
 			"invoke_agent: argument \"timeout_seconds\": must be <= 300, got 1000\ninvoke_agent: unknown argument \"x\" " + invokeKnown},
+		{"invoke_agent", `{"agent_name":"Echo","skill":"echo","message":"hi","context":{"last":3}}`, "context/last",
+			`invoke_agent: unknown argument "context/last" (known: context/last_messages, context/max_age_seconds, context/roles)`},
+		{"invoke_agent", `{"agent_name":"Echo","skill":"echo","message":"hi","context":{"roles":["robot"]}}`, "context/roles/0",
+			`invoke_agent: argument "context/roles/0": must be one of "user", "assistant", "system", "tool", "notification", got "robot"`},
+		{"invoke_agent", `{"agent_name":"Echo","skill":"echo","message":"hi","context":{"last_messages":0}}`, "context/last_messages",
+			`invoke_agent: argument "context/last_messages": must be >= 1, got 0`},
+		{"invoke_agent", `{"agent_name":"Echo","skill":"echo","message":"hi","max_context_tokens":0}`, "max_context_tokens",
+			`invoke_agent: argument "max_context_tokens": must be >= 1, got 0`},
+		{"invoke_agent", `{"agent_name":"Echo","skill":"echo","message":"hi","allowed_tools":["rm -rf"]}`, "allowed_tools/0",
+			`invoke_agent: argument "allowed_tools/0": must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$, got "rm -rf"`},
+		{"invoke_agent", `{"agent_name":"Echo","skill":"echo","message":"hi","allow_nested_calls":"yes"}`, "allow_nested_calls",
+			`invoke_agent: argument "allow_nested_calls": must be a boolean, got "yes"`},
 		{"invoke_agent", `[1,2]`, "", `invoke_agent: the arguments are not a JSON object: got [1,2]`},
 		{"invoke_agent", `null`, "", `invoke_agent: the arguments are not a JSON object: got null`},
 		{"invoke_agent", `"agent_name=Echo"`, "", `invoke_agent: the arguments are not a JSON object: got "agent_name=Echo"`},

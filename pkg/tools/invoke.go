@@ -40,7 +40,7 @@ var invokeAgentDef = definition{
 		"the memoryKey to read the result. With wait set to true the call instead returns when the task ends " +
 		"(at the latest at its timeout), with its state and the start of its result. Use list_known_agents to find " +
 		"agent names and skill ids.",
-	params: []param{
+	params: append([]param{
 		{name: "agent_name", required: true, hint: agentNameHint, schema: map[string]any{
 			"type": "string", "pattern": agentNamePattern,
 			"description": "The agent to call, as listed by list_known_agents (case-insensitive).",
@@ -69,7 +69,7 @@ var invokeAgentDef = definition{
 			"description": "true to wait for the task to end and get its result in this call's result; default false " +
 				"(the result is notified later). Use it when you need the result to continue.",
 		}},
-	},
+	}, callerContextParams()...), // callercontext.go
 }
 
 // invokeArgs are invoke_agent's arguments.
@@ -82,6 +82,7 @@ type invokeArgs struct {
 	TimeoutSeconds *float64 `json:"timeout_seconds"`
 	Priority       string   `json:"priority"`
 	Wait           bool     `json:"wait"`
+	callerContextArgs
 }
 
 // InvokeResult is invoke_agent's result.
@@ -142,6 +143,7 @@ func (s *Set) invokeAgent(ctx context.Context, raw json.RawMessage) (any, error)
 	if args.TimeoutSeconds != nil {
 		req.Timeout = time.Duration(*args.TimeoutSeconds) * time.Second
 	}
+	args.callerContextArgs.apply(&req) // callercontext.go
 	inv, watch, err := s.start(ctx, req, args.Wait)
 	if errors.Is(err, caller.ErrOutcomeUnknown) && inv.TaskID != "" {
 		// The agent may get the task: a second invoke could run it twice.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -131,6 +132,31 @@ func (s *argSchema) names() string {
 	return strings.Join(names, ", ")
 }
 
+// known lists the arguments the object holding the one at location may
+// have: the tool's, or a nested object's (sorted).
+func (s *argSchema) known(location []string) string {
+	if len(location) < 2 {
+		return s.names()
+	}
+	i := s.rank(location[0])
+	if i >= len(s.params) {
+		return s.names()
+	}
+	obj := s.params[i].schema
+	for _, seg := range location[1 : len(location)-1] {
+		props, _ := obj["properties"].(map[string]any)
+		if obj, _ = props[seg].(map[string]any); obj == nil {
+			return s.names()
+		}
+	}
+	props, _ := obj["properties"].(map[string]any)
+	names, parent := slices.Sorted(maps.Keys(props)), strings.Join(location[:len(location)-1], "/")
+	for i, n := range names {
+		names[i] = parent + "/" + n
+	}
+	return strings.Join(names, ", ")
+}
+
 func (s *argSchema) argErr(path, msg string, cause error) *ArgumentError {
 	return &ArgumentError{Tool: s.tool, Path: path, Message: msg, Err: cause}
 }
@@ -143,7 +169,7 @@ func (s *argSchema) explain(v schema.Violation) *ArgumentError {
 	case *kind.Required:
 		return s.argErr(path, fmt.Sprintf("missing required argument %q", path), nil)
 	case *kind.AdditionalProperties:
-		return s.argErr(path, fmt.Sprintf("unknown argument %q (known: %s)", path, s.names()), nil)
+		return s.argErr(path, fmt.Sprintf("unknown argument %q (known: %s)", path, s.known(v.Location)), nil)
 	}
 	if path == "" {
 		return s.argErr("", "the arguments "+s.rule(v, ""), nil)

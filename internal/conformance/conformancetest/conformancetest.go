@@ -8,6 +8,7 @@ package conformancetest
 import (
 	"bytes"
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/a2abus/a2abus/internal/conformance"
@@ -16,6 +17,14 @@ import (
 // RequireAll runs the kit with opts, logs its table, and fails the test for
 // every requirement that did not pass (a skip included: every check must run).
 func RequireAll(t testing.TB, opts conformance.Options) *conformance.Report {
+	t.Helper()
+	return RequireAllBut(t, opts)
+}
+
+// RequireAllBut is RequireAll for an agent without an optional feature:
+// the checks named in skipped must be skipped (not passed, not failed),
+// every other one must pass.
+func RequireAllBut(t testing.TB, opts conformance.Options, skipped ...string) *conformance.Report {
 	t.Helper()
 	rep, err := conformance.Run(context.Background(), opts)
 	if err != nil {
@@ -27,8 +36,12 @@ func RequireAll(t testing.TB, opts conformance.Options) *conformance.Report {
 	}
 	t.Logf("\n%s", &table)
 	for _, r := range rep.Results {
-		if r.Outcome != conformance.Pass {
-			t.Errorf("%s (%s): %s: %s", r.ID, r.Level, r.Outcome, r.Detail)
+		want := conformance.Pass
+		if slices.Contains(skipped, r.ID) {
+			want = conformance.Skip
+		}
+		if r.Outcome != want {
+			t.Errorf("%s (%s): %s, want %s: %s", r.ID, r.Level, r.Outcome, want, r.Detail)
 		}
 	}
 	return rep

@@ -22,13 +22,19 @@ func TestReplyPicksAnOption(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		n := w.N
 		var runs atomic.Int32
+		release := make(chan struct{})
 		w.agent(n("Books"), map[string]agent.Handler{
 			"find": clerk(&runs),
-			"free": func(_ context.Context, t *agent.Task) (*agent.Result, error) {
+			"free": func(ctx context.Context, t *agent.Task) (*agent.Result, error) {
 				if t.Turn() == 0 {
 					return agent.Ask("what title?"), nil
 				}
-				return agent.TextResult("got " + t.Text()), nil
+				select {
+				case <-release:
+					return agent.TextResult("got " + t.Text()), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
 			},
 		})
 		c := w.caller(n("Primary"), true)
@@ -65,6 +71,11 @@ func TestReplyPicksAnOption(t *testing.T) {
 		if inv.Turn != 1 || watch.Invocation() != inv {
 			t.Fatalf("ReplyWatched = %+v, watch %+v", inv, watch.Invocation())
 		}
+		info, err := c.Task(ctxT(t), free.TaskID)
+		if err != nil || info.Turn != 1 || !info.Pending || info.WaitingForInput() || !info.Deadline.Equal(inv.Deadline) {
+			t.Fatalf("Task while the answer's turn runs = %+v, %v; want turn 1 running, due %s", info, err, inv.Deadline)
+		}
+		close(release)
 		if got, err := watch.Wait(ctxT(t), nil); err != nil || got.Result.Text() != "got Dune" || got.Turn != 1 {
 			t.Fatalf("the watched answer's turn ended %+v, %v", got, err)
 		}

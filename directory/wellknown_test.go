@@ -44,7 +44,7 @@ func TestLoadWellKnownRepositoryFile(t *testing.T) {
 	}
 	want := map[string][]string{
 		"ResearchAgent": {"research"},
-		"SampleAgent":   {"echo", "sleep", "fail", "npv", "delegate"},
+		"SampleAgent":   {"echo", "sleep", "fail", "npv", "delegate", "confirm"},
 	}
 	if !reflect.DeepEqual(skills, want) {
 		t.Errorf("skills = %v, want %v", skills, want)

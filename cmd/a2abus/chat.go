@@ -42,7 +42,9 @@ func newChatCmd(c *cli) *cobra.Command {
 			"Ctrl-D or /quit ends; sub-task status lines are shown live. With --message TEXT, or text on a\n" +
 			"non-terminal standard input (echo hi | a2abus chat), it sends one user turn, waits until the assistant\n" +
 			"answered and every sub-task it started came back and was answered (bounded by --timeout), prints the\n" +
-			"assistant's turns and exits 0 — 2 when the model or a sub-task failed the turn.",
+			"assistant's turns and exits 0 — 2 when the model or a sub-task failed the turn, 4 when an agent's question\n" +
+			"waits for your answer (the assistant asked it: answer with a2abus chat --session S --message ANSWER;\n" +
+			"the model passes it on). An agent's question the model can answer from the conversation, it answers itself.",
 		Example: "  a2abus chat\n" +
 			"  a2abus chat --message 'what is the NPV of -100, 60, 60 at 10%?' --session s1\n" +
 			"  echo 'research how KEDA scales jobs' | a2abus chat --timeout 10m",
@@ -190,6 +192,9 @@ func chatOnce(ctx context.Context, s *chat.Session, text string, timeout time.Du
 	if settled.Err != nil {
 		return taskFailed(settled.Err)
 	}
+	if n := len(settled.Questions); n > 0 {
+		return cliutil.InputRequired(fmt.Errorf("%d agent question(s) wait for your answer: a2abus chat --session %s --message ANSWER", n, s.ID()))
+	}
 	return nil
 }
 
@@ -272,6 +277,8 @@ func (p *chatPrinter) event(ev chat.Event) {
 	case chat.EventTurn:
 		t := ev.Turn
 		switch {
+		case t.Meta[chat.MetaKind] == caller.KindNotification && t.Meta[caller.MetaOutcome] == caller.OutcomeQuestion:
+			fmt.Fprintln(p.status, cliutil.PrintableLine(fmt.Sprintf("· %s asks a question (task %s)", t.Meta[caller.MetaAgent], memory.MetaValue(t.Meta, caller.MetaTaskID))))
 		case t.Meta[chat.MetaKind] == caller.KindNotification && t.Meta[caller.MetaAgent] != "":
 			fmt.Fprintln(p.status, cliutil.PrintableLine(fmt.Sprintf("· %s: task %s ended (%s)", t.Meta[caller.MetaAgent], memory.MetaValue(t.Meta, caller.MetaTaskID),
 				strings.ToLower(strings.TrimPrefix(t.Meta[caller.MetaState], "TASK_STATE_")))))

@@ -36,7 +36,8 @@ func newDemoCmd(c *cli) *cobra.Command {
 		Short: "Run SampleAgent and ResearchAgent in this process, invoke them and show every step",
 		Long: "Starts SampleAgent and ResearchAgent and a caller in one process, invokes them, and shows the\n" +
 			"status stream, the memory key each result is stored under, the notification turn injected into\n" +
-			"the conversation and the result fetched back, as an LLM would with get_from_working_memory.\n" +
+			"the conversation and the result fetched back, as an LLM would with get_from_working_memory; then an\n" +
+			"agent's question answered (the task waits for input) and a follow-up task in the same context.\n" +
 			"Runs on the embedded bus and memory (no servers needed); with --amqp-url and --redis-url the\n" +
 			"same demo runs on RabbitMQ and Redis.",
 		Example: "  a2abus demo\n" +
@@ -112,6 +113,9 @@ func runDemo(ctx context.Context, e *env, _ []string) (err error) {
 		if err := d.step(runCtx, demoCaller, i+1, st.title, st.req); err != nil {
 			return err
 		}
+	}
+	if err := d.askAndFollowUp(runCtx, demoCaller, len(steps)+1, session); err != nil {
+		return err
 	}
 	turns, err := n.Memory.Turns(runCtx, session, 0, 0)
 	if err != nil {

@@ -68,3 +68,27 @@ func TestDemoRoutesByIntent(t *testing.T) {
 		}
 	}
 }
+
+// The demo shows a task that talks back: SampleAgent's confirm asks, the
+// question is answered with invoke_agent and task_id (an option), and a
+// follow-up task in the same context is told of the first.
+func TestDemoAsksAndFollowsUp(t *testing.T) {
+	isolate(t, "")
+	code, out, errOut := runCLI(t, "demo", "--log-level", "error")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		`6. invoke_agent(SampleAgent, confirm, "book the meeting room for Friday", wait) — the agent asks a question; the task waits for input`,
+		"-> input_required (turn 0, context ", "   asks    Confirm: book the meeting room for Friday?\n   options yes (Yes), no (No)\n",
+		"[Agent 'SampleAgent' asks a question in task ", `option "yes", wait)`,
+		"-> completed (turn 1): Confirmed: book the meeting room for Friday\n",
+		`7. invoke SampleAgent.confirm "send the agenda to the team" in the same context (--context `,
+		`asks    Confirm: send the agenda to the team? (earlier in this context, 2 message(s), the latest: "Confirmed: book the meeting room for Friday")`,
+		"-> completed (turn 1): Not confirmed: send the agenda to the team\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

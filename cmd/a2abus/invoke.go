@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,10 +24,11 @@ import (
 )
 
 type invokeFlags struct {
-	input, session, callerName, priority string
-	timeout, directoryWait               time.Duration
-	wait, asJSON, stream                 bool
-	callerContext                        callerContextFlags // invoke_context.go
+	input, session, callerName, priority, contextID, task string
+	timeout, directoryWait                                time.Duration
+	wait, asJSON, stream                                  bool
+	callerContext                                         callerContextFlags // invoke_context.go
+	answer                                                replyFlags         // --option, --message-id (with --task)
 }
 
 // newInvokeCmd builds `a2abus invoke AGENT SKILL TEXT`.
@@ -35,19 +37,40 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "invoke AGENT SKILL TEXT",
 		Short: "Invoke an agent's skill; print the task id and memory key, or wait for the result",
-		Long: "Publishes a task to agent.task.AGENT and prints its task id and the memory key its result will be\n" +
-			"stored under. With --wait it shows status updates on stderr as they arrive — on a terminal one live line\n" +
-			"with the elapsed time, and a note when the task waits in a queue no agent consumes — and prints the\n" +
-			"result on stdout. Exit 0 when the task completed, 2 when it failed or timed out (the error code is\n" +
-			"printed), 3 when the call was refused before publishing (AGENT_NOT_FOUND, SKILL_NOT_SUPPORTED,\n" +
-			"INVALID_INPUT, FORBIDDEN, RATE_LIMITED, ...: no task exists), 1 for any other failure.",
+		Long: "Publishes a task to agent.task.AGENT and prints its task id, the memory key its result will be stored\n" +
+			"under and its context id (--context ID continues the context of an earlier task: the agent gets its\n" +
+			"earlier requests and answers). With --wait it shows status updates on stderr as they arrive — on a\n" +
+			"terminal one live line with the elapsed time, and a note when the task waits in a queue no agent\n" +
+			"consumes — and prints the result on stdout. Exit 0 when the task completed, 2 when it failed or timed\n" +
+			"out (the error code is printed), 3 when the call was refused before publishing (AGENT_NOT_FOUND,\n" +
+			"SKILL_NOT_SUPPORTED, INVALID_INPUT, FORBIDDEN, RATE_LIMITED, ...: no task exists), 4 when the agent asks\n" +
+			"a question (the task waits for input: the question and its options are printed; answer with\n" +
+			"a2abus reply TASK ANSWER, or invoke --task TASK ANSWER), 1 for any other failure.",
 		Example: "  a2abus invoke SampleAgent echo hello --wait\n" +
 			"  a2abus invoke SampleAgent npv 'NPV please' --input '{\"cash_flows\":[-100,60,60],\"discount_rate\":0.1}' --wait --json\n" +
-			"  a2abus invoke ResearchAgent research 'how does KEDA scale jobs' --session s1   # then: a2abus wait TASK",
-		Args:              cobra.ExactArgs(3),
+			"  a2abus invoke ResearchAgent research 'how does KEDA scale jobs' --session s1   # then: a2abus wait TASK\n" +
+			"  a2abus invoke SampleAgent confirm 'book the meeting room' --wait   # exit 4, then: a2abus reply TASK yes --wait\n" +
+			"  a2abus invoke --task TASK yes --wait                                # the same as a2abus reply TASK yes --wait",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.task != "" {
+				return cobra.RangeArgs(0, 1)(cmd, args)
+			}
+			return cobra.ExactArgs(3)(cmd, args)
+		},
 		ValidArgsFunction: c.completeAgentSkill,
 	}
 	cmd.RunE = c.withConfig(func(ctx context.Context, e *env, args []string) error {
+		if f.task != "" { // an answer: reply's flags, from invoke's
+			if bad := changedFlags(cmd, "context", "session", "priority", "no-nested-calls", "stream", "directory-wait"); bad != "" {
+				return &cliutil.UsageError{Err: fmt.Errorf("--%s does not apply to an answer (--task): the task keeps its own", bad)}
+			}
+			a := f.answer
+			a.input, a.callerName, a.timeout, a.wait, a.asJSON = f.input, f.callerName, f.timeout, f.wait, f.asJSON
+			return runReply(ctx, e, a, f.task, strings.Join(args, " "))
+		}
+		if bad := changedFlags(cmd, "option", "message-id"); bad != "" {
+			return &cliutil.UsageError{Err: fmt.Errorf("--%s answers a question: give it with --task TASK", bad)}
+		}
 		f.directoryWait = directoryWaitFlag(cmd, f.directoryWait)
 		f.callerContext.read(cmd.Flags())
 		return runInvoke(ctx, e, f, args[0], args[1], args[2])
@@ -60,6 +83,9 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	fl.DurationVar(&f.timeout, "timeout", 0, "time allowed for the result (default caller.default_timeout, clamped to caller.max_timeout)")
 	fl.BoolVar(&f.wait, "wait", false, "wait for the result, showing status updates on stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fl.StringVar(&f.contextID, "context", "", "the context id of an earlier task, to continue its context (default: a new one)")
+	fl.StringVar(&f.task, "task", "", "answer the question of this task instead of invoking (as a2abus reply TASK ANSWER): invoke --task TASK ANSWER")
+	addReplyFlags(cmd, &f.answer)
 	fl.BoolVar(&f.stream, "stream", false, "ask the agent to send status updates (--wait always does): a later \"a2abus wait TASK\" shows those that arrive while it waits")
 	fl.DurationVar(&f.directoryWait, "directory-wait", directory.DefaultVetWait,
 		"how long an agent the directory does not know yet may take to announce itself before the call is refused (directory.vet_wait; 0: do not check the directory)")
@@ -80,7 +106,8 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 	if err != nil {
 		return fmt.Errorf("--priority: %w", err)
 	}
-	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, Timeout: f.timeout, Priority: prio, Stream: f.stream}
+	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, ContextID: f.contextID,
+		Timeout: f.timeout, Priority: prio, Stream: f.stream}
 	if err := f.callerContext.apply(&req); err != nil {
 		return err
 	}
@@ -119,7 +146,8 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 }
 
 // awaitOutcome runs wait with its progress shown on stderr, prints the
-// outcome and turns a failed task into exit code 2.
+// outcome and turns a failed task into exit code 2, a task that waits for
+// input (its question printed) into exit code 4.
 func awaitOutcome(e *env, asJSON bool, what string, wait func(*progress) (*caller.Outcome, error)) error {
 	p := newProgress(e.Err, what)
 	out, err := wait(p)
@@ -129,6 +157,9 @@ func awaitOutcome(e *env, asJSON bool, what string, wait func(*progress) (*calle
 	}
 	if err := printOutcome(e.Out, out, asJSON); err != nil {
 		return err
+	}
+	if out.WaitingForInput() {
+		return cliutil.InputRequired(fmt.Errorf("%w; answer with: a2abus reply %s ANSWER", out.Err(), out.TaskID))
 	}
 	if terr := out.Err(); terr != nil {
 		return taskFailed(terr)
@@ -239,23 +270,32 @@ func openCaller(ctx context.Context, e *env, directoryWait time.Duration) (*open
 func printInvocation(w io.Writer, inv caller.Invocation, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(map[string]any{
-			"taskId": inv.TaskID, "memoryKey": inv.MemoryKey, "sessionId": inv.SessionID,
+			"taskId": inv.TaskID, "memoryKey": inv.MemoryKey, "sessionId": inv.SessionID, "contextId": inv.ContextID,
 			"agent": inv.Target, "deadline": inv.Deadline, "status": "submitted",
 		})
 	}
-	_, err := fmt.Fprintf(w, "task_id:    %s\nmemory_key: %s\nsession_id: %s\n", inv.TaskID, inv.MemoryKey, inv.SessionID)
+	_, err := fmt.Fprintf(w, "task_id:    %s\nmemory_key: %s\nsession_id: %s\ncontext_id: %s\n", inv.TaskID, inv.MemoryKey, inv.SessionID, inv.ContextID)
 	return err
 }
 
+// printOutcome prints the end of a task's turn: its outcome, or the
+// question it waits on. JSON: taskId, memoryKey, sessionId, contextId,
+// turn and the stored result; with a question also waitingForInput,
+// question and answerBy.
 func printOutcome(w io.Writer, out *caller.Outcome, asJSON bool) error {
-	if asJSON {
-		return json.NewEncoder(w).Encode(map[string]any{
-			"taskId": out.TaskID, "memoryKey": out.MemoryKey, "sessionId": out.SessionID, "result": out.Result,
-		})
-	}
 	r := out.Result
+	if asJSON {
+		v := map[string]any{"taskId": out.TaskID, "memoryKey": out.MemoryKey, "sessionId": out.SessionID,
+			"contextId": cmp.Or(out.ContextID, r.ContextID), "turn": out.Turn, "result": r}
+		if out.WaitingForInput() {
+			v["waitingForInput"], v["question"], v["answerBy"] = true, r.Question, r.AnswerBy
+		}
+		return json.NewEncoder(w).Encode(v)
+	}
 	var b strings.Builder
-	if r.Error != nil {
+	if out.WaitingForInput() {
+		printQuestion(&b, out)
+	} else if r.Error != nil {
 		fmt.Fprintf(&b, "%s: %s\n", r.Error.Code, r.Error.Message)
 	} else if t := a2a.MessageText(r.Message); t != "" {
 		fmt.Fprintln(&b, t)
@@ -295,8 +335,9 @@ func newWaitCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wait TASK",
 		Short: "Wait for the outcome of a task invoked earlier and print it",
-		Long: "Handles the caller's responses (as one more replica of it) until TASK's outcome is stored, then\n" +
-			"prints it like invoke --wait: exit 0 when completed, 2 when it failed or timed out.",
+		Long: "Handles the caller's responses (as one more replica of it) until TASK's outcome is stored, or the\n" +
+			"question it waits on, then prints it like invoke --wait: exit 0 when completed, 2 when it failed or timed\n" +
+			"out, 4 when its agent asks a question (the task waits for input; answer with a2abus reply TASK ANSWER).",
 		Example: "  a2abus wait 0f9c2d7e-5b1a-4c3e-9d2f-7a8b6c5d4e3f\n" +
 			"  a2abus wait \"$(a2abus invoke SampleAgent sleep 3000 --json | jq -r .taskId)\" --json",
 		Args: cobra.ExactArgs(1),
@@ -350,4 +391,14 @@ func newCancelCmd(c *cli) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&callerName, "caller", "", "the caller name the task was invoked with (default caller.name)")
 	return cmd
+}
+
+// changedFlags returns the first of names given on cmd's command line, "" when none is.
+func changedFlags(cmd *cobra.Command, names ...string) string {
+	for _, n := range names {
+		if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
+			return n
+		}
+	}
+	return ""
 }

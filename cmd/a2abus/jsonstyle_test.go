@@ -19,16 +19,21 @@ import (
 )
 
 // TestPrintedJSONIsCamelCase: what invoke --json, invoke --wait --json (and
-// wait --json), workflow run --json and a failed command's --json print has
-// camelCase names only, like the wire.
+// wait --json, a question included), reply --json, workflow run --json and
+// a failed command's --json print has camelCase names only, like the wire.
 func TestPrintedJSONIsCamelCase(t *testing.T) {
 	inv := caller.Invocation{TaskID: "t1", SessionID: "s1", Target: "A", MemoryKey: "session/s1/a2a/A/t1/result", Deadline: time.Now()}
 	out := &caller.Outcome{Invocation: inv, Result: &caller.StoredResult{TaskID: "t1", Agent: "A", SessionID: "s1", State: a2a.TaskStateCompleted,
 		Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "x"), StoredAt: time.Now()}}
+	asked := &caller.Outcome{Invocation: inv, Result: &caller.StoredResult{TaskID: "t1", Agent: "A", SessionID: "s1", State: a2a.TaskStateInputRequired,
+		Question: &a2a.Question{Text: "which?", Options: []a2a.Option{{ID: "1", Label: "One"}}, InputSchema: json.RawMessage(`{"type":"object"}`)},
+		AnswerBy: time.Now(), ContextID: "c1", StoredAt: time.Now()}}
 	var printed []json.RawMessage
 	for _, print := range []func(*bytes.Buffer) error{
 		func(b *bytes.Buffer) error { return printInvocation(b, inv, true) },
 		func(b *bytes.Buffer) error { return printOutcome(b, out, true) },
+		func(b *bytes.Buffer) error { return printOutcome(b, asked, true) },
+		func(b *bytes.Buffer) error { return printAnswered(b, inv, true) },
 		func(b *bytes.Buffer) error { return json.NewEncoder(b).Encode(runSubmitted(inv)) },
 		func(b *bytes.Buffer) error {
 			root := &cobra.Command{Use: "a2abus", RunE: func(*cobra.Command, []string) error { return errors.New("boom") }}

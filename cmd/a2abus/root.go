@@ -46,8 +46,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 			"With no bus.url and no redis.url, commands use the local servers (" + cliutil.LocalAMQPURL + ",\n" +
 			cliutil.LocalRedisURL + "); demo, and any command given --embedded, an embedded in-process bus and memory.\n" +
 			"Exit codes: 0 ok, 1 usage, configuration or other failure, 2 the task failed, 3 the call was refused before\n" +
-			"publishing (AGENT_NOT_FOUND, SKILL_NOT_SUPPORTED, INVALID_INPUT, FORBIDDEN, ...). With --json a failure is\n" +
-			"also printed on stdout as {\"error\":{\"code\":...,\"message\":...,\"exitCode\":...}}.",
+			"publishing (AGENT_NOT_FOUND, SKILL_NOT_SUPPORTED, INVALID_INPUT, FORBIDDEN, ...; for reply: TASK_FINISHED,\n" +
+			"INVALID_STATE, ...), 4 the task waits for input (its agent asks a question, printed: answer it with\n" +
+			"a2abus reply TASK ANSWER). With --json a failure is also printed on stdout as\n" +
+			"{\"error\":{\"code\":...,\"message\":...,\"exitCode\":...}}.",
 		Example: "  a2abus serve --agent SampleAgent &\n" +
 			"  a2abus invoke SampleAgent echo hello --wait\n" +
 			"  a2abus demo\n" +
@@ -65,6 +67,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		cliutil.SetProfile(newBenchCmd(c), cliutil.AsConfigured), // it names its servers itself
 		newInvokeCmd(c),
 		newWaitCmd(c),
+		newReplyCmd(c),
 		newCancelCmd(c),
 		newDemoCmd(c),
 		newServeCmd(c),

@@ -206,7 +206,7 @@ func TestCompletionOfAgentsAndSkills(t *testing.T) {
 	if got := completions(t, "invoke", "--embedded", "Sa"); strings.Join(got, ",") != "SampleAgent" {
 		t.Errorf("agents starting with Sa: %q", got)
 	}
-	if got := strings.Join(completions(t, "invoke", "--embedded", "sampleagent", ""), ","); got != "echo,sleep,fail,npv,delegate" {
+	if got := strings.Join(completions(t, "invoke", "--embedded", "sampleagent", ""), ","); got != "echo,sleep,fail,npv,delegate,confirm" {
 		t.Errorf("skills of sampleagent: %q", got)
 	}
 	if got := completions(t, "invoke", "--embedded", "SampleAgent", "echo", ""); len(got) != 0 {

@@ -4,9 +4,11 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,7 +47,7 @@ func PrimaryCard(name string) a2a.AgentCard {
 		Version:     "1.0",
 		Skills: []a2a.AgentSkill{{
 			ID: SkillChat, Name: "Chat",
-			Description: "One user turn of the task's session; the result is the assistant's answer. Answers that follow the results of the agents it called are appended to the session's conversation.",
+			Description: "One user turn of the task's session; the result is the assistant's answer. Answers that follow the results of the agents it called are appended to the session's conversation. When an agent it called asks a question that the assistant leaves to the user, the task asks it of its caller (input-required): the answer is the user's next turn.",
 		}},
 	}
 }
@@ -115,7 +117,12 @@ func NewPrimary(opts PrimaryOptions) (*Primary, error) {
 func (p *Primary) Register(a *agent.Agent) error { return a.Handle(SkillChat, p.Handle) }
 
 // Handle answers one chat task: its text is the user turn (appended once,
-// however often the task is delivered), its result the answer.
+// however often the task is delivered), its result the answer. When the
+// run that answered it left a question of a sub-task it started (or
+// answered) to the user — the sub-task still waits for input — the result
+// asks the task's caller instead (agent.Ask with the answer's text and
+// that question's options): the caller's answer is the task's next turn,
+// appended as the user's next turn, which the model passes on.
 func (p *Primary) Handle(ctx context.Context, t *agent.Task) (*agent.Result, error) {
 	text := t.Text()
 	if text == "" {
@@ -126,6 +133,10 @@ func (p *Primary) Handle(ctx context.Context, t *agent.Task) (*agent.Result, err
 		return nil, err
 	}
 	once, err := memory.PrimaryRequestOnceID(t.Request.TaskID)
+	if err == nil && t.Turn() > 0 { // the caller's answer to the question the task asked
+		once += "/" + strconv.Itoa(t.Turn())
+		err = memory.ValidateOnceID(once)
+	}
 	if err != nil {
 		return nil, a2a.NewError(a2a.CodeInvalidInput, "primary: %v", err)
 	}
@@ -140,7 +151,48 @@ func (p *Primary) Handle(ctx context.Context, t *agent.Task) (*agent.Result, err
 	if err != nil {
 		return nil, err
 	}
+	if q := p.leftToUser(ctx, s, turn.Seq, ans.Seq); q != nil {
+		if q.Auth != nil {
+			return agent.AskAuth(ans.Content, *q.Auth), nil
+		}
+		return agent.Ask(ans.Content, q.Options...), nil
+	}
 	return agent.TextResult(ans.Content), nil
+}
+
+// leftToUser returns the question of a sub-task that the run answering
+// the user's turn (the turns between from and to) started or answered and
+// that waits for input as the run ends: the model handed it to the user.
+// With several, their options are left out (the answer's text asks them
+// all); nil when there is none.
+func (p *Primary) leftToUser(ctx context.Context, s *chat.Session, from, to int64) *a2a.Question {
+	var asked []*a2a.Question
+	seen := map[string]bool{}
+	for _, t := range s.Turns() {
+		if t.Seq <= from || t.Seq >= to || t.Role != memory.RoleTool {
+			continue
+		}
+		id := cmp.Or(memory.MetaValue(t.Meta, chat.MetaStartedTask), memory.MetaValue(t.Meta, chat.MetaAnsweredTask))
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		info, err := p.opts.Caller.Task(ctx, id)
+		if err != nil {
+			p.opts.Logger.Warn("primary: read a sub-task", zap.String("task", id), zap.Error(err))
+			continue
+		}
+		if info.WaitingForInput() && info.Asked.Question != nil {
+			asked = append(asked, info.Asked.Question)
+		}
+	}
+	switch len(asked) {
+	case 0:
+		return nil
+	case 1:
+		return asked[0]
+	}
+	return &a2a.Question{Text: "(several questions)"}
 }
 
 // session returns the running loop of id, starting it when needed.

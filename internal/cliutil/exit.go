@@ -37,6 +37,10 @@ const (
 	// refusal: FORBIDDEN, RATE_LIMITED, BUSY, CIRCUIT_OPEN, CYCLE_DETECTED,
 	// DEPTH_EXCEEDED, …): no task exists.
 	ExitRefused = 3
+	// ExitInputRequired: the task waited for asks its caller a question
+	// (input-required or auth-required): it is not over; the question was
+	// printed, and `a2abus reply TASK ANSWER` answers it.
+	ExitInputRequired = 4
 )
 
 // Codes of the JSON error object for failures that carry no a2a error code.
@@ -63,6 +67,12 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // outcome was printed (Reported).
 func TaskFailed(err error) error {
 	return &ExitError{Code: ExitTaskFailed, Err: err, Reported: true}
+}
+
+// InputRequired makes the command exit with ExitInputRequired, printing
+// err; the question was printed (Reported).
+func InputRequired(err error) error {
+	return &ExitError{Code: ExitInputRequired, Err: err, Reported: true}
 }
 
 // Refused makes the command exit with ExitRefused when err carries an a2a

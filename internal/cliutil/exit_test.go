@@ -32,6 +32,7 @@ func TestExitCodes(t *testing.T) {
 		{"unreachable", &UnreachableError{Err: errors.New("refused")}, ExitFailure, CodeUnreachable},
 		{"task failed", TaskFailed(a2a.NewError(a2a.CodeTimeout, "late")), ExitTaskFailed, "TIMEOUT"},
 		{"refused before publishing", Refused(refusal), ExitRefused, "AGENT_NOT_FOUND"},
+		{"the task asks a question", InputRequired(a2a.NewError(a2a.CodeInputRequired, "which?")), ExitInputRequired, "INPUT_REQUIRED"},
 		{"Refused keeps an error without a code", Refused(errors.New("closed")), ExitFailure, CodeError},
 	} {
 		if got := ExitCode(tc.err); got != tc.code {

@@ -17,6 +17,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/pkg/caller"
 )
 
@@ -300,7 +301,7 @@ func TestAgentsListsRunningAndWellKnownAgents(t *testing.T) {
 	if i, ok := idx[wellKnown]; !ok || entries[i].Status != "well-known" {
 		t.Fatalf("well-known agent: %+v", entries)
 	}
-	if r := entries[idx[running]]; len(r.Instances) != 1 || len(r.Card.Skills) != 5 {
+	if r := entries[idx[running]]; len(r.Instances) != 1 || len(r.Card.Skills) != len(sample.Card(running).Skills) {
 		t.Fatalf("running agent: %+v", r)
 	}
 	code, out, _ := e.run("a2abus", "agents", "--skill", "npv", "--wait", "1s")

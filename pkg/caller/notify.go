@@ -140,8 +140,12 @@ func questionTurn(s *StoredResult, key string) memory.Turn {
 	if len(q.InputSchema) > 0 {
 		fmt.Fprintf(&b, " A structured answer is expected: its JSON Schema is the question's inputSchema at key '%s'.", key)
 	}
-	fmt.Fprintf(&b, " The task waits for your answer until %s (then it ends TIMEOUT): answer it with invoke_agent (task_id '%s' and your answer as the message) or `a2abus reply %s <answer>`; cancel it with cancel_task.",
-		answerDue(s.AnswerBy), s.TaskID, s.TaskID)
+	how := "your answer as the message"
+	if len(q.Options) > 0 {
+		how += ", or option set to an option's id"
+	}
+	fmt.Fprintf(&b, " The task waits for your answer until %s (then it ends TIMEOUT): answer it with invoke_agent (task_id '%s' and %s) or `a2abus reply %s <answer>`; cancel it with cancel_task.",
+		answerDue(s.AnswerBy), s.TaskID, how, s.TaskID)
 	return notification(s, key, OutcomeQuestion, b.String())
 }
 

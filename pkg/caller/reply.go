@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,6 +30,12 @@ type Reply struct {
 	// At least one is required.
 	Text  string
 	Input json.RawMessage
+	// Option, when set, picks one of the question's options by its id
+	// (case-insensitive): the answer's text is then that id, as the
+	// agent offered it. Text, when given too, must be the option's id or
+	// label. An option the question does not offer is INVALID_INPUT
+	// naming those it does.
+	Option string
 	// MessageID identifies the answer: the same answer sent again (a
 	// retried CLI call, a redelivered tool call) with the same id is
 	// applied once and returns the same Invocation. Empty makes a new one.
@@ -61,6 +68,23 @@ func (c *Caller) Continue(ctx context.Context, r Reply, onStatus StatusFunc) (*O
 		return nil, err
 	}
 	return c.wait(ctx, inv.TaskID, inv.Deadline, events, onStatus)
+}
+
+// ReplyWatched is Reply with the task watched from before the answer is
+// published, as InvokeWatched is Invoke: the Watch's Wait sees the status
+// updates of the turn the answer starts (it asks for them: Reply.Stream is
+// set) and its end. There is no Watch when Reply fails, except with
+// ErrOutcomeUnknown, returned with the Invocation and a Watch.
+func (c *Caller) ReplyWatched(ctx context.Context, r Reply) (Invocation, *Watch, error) {
+	r.Stream = true
+	w := &Watch{c: c, taskID: r.TaskID, events: c.waiters.add(r.TaskID)}
+	inv, err := c.Reply(ctx, r)
+	if err != nil && !errors.Is(err, ErrOutcomeUnknown) {
+		w.Close()
+		return Invocation{}, nil, err
+	}
+	w.inv = inv
+	return inv, w, err
 }
 
 // maxReplyRounds bounds the rounds of Reply that find what this process
@@ -138,8 +162,13 @@ func (c *Caller) checkReply(r *Reply) error {
 	if err := a2a.ValidateTaskID(r.TaskID); err != nil {
 		return fmt.Errorf("%w: taskId: %w", ErrInvalidRequest, err)
 	}
-	if r.Text == "" && len(r.Input) == 0 {
-		return fmt.Errorf("%w: text: an answer needs a text or structured input", ErrInvalidRequest)
+	if r.Text == "" && len(r.Input) == 0 && r.Option == "" {
+		return fmt.Errorf("%w: text: an answer needs a text, an option or structured input", ErrInvalidRequest)
+	}
+	if r.Option != "" {
+		if err := a2a.ValidateSkillID(r.Option); err != nil { // the rule of an option id
+			return fmt.Errorf("%w: option: %w", ErrInvalidRequest, err)
+		}
 	}
 	if len(r.Input) > 0 && !json.Valid(r.Input) {
 		return fmt.Errorf("%w: input: not valid JSON", ErrInvalidRequest)
@@ -167,7 +196,11 @@ func (c *Caller) checkReply(r *Reply) error {
 // taken — how the turn started instead (nil Invocation).
 func (c *Caller) answer(ctx context.Context, rec *Record, w *waitState, r Reply) (Invocation, *turnStart, error) {
 	n := w.Turn + 1
-	if err := c.checkAnswer(rec, w, r); err != nil {
+	var err error
+	if r.Text, err = c.pickOption(rec, w, r); err == nil {
+		err = c.checkAnswer(rec, w, r)
+	}
+	if err != nil {
 		if taken, _ := c.loadStart(ctx, rec, n); taken != nil {
 			return Invocation{}, taken, nil // answered already: that is the refusal to give
 		}
@@ -241,6 +274,37 @@ func (c *Caller) answer(ctx context.Context, rec *Record, w *waitState, r Reply)
 	}
 	c.log.Debug("task answered", zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.Int("turn", n))
 	return inv, nil, nil
+}
+
+// pickOption is the text of answer r to the question w: r.Text, or the id
+// of the option r.Option picks (INVALID_INPUT when the question offers no
+// such option, or r.Text names another).
+func (c *Caller) pickOption(rec *Record, w *waitState, r Reply) (string, error) {
+	if r.Option == "" {
+		return r.Text, nil
+	}
+	var opts []a2a.Option
+	if w.Question != nil {
+		opts = w.Question.Options
+	}
+	ids := make([]string, len(opts))
+	for i, o := range opts {
+		ids[i] = o.ID
+		if !strings.EqualFold(o.ID, r.Option) {
+			continue
+		}
+		if t := strings.TrimSpace(r.Text); t != "" && !strings.EqualFold(t, o.ID) && !strings.EqualFold(t, strings.TrimSpace(o.Label)) {
+			return "", fmt.Errorf("caller %q: answer task %s: %w", c.opts.Name, rec.TaskID, a2a.NewError(a2a.CodeInvalidInput,
+				"the answer picks option %q but its text %q is neither that option's id nor its label: give one of them, or leave the text out", o.ID, t))
+		}
+		return o.ID, nil
+	}
+	if len(opts) == 0 {
+		return "", fmt.Errorf("caller %q: answer task %s: %w", c.opts.Name, rec.TaskID, a2a.NewError(a2a.CodeInvalidInput,
+			"the question of %s offers no options (asked for option %q): answer with a text", rec.Target, r.Option))
+	}
+	return "", fmt.Errorf("caller %q: answer task %s: %w", c.opts.Name, rec.TaskID, a2a.NewError(a2a.CodeInvalidInput,
+		"the question of %s offers no option %q; its options are: %s", rec.Target, r.Option, strings.Join(ids, ", ")))
 }
 
 // checkAnswer refuses an answer that the question's input schema refuses

@@ -16,6 +16,8 @@ import (
 // memory: its record, whether it is still pending, the turn it is in, the
 // question it waits on and, once it ended, its stored outcome.
 type TaskInfo struct {
+	// Record is the task's record; its Deadline is the current turn's
+	// while a later turn runs (the first turn's otherwise).
 	Record
 	// Pending is true until the task's final outcome is stored (so also
 	// while it waits for input).
@@ -76,8 +78,11 @@ func (c *Caller) Task(ctx context.Context, taskID string) (*TaskInfo, error) {
 			return nil, fmt.Errorf("caller %q: task %s: %w", c.opts.Name, taskID, err)
 		}
 		info.Pending, info.Turn = true, at.turn
-		if at.waiting() {
+		switch {
+		case at.waiting():
 			info.Asked = &res
+		case at.start != nil && at.start.By == startReply:
+			info.Deadline = at.start.Deadline // the running turn's, not the first's
 		}
 	}
 	return info, nil

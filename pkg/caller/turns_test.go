@@ -95,7 +95,8 @@ func TestQuestionAnsweredByAnotherReplica(t *testing.T) {
 		notes := w.notifications("s-q", id)
 		if len(notes) != 1 || notes[0].Meta[MetaOutcome] != OutcomeQuestion ||
 			!strings.Contains(notes[0].Content, "asks a question") || !strings.Contains(notes[0].Content, "which edition?") ||
-			!strings.Contains(notes[0].Content, "2 — Second: 2019") || !strings.Contains(notes[0].Content, "a2abus reply "+id) {
+			!strings.Contains(notes[0].Content, "2 — Second: 2019") || !strings.Contains(notes[0].Content, "a2abus reply "+id) ||
+			!strings.Contains(notes[0].Content, "invoke_agent (task_id '"+id+"' and your answer as the message, or option set to an option's id)") {
 			t.Fatalf("notifications %+v, want one that says the question, its options and how to answer", notes)
 		}
 		info, err := c.Task(ctxT(t), id)

@@ -57,6 +57,20 @@
 // to the same inputs out of the conversation (the stalled run sees its
 // answer refused and stops).
 //
+// # Questions of sub-tasks
+//
+// A sub-task's agent may end a turn with a question (the task waits for
+// input): its notification is an input like any other. The model answers
+// it itself when the conversation tells it the answer (invoke_agent with
+// task_id; the tool result carries MetaAnsweredTask, and the task's next
+// notification is an input again), or asks the user and ends its run. A
+// question the model handled without answering is the user's
+// (Session.Questions, Settled.Questions; not a failure): while it waits,
+// every run's history lists it in a system message after the prompt, so
+// the model passes the user's next message on with that task id however
+// far back the question is. A task is pending (Pending, Wait) from its
+// start, and again from each answer, until the notification of that turn.
+//
 // # Bounds and front ends
 //
 // config.ChatConfig bounds the loop: max_tool_rounds per run

@@ -33,6 +33,12 @@ const (
 	// MetaStartedTask is, on an invoke_agent KindToolResult turn, the id of
 	// the sub-task it started: its notification is an input of the session.
 	MetaStartedTask = "startedTask"
+	// MetaAnsweredTask is, on an invoke_agent KindToolResult turn that
+	// answered a sub-task's question (task_id), that sub-task's id; its
+	// next notification is an input of the session again.
+	MetaAnsweredTask = "answeredTask"
+	// MetaAnsweredTurn is, with MetaAnsweredTask, the turn the answer started.
+	MetaAnsweredTurn = "answeredTurn"
 	// MetaHandledTo is, on a KindAnswer or KindError turn, the seq up to
 	// which the session's input turns were handled by that answer.
 	MetaHandledTo = "handledTo"
@@ -112,7 +118,7 @@ func (u *unit) add(m llm.Message) {
 // text is kept). A tool result stored after a turn that came in between
 // (a notification appended while the step was written) is moved back
 // next to its call, and a notification that arrived before the turn that
-// records its task's start is moved after it.
+// records its task's start (or the answer that started its turn) is moved after it.
 func buildUnits(turns []memory.Turn, started map[string]int64) []unit {
 	turns = inputsAfterAnswers(turns)
 	results := map[string]memory.Turn{} // tool call id → result turn
@@ -121,6 +127,12 @@ func buildUnits(turns []memory.Turn, started map[string]int64) []unit {
 			if _, dup := results[id]; !dup {
 				results[id] = t
 			}
+		}
+	}
+	answerAt := map[string]int64{} // "<task>/<turn>" → seq of the tool result of the answer that started that turn
+	for _, t := range turns {
+		if id := memory.MetaValue(t.Meta, MetaAnsweredTask); t.Role == memory.RoleTool && id != "" {
+			answerAt[id+"/"+memory.MetaValue(t.Meta, MetaAnsweredTurn)] = t.Seq
 		}
 	}
 	used := map[string]bool{}
@@ -132,9 +144,13 @@ func buildUnits(turns []memory.Turn, started map[string]int64) []unit {
 		case t.Meta[MetaKind] == KindError:
 			return
 		case isNotification(t):
-			at, ok := started[memory.MetaValue(t.Meta, caller.MetaTaskID)]
+			id := memory.MetaValue(t.Meta, caller.MetaTaskID)
+			at, ok := started[id]
 			if !ok {
 				return
+			}
+			if a, ok := answerAt[id+"/"+memory.MetaValue(t.Meta, caller.MetaTurn)]; ok {
+				at = a // a later turn's end follows the answer that started the turn
 			}
 			if !placedResults[at] {
 				deferred[at] = append(deferred[at], t)

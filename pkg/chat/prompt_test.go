@@ -28,6 +28,7 @@ func TestDefaultPromptKeepsAgentsInternal(t *testing.T) {
 			return fmt.Errorf("the first message is %s", sys.Role)
 		case !strings.Contains(sys.Content, "Do not expose the internal agent architecture unnecessarily"),
 			!strings.Contains(sys.Content, "Name an agent only when the user asks which one answered"),
+			!strings.Contains(sys.Content, "the user's next message is the answer: pass it on the same way, with invoke_agent and that task_id"),
 			strings.Contains(sys.Content, "saying which agent it came from"),
 			strings.Contains(sys.Content, "what you asked and of whom"):
 			return fmt.Errorf("the system prompt:\n%s", sys.Content)

@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -159,6 +161,7 @@ func (s *Session) run(runCtx context.Context, last int64) error {
 		},
 	}
 	history := History(s.opts.Chat.SystemPrompt, turns[:i], started, s.opts.Chat.MaxHistoryTurns, s.opts.Chat.MaxHistoryChars)
+	history = withQuestions(history, s.state.questions())
 	_, err = loop.Run(ctx, history)
 	switch {
 	case err == nil:
@@ -170,6 +173,31 @@ func (s *Session) run(runCtx context.Context, last int64) error {
 		return nil // closing: the next holder of the lease answers them
 	}
 	return s.fail(ctx, last, spent+m.total, err)
+}
+
+// maxQuestionsListed bounds the waiting questions a run's history lists.
+const maxQuestionsListed = 5
+
+// withQuestions adds to history, after its leading system messages, one
+// that lists the questions of sub-tasks that wait for the user's answer
+// (Session.Questions): however far back their notifications are (or
+// summarised away), the model knows the user's next message may answer
+// one, and how to pass it on. The newest maxQuestionsListed are listed.
+func withQuestions(history []llm.Message, questions []memory.Turn) []llm.Message {
+	if len(questions) == 0 {
+		return history
+	}
+	var b strings.Builder
+	b.WriteString("Questions of agents that wait for an answer: you handed them to the user. If the user's message answers one, " +
+		"pass it on with invoke_agent (that task_id, and the answer as message or option); if the user no longer wants it, call cancel_task.")
+	for _, q := range questions[max(0, len(questions)-maxQuestionsListed):] {
+		b.WriteString("\n- " + clip(q.Content, 600))
+	}
+	i := 0
+	for i < len(history) && history[i].Role == llm.RoleSystem {
+		i++
+	}
+	return slices.Insert(slices.Clone(history), i, llm.Message{Role: llm.RoleSystem, Content: b.String()})
 }
 
 // renew keeps the lease while the run lasts; a lost lease stops the run.
@@ -193,7 +221,8 @@ func (s *Session) renew(ctx context.Context, cancel context.CancelCauseFunc) {
 // callResult is what the dispatcher noted of one tool call.
 type callResult struct {
 	failed bool
-	task   string // the sub-task invoke_agent started
+	task   string // the sub-task invoke_agent started, or whose question it answered
+	turn   int    // the turn its answer started (0: it started the task)
 }
 
 // dispatcher runs the tool calls of one run and notes their outcomes for the stored turns.
@@ -208,7 +237,7 @@ func (d *dispatcher) run(ctx context.Context, call llm.ToolCall) (string, bool) 
 	if !failed && call.Name == "invoke_agent" {
 		var inv tools.InvokeResult
 		if json.Unmarshal([]byte(out), &inv) == nil {
-			r.task = inv.TaskID
+			r.task, r.turn = inv.TaskID, inv.Turn
 		}
 	}
 	d.results[call.ID] = r
@@ -250,6 +279,8 @@ func (s *Session) storeStep(ctx context.Context, last int64, runID string, step 
 			meta := map[string]string{MetaKind: KindToolResult, MetaToolCallID: m.ToolCallID, MetaTool: names[m.ToolCallID]}
 			if r := d.results[m.ToolCallID]; r.failed {
 				meta[MetaToolError] = "true"
+			} else if r.task != "" && r.turn > 0 {
+				meta[MetaAnsweredTask], meta[MetaAnsweredTurn] = r.task, strconv.Itoa(r.turn)
 			} else if r.task != "" {
 				meta[MetaStartedTask] = r.task
 			}

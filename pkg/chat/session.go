@@ -294,9 +294,17 @@ func (s *Session) block(ctx context.Context, ch <-chan struct{}) error {
 	}
 }
 
-// Pending lists the sub-tasks the conversation started whose notification
-// has not arrived yet.
+// Pending lists the sub-tasks the conversation started, or whose question
+// it answered, whose next notification has not arrived yet.
 func (s *Session) Pending() []string { return s.state.pendingTasks() }
+
+// Questions returns the notifications of the questions that the
+// conversation's sub-tasks wait on and that nobody answered: the model
+// saw each (its run handled the notification) and did not answer it with
+// invoke_agent and task_id, so it is the user's to answer — the user's
+// next turn, which the model passes on. Oldest first; a question answered,
+// or whose task ended (timed out, canceled), is no longer listed.
+func (s *Session) Questions() []memory.Turn { return s.state.questions() }
 
 // Turns returns the conversation as this process has seen it so far.
 func (s *Session) Turns() []memory.Turn {

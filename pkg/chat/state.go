@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/a2abus/a2abus/memory"
@@ -22,15 +23,16 @@ type state struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every change
 	turns    []memory.Turn
-	last     int64            // seq of the newest turn seen
-	handled  int64            // inputs up to this seq were handled, as the answers seen say (max MetaHandledTo)
-	cursor   int64            // inputs up to this seq were handled, as the cursor in memory says (may run ahead of the turns seen)
-	started  map[string]int64 // sub-task id → seq of the tool turn that started it
-	notified map[string]memory.Turn
+	last     int64                  // seq of the newest turn seen
+	handled  int64                  // inputs up to this seq were handled, as the answers seen say (max MetaHandledTo)
+	cursor   int64                  // inputs up to this seq were handled, as the cursor in memory says (may run ahead of the turns seen)
+	started  map[string]int64       // sub-task id → seq of the tool turn that started it
+	touched  map[string]touch       // sub-task id → the latest tool turn that started it or answered its question
+	notified map[string]memory.Turn // sub-task id → its notification of the latest turn
 }
 
 func newState() *state {
-	return &state{changed: make(chan struct{}), started: map[string]int64{}, notified: map[string]memory.Turn{}}
+	return &state{changed: make(chan struct{}), started: map[string]int64{}, touched: map[string]touch{}, notified: map[string]memory.Turn{}}
 }
 
 // add records t, the next turn of the conversation.
@@ -43,15 +45,24 @@ func (s *state) add(t memory.Turn) {
 	s.turns = append(s.turns, t)
 	s.last = t.Seq
 	s.handled = max(s.handled, handledTo(t))
-	if id := memory.MetaValue(t.Meta, MetaStartedTask); id != "" && t.Role == memory.RoleTool {
-		if _, ok := s.started[id]; !ok {
-			s.started[id] = t.Seq
+	if t.Role == memory.RoleTool {
+		id, turn := memory.MetaValue(t.Meta, MetaStartedTask), 0
+		if id == "" { // an answer to the task's question: its next turn runs
+			id, turn = memory.MetaValue(t.Meta, MetaAnsweredTask), turnOf(t.Meta, MetaAnsweredTurn)
+		}
+		if id != "" {
+			if _, ok := s.started[id]; !ok {
+				s.started[id] = t.Seq
+			}
+			if old, ok := s.touched[id]; !ok || turn >= old.turn {
+				s.touched[id] = touch{seq: t.Seq, turn: turn}
+			}
 		}
 	}
 	if isNotification(t) {
 		if id := memory.MetaValue(t.Meta, caller.MetaTaskID); id != "" {
-			if _, ok := s.notified[id]; !ok {
-				s.notified[id] = t
+			if old, ok := s.notified[id]; !ok || turnOf(t.Meta, caller.MetaTurn) >= turnOf(old.Meta, caller.MetaTurn) {
+				s.notified[id] = t // a question, then the outcome of the turn its answer started
 			}
 		}
 	}
@@ -109,15 +120,23 @@ func (s *state) snapshot() (turns []memory.Turn, started map[string]int64, last 
 }
 
 // Settled is what a conversation came to after a turn: once every input
-// from that turn on was handled and no sub-task started since is pending.
+// from that turn on was handled and no sub-task started (or answered)
+// since is pending.
 type Settled struct {
 	// Answers are the assistant's answers and failures (KindAnswer and
 	// KindError turns) since the turn, in order.
 	Answers []memory.Turn
-	// Notifications are the notifications of the sub-tasks started since the turn.
+	// Notifications are the latest notifications of the sub-tasks started
+	// or answered since the turn.
 	Notifications []memory.Turn
+	// Questions are the notifications of the questions of the
+	// conversation's sub-tasks that wait for an answer nobody gave: the
+	// model handed them to the user, whose next turn answers them (see
+	// Session.Questions).
+	Questions []memory.Turn
 	// Err joins what failed the turn: each KindError turn (*TurnError)
-	// and each sub-task that did not complete (*TaskError); nil when none did.
+	// and each sub-task that ended and did not complete (*TaskError); nil
+	// when none did. A question is not a failure.
 	Err error
 }
 
@@ -150,18 +169,18 @@ func (s *state) settled(from int64) (*Settled, bool) {
 	if p := s.pendingLocked(s.handled); p != 0 || s.handled < from {
 		return nil, false
 	}
-	out := &Settled{}
+	out := &Settled{Questions: s.questionsLocked()}
 	var errs []error
-	for id, at := range s.started {
-		if at < from {
+	for id, at := range s.touched {
+		if at.seq < from {
 			continue
 		}
 		n, ok := s.notified[id]
-		if !ok {
+		if !ok || turnOf(n.Meta, caller.MetaTurn) < at.turn {
 			return nil, false
 		}
 		out.Notifications = append(out.Notifications, n)
-		if n.Meta[caller.MetaState] != string(a2a.TaskStateCompleted) {
+		if n.Meta[caller.MetaState] != string(a2a.TaskStateCompleted) && !isQuestion(n) {
 			errs = append(errs, &TaskError{Notification: n})
 		}
 	}
@@ -193,19 +212,60 @@ func (s *state) answer(seq int64) (memory.Turn, bool) {
 	return memory.Turn{}, false
 }
 
-// pendingTasks lists the sub-tasks started and not notified yet.
+// pendingTasks lists the sub-tasks started, or answered, and not notified since.
 func (s *state) pendingTasks() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for id := range s.started {
-		if _, ok := s.notified[id]; !ok {
+	for id, at := range s.touched {
+		if n, ok := s.notified[id]; !ok || turnOf(n.Meta, caller.MetaTurn) < at.turn {
 			out = append(out, id)
 		}
 	}
 	slices.Sort(out)
 	return out
 }
+
+// questions lists the notifications of the questions that wait for an
+// answer (see Session.Questions), oldest first.
+func (s *state) questions() []memory.Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.questionsLocked()
+}
+
+// questionsLocked is questions; the caller holds mu.
+func (s *state) questionsLocked() []memory.Turn {
+	var out []memory.Turn
+	for id, n := range s.notified {
+		if _, ours := s.started[id]; ours && isQuestion(n) && s.touched[id].turn <= turnOf(n.Meta, caller.MetaTurn) &&
+			n.Seq <= max(s.handled, s.cursor) {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b memory.Turn) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
+}
+
+// touch is a tool turn that started a sub-task (turn 0) or answered its
+// question (the turn the answer started).
+type touch struct {
+	seq  int64
+	turn int
+}
+
+// turnOf is the turn number at key of meta, 0 when it has none.
+func turnOf(meta map[string]string, key string) int {
+	n, err := strconv.Atoi(memory.MetaValue(meta, key))
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// isQuestion reports whether notification n says its task asks a question
+// (it waits for input).
+func isQuestion(n memory.Turn) bool { return n.Meta[caller.MetaOutcome] == caller.OutcomeQuestion }
 
 // wait returns a channel closed at the next change.
 func (s *state) wait() <-chan struct{} {

@@ -17,8 +17,11 @@
 // its working-memory key (ResultURI), readable with resources/read, and a
 // resources/subscribe on it is notified (notifications/resources/updated)
 // when the caller's notification turn for the task lands in the session's
-// conversation. Progress notifications reach a call that sent a progress
-// token through the StatusFunc handed to Options.NewTools.
+// conversation: while the task waits for input the resource holds its
+// agent's question (state input-required, question, answerBy), answered
+// with invoke_agent and task_id, and it is updated again with the outcome.
+// Progress notifications reach a call that sent a progress token through
+// the StatusFunc handed to Options.NewTools.
 //
 // Each MCP session is bound to one a2a session (Options.SessionID, or a
 // fresh "mcp-<random>" per MCP session): its tasks' results are notified

@@ -26,6 +26,9 @@ const maxTimeoutSeconds = int(caller.DefaultMaxTimeout / time.Second)
 const (
 	// StatusSubmitted: the task is queued for the agent.
 	StatusSubmitted = "submitted"
+	// StatusAnswered: the answer to the agent's question was sent: the
+	// task's next turn is queued for the agent.
+	StatusAnswered = "answered"
 	// StatusUnconfirmed: the bus did not confirm the task (caller.ErrOutcomeUnknown);
 	// it is tracked all the same: its result, or a TIMEOUT, will be notified.
 	StatusUnconfirmed = "unconfirmed"
@@ -34,27 +37,32 @@ const (
 var invokeAgentDef = definition{
 	name:  "invoke_agent",
 	needs: []string{"Caller"},
-	description: "Ask another agent to perform one of its skills. By default the call returns at once with a taskId " +
-		"and a memoryKey while the agent works in the background (it may not be running yet: the task waits for it). " +
+	description: "Ask another agent to perform one of its skills. By default the call returns at once with a taskId, " +
+		"a memoryKey and a contextId while the agent works in the background (it may not be running yet: the task waits for it). " +
 		"When the task ends, a notification arrives in this conversation; then call get_from_working_memory with " +
 		"the memoryKey to read the result. With wait set to true the call instead returns when the task ends " +
 		"(at the latest at its timeout), with its state and the start of its result. Use list_known_agents to find " +
-		"agent names and skill ids.",
+		"agent names and skill ids. An agent may instead ask a question (state input_required): the task waits; " +
+		"answer it with this tool, giving the task's task_id and your answer as message (agent_name and skill are " +
+		"then not needed), or pick one of the question's options with option. To continue a conversation with an " +
+		"agent, give a new task the contextId of an earlier one as context_id.",
 	params: append([]param{
-		{name: "agent_name", required: true, hint: agentNameHint, schema: map[string]any{
+		{name: "agent_name", requiredWithout: "task_id", hint: agentNameHint, schema: map[string]any{
 			"type": "string", "pattern": agentNamePattern,
-			"description": "The agent to call, as listed by list_known_agents (case-insensitive).",
+			"description": "The agent to call, as listed by list_known_agents (case-insensitive). Required, unless task_id is given.",
 		}},
-		{name: "skill", required: true, hint: skillIDHint, schema: map[string]any{
+		{name: "skill", requiredWithout: "task_id", hint: skillIDHint, schema: map[string]any{
 			"type": "string", "pattern": skillIDPattern,
-			"description": "The id of the skill to run, one of the agent's skills from list_known_agents.",
+			"description": "The id of the skill to run, one of the agent's skills from list_known_agents. Required, unless task_id is given.",
 		}},
-		{name: "message", required: true, schema: map[string]any{
+		{name: "message", requiredWithout: "task_id", schema: map[string]any{
 			"type": "string", "minLength": 1,
-			"description": "The task for the agent, in plain language, with everything it needs to know.",
+			"description": "The task for the agent, in plain language, with everything it needs to know; with task_id, " +
+				"your answer to the agent's question. Required, unless task_id is given with option or input.",
 		}},
 		{name: "input", schema: map[string]any{
-			"description": "Optional structured input for the skill: any JSON value the skill expects.",
+			"description": "Optional structured input for the skill: any JSON value the skill expects; with task_id, " +
+				"a structured answer (the question's inputSchema says its shape, when it has one).",
 		}},
 		{name: "timeout_seconds", schema: map[string]any{
 			"type": "integer", "minimum": 1, "maximum": maxTimeoutSeconds,
@@ -68,6 +76,21 @@ var invokeAgentDef = definition{
 			"type": "boolean",
 			"description": "true to wait for the task to end and get its result in this call's result; default false " +
 				"(the result is notified later). Use it when you need the result to continue.",
+		}},
+		{name: "task_id", hint: "letters, digits, '_' or '-', at most 128", schema: map[string]any{
+			"type": "string", "pattern": taskIDPattern,
+			"description": "To answer the question of an agent whose task waits for input (its notification or task_status " +
+				"says so): that task's taskId. The answer goes to the same task; omit it to start a new task.",
+		}},
+		{name: "option", hint: "a letter or digit, then up to 63 letters, digits, '_', '.' or '-'", schema: map[string]any{
+			"type": "string", "pattern": skillIDPattern,
+			"description": "With task_id: the id of one of the options the question offers, to pick it (message may then " +
+				"be left out, or be that option's id or label).",
+		}},
+		{name: "context_id", hint: "letters, digits, '_', '.', ':' or '-', at most 128", schema: map[string]any{
+			"type": "string", "pattern": contextIDPattern,
+			"description": "The contextId of an earlier task (invoke_agent returns it) to start this task in the same " +
+				"context: the agent gets that context's earlier requests and answers. Omit it for a new context.",
 		}},
 	}, callerContextParams()...), // callercontext.go
 }
@@ -83,13 +106,22 @@ type invokeArgs struct {
 	Priority       string   `json:"priority"`
 	Wait           bool     `json:"wait"`
 	callerContextArgs
+	TaskID    string `json:"task_id"`
+	Option    string `json:"option"`
+	ContextID string `json:"context_id"`
 }
 
 // InvokeResult is invoke_agent's result.
 type InvokeResult struct {
 	TaskID    string `json:"taskId"`
 	MemoryKey string `json:"memoryKey"`
-	Status    string `json:"status"`
+	// ContextID is the task's context: give it as context_id to a later
+	// task to continue the conversation.
+	ContextID string `json:"contextId,omitempty"`
+	// Status is StatusSubmitted, StatusAnswered or StatusUnconfirmed.
+	Status string `json:"status"`
+	// Turn is the task's turn: 0 (left out) for a new task, n for the n-th answer.
+	Turn int `json:"turn,omitempty"`
 	// Note tells the LLM how the result will come back.
 	Note string `json:"note"`
 	// State, for a call with wait, is the task's state when the call
@@ -102,6 +134,9 @@ type InvokeResult struct {
 	Truncated bool   `json:"truncated,omitempty"`
 	// Error, for a call with wait, is the task's failure.
 	Error *TaskFailure `json:"error,omitempty"`
+	// Question, for a call with wait whose turn ended with a question
+	// (state input_required or auth_required), is what the agent asks.
+	Question *Question `json:"question,omitempty"`
 }
 
 // invokeAgent checks the agent against Deps.AllowedAgents, resolves it (when
@@ -111,6 +146,13 @@ func (s *Set) invokeAgent(ctx context.Context, raw json.RawMessage) (any, error)
 	var args invokeArgs
 	if err := decodeArgs(tool, raw, &args); err != nil {
 		return nil, err
+	}
+	if args.TaskID != "" {
+		return s.answerTask(ctx, args)
+	}
+	if args.Option != "" {
+		return nil, &ArgumentError{Tool: tool, Path: "option", Message: `argument "option": it picks an option of a question: ` +
+			"give it with the task_id of the task that asks"}
 	}
 	if err := s.checkAllowed(tool, args.AgentName); err != nil {
 		return nil, err
@@ -134,8 +176,13 @@ func (s *Set) invokeAgent(ctx context.Context, raw json.RawMessage) (any, error)
 	if err != nil {
 		return nil, &ArgumentError{Tool: tool, Path: "priority", Message: fmt.Sprintf("argument %q: %v", "priority", err), Err: err}
 	}
+	if args.ContextID != "" {
+		if err := a2a.ValidateContextID(args.ContextID); err != nil {
+			return nil, &ArgumentError{Tool: tool, Path: "context_id", Message: fmt.Sprintf("argument %q: %v", "context_id", err), Err: err}
+		}
+	}
 	req := caller.Request{
-		Target: target, Skill: args.Skill, Text: args.Message, SessionID: s.deps.SessionID, Priority: priority,
+		Target: target, Skill: args.Skill, Text: args.Message, SessionID: s.deps.SessionID, Priority: priority, ContextID: args.ContextID,
 	}
 	if in := bytes.TrimSpace(args.Input); len(in) > 0 && !bytes.Equal(in, []byte("null")) {
 		req.Input = in
@@ -153,7 +200,7 @@ func (s *Set) invokeAgent(ctx context.Context, raw json.RawMessage) (any, error)
 		}
 		s.release(watch)
 		return InvokeResult{
-			TaskID: inv.TaskID, MemoryKey: inv.MemoryKey, Status: StatusUnconfirmed,
+			TaskID: inv.TaskID, MemoryKey: inv.MemoryKey, ContextID: inv.ContextID, Status: StatusUnconfirmed,
 			Note: fmt.Sprintf("The bus did not confirm the task to agent '%s': it may or may not reach it. Do not invoke it "+
 				"again: its result, or a TIMEOUT, will arrive as a notification in this conversation; then call "+
 				"get_from_working_memory with key '%s'.", target, inv.MemoryKey),
@@ -167,7 +214,7 @@ func (s *Set) invokeAgent(ctx context.Context, raw json.RawMessage) (any, error)
 	}
 	s.release(watch)
 	return InvokeResult{
-		TaskID: inv.TaskID, MemoryKey: inv.MemoryKey, Status: StatusSubmitted,
+		TaskID: inv.TaskID, MemoryKey: inv.MemoryKey, ContextID: inv.ContextID, Status: StatusSubmitted,
 		Note: fmt.Sprintf("Agent '%s' is working on it. Do not wait or poll: the result will arrive as a notification "+
 			"in this conversation; then call get_from_working_memory with key '%s' to read it.", target, inv.MemoryKey),
 	}, nil
@@ -216,7 +263,7 @@ func (s *Set) await(ctx context.Context, w *caller.Watch, status string) InvokeR
 	wctx, cancel := context.WithDeadline(ctx, inv.Deadline.Add(waitGrace))
 	defer cancel()
 	out, err := w.Wait(wctx, s.onStatus(inv.TaskID))
-	r := InvokeResult{TaskID: inv.TaskID, MemoryKey: inv.MemoryKey, Status: status}
+	r := InvokeResult{TaskID: inv.TaskID, MemoryKey: inv.MemoryKey, ContextID: inv.ContextID, Status: status, Turn: inv.Turn}
 	if out == nil {
 		r.State = StatePending
 		if st := s.tasks.status(inv.TaskID); st != nil {
@@ -233,9 +280,14 @@ func (s *Set) await(ctx context.Context, w *caller.Watch, status string) InvokeR
 	}
 	w.Close()
 	s.tasks.forget(inv.TaskID)
-	s.tasks.markDelivered(inv.TaskID)
 	res := out.Result
-	r.State = finalState(res)
+	r.State, r.Turn = finalState(res), out.Turn
+	if out.WaitingForInput() {
+		r.Question = questionOf(res)
+		r.Note = questionNote(inv.Target, inv.TaskID, inv.MemoryKey, r.Question)
+		return r
+	}
+	s.tasks.markDelivered(inv.TaskID)
 	if res.Error != nil {
 		r.Error = &TaskFailure{Code: string(res.Error.Code), Message: truncate(res.Error.Message, MaxInlineResult), Retryable: res.Error.Retryable}
 	} else {

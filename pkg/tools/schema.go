@@ -33,6 +33,9 @@ type param struct {
 	required bool
 	schema   map[string]any // the argument's JSON Schema
 	hint     string         // what the schema's pattern means, in words
+	// requiredWithout names an argument whose absence makes this one
+	// required (checked after the schema, which cannot say "unless").
+	requiredWithout string
 }
 
 // argSchema is a tool's arguments schema, compiled once, with what is needed
@@ -103,6 +106,7 @@ func (s *argSchema) validate(args json.RawMessage) error {
 	for i, vi := range violations {
 		problems[i] = s.explain(vi)
 	}
+	problems = append(problems, s.missing(v.(map[string]any))...)
 	slices.SortStableFunc(problems, func(a, b *ArgumentError) int { return s.rank(a.Path) - s.rank(b.Path) })
 	errs := make([]error, len(problems))
 	for i, p := range problems {
@@ -112,6 +116,23 @@ func (s *argSchema) validate(args json.RawMessage) error {
 		return errs[0]
 	}
 	return errors.Join(errs...)
+}
+
+// missing reports the arguments required without another that are absent
+// together with it.
+func (s *argSchema) missing(args map[string]any) []*ArgumentError {
+	var out []*ArgumentError
+	for _, p := range s.params {
+		if p.requiredWithout == "" {
+			continue
+		}
+		_, given := args[p.name]
+		_, other := args[p.requiredWithout]
+		if !given && !other {
+			out = append(out, s.argErr(p.name, fmt.Sprintf("missing required argument %q", p.name), nil))
+		}
+	}
+	return out
 }
 
 // rank orders problems by the position of their argument in the schema;

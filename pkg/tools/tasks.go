@@ -47,8 +47,12 @@ const (
 	MaxInlineResult = 4000
 )
 
-// taskIDPattern is a2a.ValidateTaskID's rule.
-const taskIDPattern = `^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`
+// taskIDPattern is a2a.ValidateTaskID's rule; contextIDPattern is
+// a2a.ValidateContextID's (which also refuses "..").
+const (
+	taskIDPattern    = `^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`
+	contextIDPattern = `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`
+)
 
 // taskIDParam is the task_id argument of task_status and cancel_task.
 var taskIDParam = param{name: "task_id", required: true, hint: "letters, digits, '_' or '-', at most 128", schema: map[string]any{
@@ -60,9 +64,11 @@ var taskStatusDef = definition{
 	name:  "task_status",
 	needs: []string{"Tasks"}, optional: true,
 	description: "Check a task this conversation started with invoke_agent: its agent and skill, its state (pending, " +
-		"working, completed, failed, canceled, rejected, timeout or expired), the agent's latest status message, the " +
-		"time left before its deadline and, once it ended, a short preview of its result. Do not poll: a notification " +
-		"arrives in this conversation when the task ends. Read the full result with get_from_working_memory.",
+		"working, input_required, auth_required, completed, failed, canceled, rejected, timeout or expired), its turn, " +
+		"the agent's latest status message, the time left before its deadline, the question the agent asks while the " +
+		"task waits for input (its text, options and the shape of a structured answer) and, once it ended, a short " +
+		"preview of its result. Do not poll: a notification arrives in this conversation when the task ends or asks " +
+		"something. Read the full result with get_from_working_memory.",
 	params: []param{taskIDParam},
 }
 
@@ -97,13 +103,20 @@ type TaskStatusResult struct {
 	State string `json:"state"`
 	// Finished is true once the task ended.
 	Finished bool `json:"finished"`
+	// Turn is the task's current turn: 0 (left out) for its first request,
+	// n once n of its agent's questions were answered.
+	Turn int `json:"turn,omitempty"`
+	// Question is what the agent asks while the task waits for input
+	// (state input_required or auth_required).
+	Question *Question `json:"question,omitempty"`
 	// StatusMessage is the agent's latest status update while the task runs, if one arrived.
 	StatusMessage string `json:"statusMessage,omitempty"`
 	// Progress is the fraction done (0..1) the latest status update gave, if any.
 	Progress *float64 `json:"progress,omitempty"`
 	// Deadline is when the task times out (RFC 3339, UTC).
 	Deadline string `json:"deadline"`
-	// SecondsLeft is the time left before the deadline, while the task runs.
+	// SecondsLeft is the time left before the deadline while the task
+	// runs, before the answer is due while it waits for input.
 	SecondsLeft *int   `json:"secondsLeft,omitempty"`
 	MemoryKey   string `json:"memoryKey"`
 	// Preview is the start of the result's text (MaxPreview characters), once it completed.
@@ -158,9 +171,13 @@ func (s *Set) cancelTask(ctx context.Context, raw json.RawMessage) (any, error) 
 		}
 		return nil, fmt.Errorf("%s: cancel task %q: %w", tool, info.TaskID, err)
 	}
-	return CancelResult{TaskID: info.TaskID, MemoryKey: info.MemoryKey, Status: StatusCancelRequested,
-		Note: fmt.Sprintf("Agent '%s' was asked to stop task %s. The task ends as canceled (or with its result, if it "+
-			"finished first) and a notification arrives in this conversation.", info.Target, info.TaskID)}, nil
+	note := fmt.Sprintf("Agent '%s' was asked to stop task %s. The task ends as canceled (or with its result, if it "+
+		"finished first) and a notification arrives in this conversation.", info.Target, info.TaskID)
+	if info.WaitingForInput() {
+		note = fmt.Sprintf("Task %s of agent '%s' waited for an answer to its question, so no agent was running it: it ends as "+
+			"canceled now, and a notification arrives in this conversation.", info.TaskID, info.Target)
+	}
+	return CancelResult{TaskID: info.TaskID, MemoryKey: info.MemoryKey, Status: StatusCancelRequested, Note: note}, nil
 }
 
 // sessionTask reads the task named by the arguments: a *TaskError when the
@@ -194,8 +211,13 @@ func (s *Set) unknownTask(tool, taskID string) *TaskError {
 // describe is what task_status shows of info.
 func (s *Set) describe(info *caller.TaskInfo) TaskStatusResult {
 	r := TaskStatusResult{TaskID: info.TaskID, Agent: info.Target, Skill: info.Skill, MemoryKey: info.MemoryKey,
-		Deadline: info.Deadline.UTC().Format(time.RFC3339)}
+		Deadline: info.Deadline.UTC().Format(time.RFC3339), Turn: info.Turn}
 	switch res := info.Result; {
+	case info.Asked != nil:
+		r.State, r.Question = stateName(info.Asked.State), questionOf(info.Asked)
+		left := max(0, int(math.Ceil(time.Until(info.Asked.AnswerBy).Seconds())))
+		r.SecondsLeft = &left
+		r.Note = questionNote(info.Target, info.TaskID, info.MemoryKey, r.Question)
 	case res != nil:
 		r.Finished, r.State, r.Late = true, finalState(res), res.Late
 		if res.Error != nil {

@@ -14,7 +14,11 @@
 //
 // invoke_agent returns at once by default (the result is notified into the
 // conversation); with "wait": true it returns the outcome inline, which is
-// what an LLM-backed agent needs to use a sub-agent inside one task.
+// what an LLM-backed agent needs to use a sub-agent inside one task. An
+// agent may end a turn with a question instead (the task waits for input):
+// invoke_agent with "task_id" answers it (caller.Reply), "context_id"
+// starts a task in the context of an earlier one, and task_status shows
+// the question and the task's turn.
 // task_status and cancel_task act only on the tasks of the Set's session.
 //
 // A Set may be restricted (an LLM agent skill's allowed_tools): Deps.Only names the
@@ -23,7 +27,7 @@
 //
 // The package depends on the agent directory only through Lister and
 // caller.Resolver, on the calling side only through Invoker, TaskReader,
-// Canceler and Watcher (all implemented by *caller.Caller), and on working
+// Canceler, Watcher and Replier (all implemented by *caller.Caller), and on working
 // memory only through MemoryReader.
 package tools
 
@@ -92,6 +96,9 @@ type Deps struct {
 	// Watcher lets invoke_agent wait and follow status updates; nil takes
 	// Caller when it implements Watcher. Without one, "wait" is refused.
 	Watcher Watcher
+	// Replier lets invoke_agent answer a task's question (task_id); nil
+	// takes Caller when it implements Replier. Without one, task_id is refused.
+	Replier Replier
 	// OnStatus, when set, receives the status updates of the tasks
 	// invoke_agent started through a Watcher (waited or not), e.g. for an
 	// MCP progress notification or a live display; it may be called from
@@ -125,6 +132,9 @@ func (d *Deps) normalize() ([]definition, error) {
 	}
 	if d.Watcher == nil {
 		d.Watcher, _ = d.Caller.(Watcher)
+	}
+	if d.Replier == nil {
+		d.Replier, _ = d.Caller.(Replier)
 	}
 	offered, err := d.offered()
 	if err != nil {

@@ -2,9 +2,10 @@
 // Copyright 2026 The a2abus Authors
 
 // Package sample is SampleAgent, the always-on reference agent of a2abus:
-// echo, sleep, fail, npv and delegate — the skills that exercise a caller's
-// handling of results, progress, cancellation, deadlines, typed errors,
-// structured input and nested calls.
+// echo, sleep, fail, npv, delegate and confirm — the skills that exercise a
+// caller's handling of results, progress, cancellation, deadlines, typed
+// errors, structured input, nested calls, questions (input-required) and
+// contexts.
 package sample
 
 import "github.com/a2abus/a2abus/pkg/a2a"
@@ -22,13 +23,14 @@ const (
 	SkillFail     = "fail"
 	SkillNPV      = "npv"
 	SkillDelegate = "delegate"
+	SkillConfirm  = "confirm"
 )
 
 // Card is SampleAgent's card under name; its text agrees with well-known-agents.json.
 func Card(name string) a2a.AgentCard {
 	return a2a.AgentCard{
 		Name:               name,
-		Description:        "Always-on reference agent for trying and testing a2abus: echoes, waits, fails on request, computes a net present value and delegates to another agent.",
+		Description:        "Always-on reference agent for trying and testing a2abus: echoes, waits, fails on request, computes a net present value, delegates to another agent and asks its caller to confirm.",
 		Version:            Version,
 		DefaultInputModes:  []string{"text/plain", "application/json"},
 		DefaultOutputModes: []string{"text/plain", "application/json"},
@@ -62,6 +64,12 @@ func Card(name string) a2a.AgentCard {
 				Description: "Invokes another agent's skill and returns its result or error, extending the call chain (cycles and excessive depth are refused). Input JSON: {\"agent\": \"ResearchAgent\", \"skill\": \"research\", \"text\": \"What is KEDA?\", \"input\": {}} (input optional).",
 				Tags:        []string{"orchestration"},
 				Examples:    []string{"{\"agent\": \"ResearchAgent\", \"skill\": \"research\", \"text\": \"What is KEDA?\"}"},
+			},
+			{
+				ID: SkillConfirm, Name: "Confirm",
+				Description: "Asks its caller to confirm the text (options yes and no; the task waits for the answer), then completes saying whether it was confirmed. In a context with earlier tasks, the question quotes the latest of them.",
+				Tags:        []string{"test", "input-required", "context"},
+				Examples:    []string{"book the meeting room for Friday"},
 			},
 		},
 	}

@@ -43,6 +43,7 @@ func Register(a *agent.Agent, c *caller.Caller) error {
 		{SkillFail, fail, nil},
 		{SkillNPV, npv, []agent.SkillOption{agent.WithInputSchema(json.RawMessage(NPVInputSchema))}},
 		{SkillDelegate, d.handle, nil},
+		{SkillConfirm, confirm, nil},
 	}
 	for _, s := range skills {
 		if err := a.Handle(s.id, s.h, s.opts...); err != nil {

@@ -48,7 +48,7 @@ func TestCard(t *testing.T) {
 			t.Errorf("skill %s has no description", s.ID)
 		}
 	}
-	if !slices.Equal(ids, []string{sample.SkillEcho, sample.SkillSleep, sample.SkillFail, sample.SkillNPV, sample.SkillDelegate}) {
+	if !slices.Equal(ids, []string{sample.SkillEcho, sample.SkillSleep, sample.SkillFail, sample.SkillNPV, sample.SkillDelegate, sample.SkillConfirm}) {
 		t.Errorf("skills %v", ids)
 	}
 	if len(card.Capabilities.Extensions) != 1 || card.Capabilities.Extensions[0].URI != gateway.InputSchemaExtension {

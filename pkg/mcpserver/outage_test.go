@@ -28,7 +28,6 @@ import (
 // subscriptions fail, within their bound, with errors naming working
 // memory (UNAVAILABLE) — never a hung request.
 func TestRedisOutageIsANamedError(t *testing.T) {
-	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	w := testworld.Real(t)
 	p, redisURL := testenv.ProxyURL(t, w.RedisURL)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -75,7 +74,6 @@ func TestRedisOutageIsANamedError(t *testing.T) {
 // every connection and refuses new ones): invoke_agent fails within its
 // bound with an error naming the message bus.
 func TestBusOutageIsANamedError(t *testing.T) {
-	t.Parallel() // it mostly waits: overlapping saves the suite's time
 	w := testworld.Real(t)
 	p, amqpURL := testenv.ProxyURL(t, w.AMQPURL)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

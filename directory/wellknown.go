@@ -19,8 +19,8 @@ import (
 // ErrInvalidWellKnown is wrapped by every error about the content of a well-known file.
 var ErrInvalidWellKnown = errors.New("directory: invalid well-known file")
 
-// WellKnownAgent is one entry of a well-known-agents.json file (the RockBot
-// format): an agent that is always listed, whether or not it has announced itself.
+// WellKnownAgent is one entry of a well-known-agents.json file: an agent
+// that is always listed, whether or not it has announced itself.
 type WellKnownAgent struct {
 	AgentName   string           `json:"agentName"` // canonical spelling; look-ups ignore case
 	Description string           `json:"description"`

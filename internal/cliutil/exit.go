@@ -22,7 +22,7 @@ import (
 )
 
 // The exit codes of the a2abus binaries, the one place they are decided
-// (ExitCode) and documented (README "Commands").
+// (ExitCode) and documented (docs/cli.md, "Exit codes").
 const (
 	// ExitOK: the command did what it was asked (a task completed).
 	ExitOK = 0

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The a2abus Authors
 
-// Package chat is the primary chat loop of a2abus (the RockBot flow of seed
-// 003): a Session bound to one session id runs the model (llm.Loop, the
-// shared tool loop) with the bus tools (invoke_agent, list_known_agents,
-// get_from_working_memory, …) over the session's conversation in working
-// memory, and runs it again, without the user typing, when the
-// notification of a sub-task it started lands there — so the model can
-// fetch the result with get_from_working_memory and answer.
+// Package chat is the primary chat loop of a2abus (a user talks to one
+// model, which delegates to the agents of the bus): a Session bound to one
+// session id runs the model (llm.Loop, the shared tool loop) with the bus
+// tools (invoke_agent, list_known_agents, get_from_working_memory, …) over
+// the session's conversation in working memory, and runs it again, without
+// the user typing, when the notification of a sub-task it started lands
+// there — so the model can fetch the result with get_from_working_memory
+// and answer.
 //
 // # The conversation
 //

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+package ops
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// operationsDoc documents the metrics in its "### Metrics" section.
+const operationsDoc = "../../docs/operations.md"
+
+// collecting is a prometheus.Registerer that keeps what is registered.
+type collecting struct{ collectors []prometheus.Collector }
+
+func (c *collecting) Register(x prometheus.Collector) error {
+	c.collectors = append(c.collectors, x)
+	return nil
+}
+func (c *collecting) MustRegister(xs ...prometheus.Collector) {
+	c.collectors = append(c.collectors, xs...)
+}
+func (c *collecting) Unregister(prometheus.Collector) bool { return false }
+
+// descPattern reads a descriptor's name and variable labels from its String
+// (the only way client_golang shows them).
+var descPattern = regexp.MustCompile(`fqName: "([^"]+)".*variableLabels: \{([^}]*)\}`)
+
+// registered lists every a2abus metric an Ops registers (the Go and process
+// metrics of client_golang aside): name without the a2abus_ prefix → labels.
+func registered(t *testing.T) map[string][]string {
+	t.Helper()
+	var reg collecting
+	if _, err := newMetrics(&reg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newRemoteMetrics(&reg); err != nil {
+		t.Fatal(err)
+	}
+	reg.collectors = append(reg.collectors, newCollector())
+	out := map[string][]string{}
+	for _, c := range reg.collectors {
+		ch := make(chan *prometheus.Desc, 64)
+		c.Describe(ch)
+		close(ch)
+		for d := range ch {
+			m := descPattern.FindStringSubmatch(d.String())
+			if m == nil {
+				t.Fatalf("cannot read the name of %s", d)
+			}
+			var labels []string
+			if m[2] != "" {
+				labels = strings.Split(m[2], ",")
+			}
+			out[strings.TrimPrefix(m[1], Namespace+"_")] = labels
+		}
+	}
+	return out
+}
+
+// metricRow is a row of the metrics table: | `name` | type | labels | what |.
+var metricRow = regexp.MustCompile("^\\| `([a-z0-9_]+)` \\| (counter|gauge|histogram) \\|([a-z, ]*)\\| (.+) \\|$")
+
+// documentedMetrics reads the table of operations.md's "### Metrics" section:
+// name → labels.
+func documentedMetrics(t *testing.T) map[string][]string {
+	t.Helper()
+	doc, err := os.ReadFile(operationsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n### Metrics\n")
+	if !ok {
+		t.Fatalf("%s has no \"### Metrics\" section", operationsDoc)
+	}
+	if end := strings.Index(section, "\n#"); end >= 0 {
+		section = section[:end]
+	}
+	out := map[string][]string{}
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		m := metricRow.FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("%s: a metrics row that is not | `name` | counter, gauge or histogram | labels | what |: %s", operationsDoc, line)
+			continue
+		}
+		if _, dup := out[m[1]]; dup {
+			t.Errorf("%s lists the metric %s twice", operationsDoc, m[1])
+		}
+		var labels []string
+		for _, l := range strings.Split(m[3], ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				labels = append(labels, l)
+			}
+		}
+		out[m[1]] = labels
+	}
+	return out
+}
+
+// TestMetricsTableIsTheRegistry: operations.md's metrics table lists every
+// metric pkg/ops registers, with its labels in order, and no other.
+func TestMetricsTableIsTheRegistry(t *testing.T) {
+	code, doc := registered(t), documentedMetrics(t)
+	for name, labels := range code {
+		got, ok := doc[name]
+		if !ok {
+			t.Errorf("metric a2abus_%s (labels %v) is not in %s's metrics table", name, labels, operationsDoc)
+			continue
+		}
+		if !slices.Equal(got, labels) {
+			t.Errorf("%s gives a2abus_%s the labels %v; it has %v", operationsDoc, name, got, labels)
+		}
+	}
+	for name := range doc {
+		if _, ok := code[name]; !ok {
+			t.Errorf("%s lists a2abus_%s, which pkg/ops does not register", operationsDoc, name)
+		}
+	}
+}

@@ -99,9 +99,12 @@ func RegisterTracing(protocol string, f TracingFactory) {
 // default service.name.
 //
 // The variables are read here by hand rather than by the contrib package
-// autoexport, which would link every exporter it knows (gRPC, Zipkin,
-// Prometheus, stdout) into every program that calls this: see
-// docs/performance.md for the figures.
+// autoexport, which would link every exporter it knows into every program
+// that calls this, gRPC's included. Measured (docs/performance.md): a
+// program calling autoexport.NewSpanExporter links 483 packages (66 of
+// gRPC, 19 of Prometheus) and is 16.3 MB stripped; one building the OTLP
+// HTTP exporter alone, 383 packages and 13.7 MB; pkg/ops, no exporter at
+// all (sample-agent: 387 packages, 16.4 MB with everything else it runs).
 func TracingFromEnv(ctx context.Context, service string, sampleRatio float64) (TracerProvider, error) {
 	if strings.EqualFold(os.Getenv("OTEL_SDK_DISABLED"), "true") {
 		return nil, nil

@@ -22,6 +22,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/guard"
 	"github.com/a2abus/a2abus/pkg/intent"
+	"github.com/a2abus/a2abus/pkg/ops"
 	"github.com/a2abus/a2abus/pkg/workflow"
 )
 
@@ -414,6 +415,7 @@ func Default() *Config {
 			BreakerCooldown: guard.DefaultBreakerCooldown,
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
+		Ops:      OpsConfig{TraceSampleRatio: ops.DefaultTraceSampleRatio},
 		LLM: LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries,
 			MaxResponseBytes: DefaultLLMMaxResponseBytes, MaxToolArgumentBytes: DefaultLLMMaxToolArgumentBytes},
 		Chat: ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars,

@@ -304,7 +304,7 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"chat.system_prompt", "chat.max_tool_rounds", "chat.token_budget", "chat.max_history_turns", "chat.max_history_chars", "chat.max_input_bytes",
 		"workflow.max_render_bytes", "workflow.max_steps",
 		"orchestrator.route_threshold", "orchestrator.route_margin", "orchestrator.route_floor", "orchestrator.route_max_questions",
-		"ops.listen", "ops.pprof",
+		"ops.listen", "ops.pprof", "ops.trace_sample_ratio",
 		"http.read_header_timeout", "http.read_timeout", "http.write_timeout", "http.idle_timeout",
 		"http.max_header_bytes", "http.max_body_bytes", "http.max_connections",
 		"mcp.token", "mcp.token_file", "mcp.insecure_no_auth", "mcp.max_sessions", "mcp.session_idle_timeout",

@@ -20,6 +20,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/guard"
 	"github.com/a2abus/a2abus/pkg/intent"
 	"github.com/a2abus/a2abus/pkg/llm"
+	"github.com/a2abus/a2abus/pkg/ops"
 	"github.com/a2abus/a2abus/pkg/workflow"
 )
 
@@ -49,6 +50,7 @@ var packageDefaults = map[string]any{
 	"orchestrator.route_margin":        intent.DefaultMargin,
 	"orchestrator.route_floor":         intent.DefaultFloor,
 	"orchestrator.route_max_questions": intent.DefaultMaxQuestions,
+	"ops.trace_sample_ratio":           ops.DefaultTraceSampleRatio,
 	"http.read_header_timeout":         httpserve.DefaultReadHeaderTimeout,
 	"http.read_timeout":                httpserve.DefaultReadTimeout,
 	"http.write_timeout":               httpserve.DefaultWriteTimeout,

@@ -11,20 +11,27 @@ import (
 // OpsConfig configures the operations listener of the long-running
 // processes (serve, sample-agent, research-agent, directory, the Primary,
 // mcp --http): /metrics, /healthz, /readyz and, when asked, /debug/pprof/.
-// Tracing is configured by the standard OTEL_* environment variables, not
-// here (see docs/operations.md).
+// Tracing is turned on by the standard OTEL_* environment variables (see
+// docs/operations.md); TraceSampleRatio is its sampling.
 type OpsConfig struct {
 	// Listen is the host:port of the ops HTTP listener (port 0 picks one);
 	// empty turns it off, and with it the metrics.
 	Listen string `mapstructure:"listen" yaml:"listen"`
 	// PProf serves the Go profiler at /debug/pprof/ on the ops listener.
 	PProf bool `mapstructure:"pprof" yaml:"pprof"`
+	// TraceSampleRatio is the share of traces sampled where they start
+	// (0..1; 1: every trace) when tracing is on; a span whose parent was
+	// sampled is sampled. OTEL_TRACES_SAMPLER, when set, replaces it.
+	TraceSampleRatio float64 `mapstructure:"trace_sample_ratio" yaml:"trace_sample_ratio"`
 }
 
 // Enabled reports whether the ops listener runs.
 func (c OpsConfig) Enabled() bool { return c.Listen != "" }
 
 func (c *OpsConfig) validate() []error {
+	if c.TraceSampleRatio < 0 || c.TraceSampleRatio > 1 || c.TraceSampleRatio != c.TraceSampleRatio {
+		return []error{invalid("ops.trace_sample_ratio", "must be within 0..1 (1: every trace), got %v", c.TraceSampleRatio)}
+	}
 	if c.Listen == "" {
 		if c.PProf {
 			return []error{invalid("ops.pprof", "needs ops.listen: the profiler is served on the ops listener")}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/cliutil"
+	"github.com/a2abus/a2abus/pkg/ops"
 )
 
 // Set at build time: go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc1234".
@@ -27,7 +28,9 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
-// run executes the command line args and returns the exit code.
+// run executes the command line args and returns the exit code. The
+// binary links no model client nor OTLP exporter (docs/architecture.md#optional-parts).
 func run(args []string, stderr io.Writer) int {
+	ops.SetBuild(version, commit)
 	return cliutil.Execute(agents.ResearchCommand(version, commit), args, stderr)
 }

@@ -56,3 +56,17 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", c, out, stderr.String())
 	}
 }
+
+// TestModelNotLinked: research-agent links no model client, so a
+// configuration that gives ResearchAgent a model is refused at start,
+// naming what to do, instead of answering without the model.
+func TestModelNotLinked(t *testing.T) {
+	isolate(t)
+	t.Setenv("A2ABUS_LLM_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("A2ABUS_LLM_MODEL", "m")
+	var stderr bytes.Buffer
+	c := run([]string{"--embedded", "--docs", t.TempDir(), "--idle-timeout", "50ms"}, &stderr)
+	if c != 1 || !strings.Contains(stderr.String(), "no model client is linked") || !strings.Contains(stderr.String(), "a2abus serve --agent ResearchAgent") {
+		t.Fatalf("exit %d, stderr:\n%s", c, stderr.String())
+	}
+}

@@ -80,3 +80,19 @@ func captureStdout(t *testing.T, f func()) string {
 	b, _ := io.ReadAll(r)
 	return string(b)
 }
+
+// TestTracingNotLinked: sample-agent links no OTLP exporter, so an OTLP
+// endpoint in its environment stops it at start, naming what to do,
+// instead of running untraced.
+func TestTracingNotLinked(t *testing.T) {
+	isolate(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+	for _, k := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		t.Setenv(k, "")
+	}
+	var stderr testenv.Buffer
+	c := run([]string{"--embedded", "--name", "TraceTest"}, &stderr)
+	if c != 1 || !strings.Contains(stderr.String(), "no OTLP trace exporter") || !strings.Contains(stderr.String(), "a2abus serve --agent") {
+		t.Fatalf("exit %d, stderr:\n%s", c, stderr.String())
+	}
+}

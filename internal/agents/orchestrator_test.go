@@ -22,10 +22,12 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/llm/openai"
 	"github.com/a2abus/a2abus/pkg/workflow"
 )
 
 func TestMain(m *testing.M) {
+	openai.Register() // the Primary, the Orchestrator's router and the LLM agents build the node's model client
 	code := m.Run()
 	testenv.RemoveBuilds()
 	os.Exit(code)

@@ -22,6 +22,7 @@ import (
 	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/llm"
 	"github.com/a2abus/a2abus/pkg/node"
 )
 
@@ -113,12 +114,18 @@ func reference(kind, name string) node.Build {
 
 // registerResearch registers ResearchAgent's skill on a: with the model of
 // the llm section when one is configured (a sourced answer from the top
-// passages), else ranking passages only (offline).
+// passages), else ranking passages only (offline). A program that linked
+// no model client (research-agent) refuses a configured model rather than
+// answer without it.
 func registerResearch(a *agent.Agent, n *node.Node) error {
 	if !n.Config.LLM.Configured() {
 		return research.Register(a, n.Config.Research.DocsDir)
 	}
 	m, err := n.Model()
+	if errors.Is(err, llm.ErrNotLinked) {
+		return fmt.Errorf("agents: %s with a model (llm.base_url is set): %w; "+
+			"run it with a2abus serve --agent ResearchAgent, which links the model client, or unset llm.base_url to rank passages only", a.Card().Name, err)
+	}
 	if err != nil {
 		return err
 	}

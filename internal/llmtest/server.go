@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/pkg/llm"
+	"github.com/a2abus/a2abus/pkg/llm/openai"
 )
 
 // Reply is one scripted answer of the server.
@@ -347,7 +348,7 @@ func completion(req Request, reply Reply) map[string]any {
 // Server's URL, or a closed one's: a model down) asking for model.
 func Client(tb testing.TB, url, model string) llm.Client {
 	tb.Helper()
-	m, err := llm.NewOpenAI(llm.Options{BaseURL: url, Model: model, Timeout: 30 * time.Second})
+	m, err := openai.New(llm.Options{BaseURL: url, Model: model, Timeout: 30 * time.Second})
 	if err != nil {
 		tb.Fatalf("llmtest: client of %s: %v", url, err)
 	}

@@ -20,6 +20,10 @@ var loopTools = []llm.Tool{
 	{Name: "invoke_agent", Description: "call an agent"},
 }
 
+func user(text string) []llm.Message {
+	return []llm.Message{{Role: llm.RoleSystem, Content: "be brief"}, {Role: llm.RoleUser, Content: text}}
+}
+
 // dispatcher answers tool calls with canned results and records them.
 type dispatcher struct {
 	mu      sync.Mutex
@@ -71,7 +75,7 @@ func TestLoopStepsInOrder(t *testing.T) {
 		})
 	d := &dispatcher{results: map[string]string{"list_known_agents": `["ResearchAgent"]`, "invoke_agent": `{"task_id":"t1"}`}}
 	var st steps
-	loop := llm.Loop{Client: newClient(t, s.URL), Tools: loopTools, Dispatch: d.dispatch, MaxTokens: 64, OnStep: st.on}
+	loop := llm.Loop{Client: llmtest.Client(t, s.URL, "test-model"), Tools: loopTools, Dispatch: d.dispatch, MaxTokens: 64, OnStep: st.on}
 	out, err := loop.Run(t.Context(), user("otters?"))
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +117,7 @@ func TestLoopFeedsToolErrorsBack(t *testing.T) {
 			},
 		})
 	d := &dispatcher{} // every call fails
-	out, err := llm.Loop{Client: newClient(t, s.URL), Tools: loopTools, Dispatch: d.dispatch}.Run(t.Context(), user("call NoSuchAgent"))
+	out, err := llm.Loop{Client: llmtest.Client(t, s.URL, "test-model"), Tools: loopTools, Dispatch: d.dispatch}.Run(t.Context(), user("call NoSuchAgent"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +133,7 @@ func TestLoopBoundsToolRounds(t *testing.T) {
 		})
 		d := &dispatcher{results: map[string]string{"list_known_agents": "[]"}}
 		var st steps
-		out, err := llm.Loop{Client: newClient(t, s.URL), Tools: loopTools, Dispatch: d.dispatch, MaxRounds: tt.maxRounds, OnStep: st.on}.Run(t.Context(), user("loop"))
+		out, err := llm.Loop{Client: llmtest.Client(t, s.URL, "test-model"), Tools: loopTools, Dispatch: d.dispatch, MaxRounds: tt.maxRounds, OnStep: st.on}.Run(t.Context(), user("loop"))
 		if !errors.Is(err, llm.ErrMaxToolRounds) {
 			t.Fatalf("MaxRounds %d: error %v, want ErrMaxToolRounds", tt.maxRounds, err)
 		}
@@ -148,7 +152,7 @@ var errBudget = errors.New("token budget spent")
 func TestLoopBeforeRequestRefuses(t *testing.T) {
 	// Refused at once: the model is never asked.
 	s := llmtest.New(t)
-	out, err := llm.Loop{Client: newClient(t, s.URL), BeforeRequest: func(llm.Usage) error { return errBudget }}.Run(t.Context(), user("x"))
+	out, err := llm.Loop{Client: llmtest.Client(t, s.URL, "test-model"), BeforeRequest: func(llm.Usage) error { return errBudget }}.Run(t.Context(), user("x"))
 	if !errors.Is(err, errBudget) || out.Requests != 0 || len(s.Requests()) != 0 {
 		t.Fatalf("error %v after %d requests (server saw %d), want the refusal before any", err, out.Requests, len(s.Requests()))
 	}
@@ -165,7 +169,7 @@ func TestLoopBeforeRequestRefuses(t *testing.T) {
 	}
 	var st steps
 	d := &dispatcher{results: map[string]string{"list_known_agents": "[]"}}
-	out, err = llm.Loop{Client: newClient(t, s.URL), Tools: loopTools, Dispatch: d.dispatch, BeforeRequest: before, OnStep: st.on}.Run(t.Context(), user("x"))
+	out, err = llm.Loop{Client: llmtest.Client(t, s.URL, "test-model"), Tools: loopTools, Dispatch: d.dispatch, BeforeRequest: before, OnStep: st.on}.Run(t.Context(), user("x"))
 	if !errors.Is(err, errBudget) || len(s.Requests()) != 1 {
 		t.Fatalf("error %v after %d requests, want the budget error after 1", err, len(s.Requests()))
 	}
@@ -181,7 +185,7 @@ func TestLoopOnStepErrorStops(t *testing.T) {
 	s := llmtest.New(t, llmtest.Reply{ToolCalls: []llm.ToolCall{llmtest.Call("list_known_agents", "{}")}})
 	errStore := errors.New("memory down")
 	d := &dispatcher{results: map[string]string{"list_known_agents": "[]"}}
-	out, err := llm.Loop{Client: newClient(t, s.URL), Tools: loopTools, Dispatch: d.dispatch,
+	out, err := llm.Loop{Client: llmtest.Client(t, s.URL, "test-model"), Tools: loopTools, Dispatch: d.dispatch,
 		OnStep: func(context.Context, []llm.Message) error { return errStore }}.Run(t.Context(), user("x"))
 	if !errors.Is(err, errStore) || len(out.Messages) != 0 || len(s.Requests()) != 1 {
 		t.Errorf("error %v, %d messages, %d requests: want the store error, nothing kept, no second request", err, len(out.Messages), len(s.Requests()))
@@ -196,7 +200,7 @@ func TestLoopCancelDuringToolsStoresNoHalfStep(t *testing.T) {
 		cancel() // the user gave up while the first tool ran
 		return "{}", false
 	}
-	out, err := llm.Loop{Client: newClient(t, s.URL), Tools: loopTools, Dispatch: dispatch, OnStep: st.on}.Run(ctx, user("x"))
+	out, err := llm.Loop{Client: llmtest.Client(t, s.URL, "test-model"), Tools: loopTools, Dispatch: dispatch, OnStep: st.on}.Run(ctx, user("x"))
 	if !errors.Is(err, context.Canceled) || len(st.got) != 0 || len(out.Messages) != 0 {
 		t.Errorf("error %v, %d steps stored: want context.Canceled and none", err, len(st.got))
 	}
@@ -207,7 +211,7 @@ func TestLoopModelFailure(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llm.ToolCall{llmtest.Call("list_known_agents", "{}")}},
 		llmtest.Reply{Status: 503})
 	d := &dispatcher{results: map[string]string{"list_known_agents": "[]"}}
-	c := newClient(t, s.URL, func(o *llm.Options) { o.MaxRetries = 0 })
+	c := llmtest.Client(t, s.URL, "test-model") // no retries
 	out, err := llm.Loop{Client: c, Tools: loopTools, Dispatch: d.dispatch}.Run(t.Context(), user("x"))
 	if !errors.Is(err, llm.ErrUnavailable) || !strings.Contains(err.Error(), s.URL) {
 		t.Fatalf("error %v, want ErrUnavailable naming the endpoint", err)
@@ -228,7 +232,7 @@ func TestLoopToolCallsWithoutTools(t *testing.T) {
 			}
 			return nil
 		}})
-	out, err := llm.Loop{Client: newClient(t, s.URL)}.Run(t.Context(), user("x"))
+	out, err := llm.Loop{Client: llmtest.Client(t, s.URL, "test-model")}.Run(t.Context(), user("x"))
 	if err != nil || out.Final != "Sorry." {
 		t.Fatalf("outcome %+v, error %v", out, err)
 	}
@@ -239,7 +243,7 @@ func TestLoopNeedsClientAndDispatch(t *testing.T) {
 		t.Errorf("no client: %v", err)
 	}
 	s := llmtest.New(t)
-	if _, err := (llm.Loop{Client: newClient(t, s.URL), Tools: loopTools}).Run(t.Context(), user("x")); !errors.Is(err, llm.ErrNotConfigured) {
+	if _, err := (llm.Loop{Client: llmtest.Client(t, s.URL, "test-model"), Tools: loopTools}).Run(t.Context(), user("x")); !errors.Is(err, llm.ErrNotConfigured) {
 		t.Errorf("tools without dispatch: %v", err)
 	}
 }

@@ -19,15 +19,17 @@ var modelHTTP = &http.Client{Transport: http.DefaultTransport.(*http.Transport).
 
 // Model builds the model client of the node's llm section (llm.base_url,
 // api_key, model, max_tokens, temperature, timeout, max_retries,
-// max_response_bytes), logging
-// to the node's logger. With no base URL or model it returns an error
-// wrapping llm.ErrNotConfigured that names the keys and variables to set.
+// max_response_bytes), logging to the node's logger. The client is the one
+// the program registered (llm.Register; a2abus registers pkg/llm/openai):
+// in a program that registered none the error wraps llm.ErrNotLinked. With
+// no base URL or model it wraps llm.ErrNotConfigured, naming the keys and
+// variables to set.
 func (n *Node) Model() (llm.Client, error) { return NewModel(n.Config.LLM, n.Log) }
 
 // NewModel is Node.Model for a program that has a configuration but no
 // node (one that needs only the model); log may be nil.
 func NewModel(cfg config.LLMConfig, log *zap.Logger) (llm.Client, error) {
-	c, err := llm.NewOpenAI(llm.Options{
+	c, err := llm.New(llm.Options{
 		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model,
 		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature,
 		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, MaxResponseBytes: cfg.MaxResponseBytes,

@@ -19,9 +19,11 @@ const serviceName = "a2abus"
 
 // newOps builds the node's observability from cfg: metrics when ops.listen
 // is set, tracing when the OTEL_* environment variables ask for it
-// (ops.TracingFromEnv). Neither on: nil, and the parts observe nothing.
+// (ops.TracingFromEnv, sampled at ops.trace_sample_ratio; the program must
+// have linked an exporter: pkg/ops/otlp). Neither on: nil, and the parts
+// observe nothing.
 func newOps(cfg *config.Config, log *zap.Logger) (*ops.Ops, error) {
-	tp, err := ops.TracingFromEnv(context.Background(), serviceName)
+	tp, err := ops.TracingFromEnv(context.Background(), serviceName, cfg.Ops.TraceSampleRatio)
 	if err != nil {
 		return nil, fmt.Errorf("node: tracing: %w", err)
 	}

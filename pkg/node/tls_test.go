@@ -25,6 +25,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/llm/openai"
 	"github.com/a2abus/a2abus/pkg/node"
 )
 
@@ -41,6 +42,7 @@ var tlsServers struct {
 }
 
 func TestMain(m *testing.M) {
+	openai.Register() // the model tests build the node's model client
 	code := m.Run()
 	s := &tlsServers
 	if s.broker != nil {

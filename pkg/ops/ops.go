@@ -84,6 +84,9 @@ func New(o Options) (*Ops, error) {
 		if err := ops.reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
 			return nil, fmt.Errorf("ops: register the process metrics: %w", err)
 		}
+		if err := ops.reg.Register(newBuildInfo(CurrentBuild())); err != nil {
+			return nil, fmt.Errorf("ops: register the build info: %w", err)
+		}
 		m, err := newMetrics(ops.reg)
 		if err != nil {
 			return nil, fmt.Errorf("ops: register the metrics: %w", err)

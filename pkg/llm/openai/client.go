@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The a2abus Authors
 
-package llm
+// Package openai is a2abus's model client for any OpenAI-compatible Chat
+// Completions endpoint (OpenAI, vLLM, Ollama, llama.cpp server, LiteLLM),
+// built on the official openai-go SDK. It lives apart from pkg/llm so that
+// only the programs that run a model link the SDK: such a program calls
+// Register once (a2abus does), and node.Node.Model then builds this client.
+package openai
 
 import (
 	"context"
@@ -12,85 +17,37 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
+	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/internal/fileread"
 	"github.com/a2abus/a2abus/internal/redact"
+	"github.com/a2abus/a2abus/pkg/llm"
 )
 
-// Options configures an OpenAI client; config.LLMConfig maps onto it
-// (node.Node.Model builds one from the configuration).
-type Options struct {
-	// BaseURL is the endpoint's API root (…/v1). Required.
-	BaseURL string
-	// APIKey is sent as a bearer token when set. It never appears in an error.
-	APIKey string
-	// Model is the model name sent with every request. Required.
-	Model string
-	// MaxTokens bounds each completion when > 0 (Request.MaxTokens overrides it).
-	MaxTokens int
-	// Temperature is the sampling temperature, sent as is (0 included).
-	Temperature float64
-	// Timeout bounds one Complete, retries and their waits included; 0 leaves
-	// the bound to the caller's context.
-	Timeout time.Duration
-	// MaxRetries is how often a failed connection or a 408, 409, 429 or 5xx
-	// answer is retried (the SDK's choice, as is an x-should-retry header),
-	// with exponential backoff from 0.5 s or the endpoint's Retry-After.
-	MaxRetries int
-	// MaxResponseBytes bounds the body of an answer, applied while it is
-	// read: a longer one is a *ResponseTooLargeError, and no more of it is
-	// read. 0 means DefaultMaxResponseBytes.
-	MaxResponseBytes int
-	// HTTPClient sends the requests; nil uses a client of a2abus's own.
-	HTTPClient *http.Client
-	// Logger receives one debug line per completion; nil logs nowhere.
-	Logger *zap.Logger
-}
-
-// maxMaxRetries bounds Options.MaxRetries (config's llm.max_retries has the same bound).
-const maxMaxRetries = 10
-
-// DefaultMaxResponseBytes bounds an answer's body when Options.MaxResponseBytes
-// is 0 (config's llm.max_response_bytes has the same default).
-const DefaultMaxResponseBytes = 4 << 20
-
-// ResponseTooLargeError is an answer longer than Options.MaxResponseBytes:
-// reading stopped at the bound. It wraps ErrResponseTooLarge and ErrBadResponse.
-type ResponseTooLargeError struct {
-	// Endpoint is the base URL, any password hidden.
-	Endpoint string
-	// Limit is the bound in bytes.
-	Limit int64
-}
-
-// Error names the endpoint and the bound.
-func (e *ResponseTooLargeError) Error() string {
-	return fmt.Sprintf("%v: %s sent an answer longer than llm.max_response_bytes (%s); reading stopped there",
-		ErrResponseTooLarge, e.Endpoint, fileread.Size(e.Limit))
-}
-
-// Unwrap returns ErrResponseTooLarge and ErrBadResponse.
-func (e *ResponseTooLargeError) Unwrap() []error { return []error{ErrResponseTooLarge, ErrBadResponse} }
-
-// OpenAI is a Client for any OpenAI-compatible Chat Completions endpoint
-// (OpenAI, vLLM, Ollama, llama.cpp server, LiteLLM), built on the official
-// openai-go SDK, whose retry loop (backoff, Retry-After) it uses. It is safe
-// for concurrent use.
-type OpenAI struct {
-	opts     Options
+// Client is an llm.Client for any OpenAI-compatible Chat Completions
+// endpoint, built on the official openai-go SDK, whose retry loop (backoff,
+// Retry-After) it uses. It is safe for concurrent use.
+type Client struct {
+	opts     llm.Options
 	endpoint string // BaseURL with any password hidden: what errors and logs name
-	service  openai.ChatCompletionService
+	service  sdk.ChatCompletionService
 	log      *zap.Logger
 }
 
-var _ Client = (*OpenAI)(nil)
+var _ llm.Client = (*Client)(nil)
 
-// NewOpenAI checks o and returns a client. A missing base URL or model is
-// ErrNotConfigured naming the keys and environment variables that set them.
-func NewOpenAI(o Options) (*OpenAI, error) {
+// maxMaxRetries bounds llm.Options.MaxRetries (config's llm.max_retries has the same bound).
+const maxMaxRetries = 10
+
+// Register makes this client the program's model client (llm.Register):
+// node.Node.Model, and every agent of the process that runs a model, build
+// it from the llm section.
+func Register() { llm.Register(func(o llm.Options) (llm.Client, error) { return New(o) }) }
+
+// New checks o and returns a client. A missing base URL or model is
+// llm.ErrNotConfigured naming the keys and environment variables that set them.
+func New(o llm.Options) (*Client, error) {
 	var missing []string
 	if strings.TrimSpace(o.BaseURL) == "" {
 		missing = append(missing, "llm.base_url (A2ABUS_LLM_BASE_URL)")
@@ -99,30 +56,30 @@ func NewOpenAI(o Options) (*OpenAI, error) {
 		missing = append(missing, "llm.model (A2ABUS_LLM_MODEL)")
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: set %s", ErrNotConfigured, strings.Join(missing, " and "))
+		return nil, fmt.Errorf("%w: set %s", llm.ErrNotConfigured, strings.Join(missing, " and "))
 	}
 	endpoint := redact.URL(o.BaseURL)
 	u, err := url.Parse(o.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: llm.base_url must be an http:// or https:// URL, got %q", ErrNotConfigured, endpoint)
+		return nil, fmt.Errorf("%w: llm.base_url must be an http:// or https:// URL, got %q", llm.ErrNotConfigured, endpoint)
 	}
 	if o.MaxRetries < 0 || o.MaxRetries > maxMaxRetries {
-		return nil, fmt.Errorf("%w: llm.max_retries must be within 0..%d, got %d", ErrNotConfigured, maxMaxRetries, o.MaxRetries)
+		return nil, fmt.Errorf("%w: llm.max_retries must be within 0..%d, got %d", llm.ErrNotConfigured, maxMaxRetries, o.MaxRetries)
 	}
 	if o.Timeout < 0 || o.MaxTokens < 0 {
-		return nil, fmt.Errorf("%w: llm.timeout and llm.max_tokens must not be negative, got %s and %d", ErrNotConfigured, o.Timeout, o.MaxTokens)
+		return nil, fmt.Errorf("%w: llm.timeout and llm.max_tokens must not be negative, got %s and %d", llm.ErrNotConfigured, o.Timeout, o.MaxTokens)
 	}
 	if o.MaxResponseBytes < 0 {
-		return nil, fmt.Errorf("%w: llm.max_response_bytes must not be negative, got %d", ErrNotConfigured, o.MaxResponseBytes)
+		return nil, fmt.Errorf("%w: llm.max_response_bytes must not be negative, got %d", llm.ErrNotConfigured, o.MaxResponseBytes)
 	}
 	if o.MaxResponseBytes == 0 {
-		o.MaxResponseBytes = DefaultMaxResponseBytes
+		o.MaxResponseBytes = llm.DefaultMaxResponseBytes
 	}
 	hc := o.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
-	// NewChatCompletionService, not openai.NewClient: the client would read
+	// NewChatCompletionService, not sdk.NewClient: the client would read
 	// OPENAI_API_KEY, OPENAI_BASE_URL and friends from the environment, and
 	// send an OpenAI key found there to whatever endpoint llm.base_url names.
 	reqOpts := []option.RequestOption{
@@ -143,28 +100,28 @@ func NewOpenAI(o Options) (*OpenAI, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &OpenAI{
+	return &Client{
 		opts:     o,
 		endpoint: endpoint,
-		service:  openai.NewChatCompletionService(reqOpts...),
+		service:  sdk.NewChatCompletionService(reqOpts...),
 		log:      log,
 	}, nil
 }
 
 // Endpoint is the base URL the client talks to, any password in it hidden.
-func (c *OpenAI) Endpoint() string { return c.endpoint }
+func (c *Client) Endpoint() string { return c.endpoint }
 
 // Model is the model name the client requests.
-func (c *OpenAI) Model() string { return c.opts.Model }
+func (c *Client) Model() string { return c.opts.Model }
 
-// Complete sends req as one Chat Completions request (retried as Options
-// says) and maps the first choice back. Errors wrap ErrUnavailable,
-// ErrRejected or ErrBadResponse, or the caller's context error, and name
+// Complete sends req as one Chat Completions request (retried as llm.Options
+// says) and maps the first choice back. Errors wrap llm.ErrUnavailable,
+// llm.ErrRejected or llm.ErrBadResponse, or the caller's context error, and name
 // the endpoint, never the key.
-func (c *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
+func (c *Client) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	params, err := c.params(req)
 	if err != nil {
-		return nil, c.scrub(fmt.Errorf("%w: not sent to %s: %w", ErrRejected, c.endpoint, err))
+		return nil, c.scrub(fmt.Errorf("%w: not sent to %s: %w", llm.ErrRejected, c.endpoint, err))
 	}
 	callCtx := ctx
 	if c.opts.Timeout > 0 {
@@ -176,14 +133,14 @@ func (c *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	start := time.Now()
 	completion, err := c.service.New(callCtx, params, option.WithMiddleware(att.middleware))
 	if err != nil && att.tooLarge() && ctx.Err() == nil {
-		return nil, &ResponseTooLargeError{Endpoint: c.endpoint, Limit: att.limit}
+		return nil, &llm.ResponseTooLargeError{Endpoint: c.endpoint, Limit: att.limit}
 	}
 	if err != nil {
 		return nil, c.scrub(c.classify(ctx, callCtx, &att, err))
 	}
 	resp, err := fromCompletion(completion)
 	if err != nil {
-		return nil, c.scrub(fmt.Errorf("%w: from %s: %w", ErrBadResponse, c.endpoint, err))
+		return nil, c.scrub(fmt.Errorf("%w: from %s: %w", llm.ErrBadResponse, c.endpoint, err))
 	}
 	c.log.Debug("llm completion",
 		zap.String("endpoint", c.endpoint), zap.String("model", resp.Model),
@@ -194,8 +151,8 @@ func (c *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 }
 
 // classify turns a failed request into the port's errors. ctx is the
-// caller's context, callCtx the one bounded by Options.Timeout.
-func (c *OpenAI) classify(ctx, callCtx context.Context, att *attempts, err error) error {
+// caller's context, callCtx the one bounded by llm.Options.Timeout.
+func (c *Client) classify(ctx, callCtx context.Context, att *attempts, err error) error {
 	n, status, body, lastErr := att.last()
 	tries := fmt.Sprintf("%d attempt", n)
 	if n != 1 {
@@ -215,11 +172,11 @@ func (c *OpenAI) classify(ctx, callCtx context.Context, att *attempts, err error
 			last = "; last failure: " + lastErr.Error()
 		}
 		return fmt.Errorf("%w: %s gave no answer within llm.timeout %s (%s%s): %w",
-			ErrUnavailable, c.endpoint, c.opts.Timeout, tries, last, callCtx.Err())
+			llm.ErrUnavailable, c.endpoint, c.opts.Timeout, tries, last, callCtx.Err())
 	case status >= 400:
-		sentinel := ErrRejected
+		sentinel := llm.ErrRejected
 		if retriable(status) {
-			sentinel = ErrUnavailable
+			sentinel = llm.ErrUnavailable
 		}
 		msg := c.endpointMessage(err, body)
 		return fmt.Errorf("%w: %s answered %s after %s: %s", sentinel, c.endpoint, statusText(status), tries, msg)
@@ -228,14 +185,14 @@ func (c *OpenAI) classify(ctx, callCtx context.Context, att *attempts, err error
 		if lastErr != nil {
 			cause = lastErr
 		}
-		return fmt.Errorf("%w: %s unreachable after %s: %s", ErrUnavailable, c.endpoint, tries, cause.Error())
+		return fmt.Errorf("%w: %s unreachable after %s: %s", llm.ErrUnavailable, c.endpoint, tries, cause.Error())
 	default: // a 2xx the SDK could not read
-		return fmt.Errorf("%w: from %s: %s", ErrBadResponse, c.endpoint, err.Error())
+		return fmt.Errorf("%w: from %s: %s", llm.ErrBadResponse, c.endpoint, err.Error())
 	}
 }
 
 // retriable reports whether status means "try later" (retried by the SDK,
-// then reported as ErrUnavailable).
+// then reported as llm.ErrUnavailable).
 func retriable(status int) bool {
 	return status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
 }
@@ -249,8 +206,8 @@ func statusText(status int) string {
 
 // endpointMessage is the endpoint's own error message: the SDK's decoded
 // one, else what the captured body says.
-func (c *OpenAI) endpointMessage(err error, body []byte) string {
-	var apiErr *openai.Error
+func (c *Client) endpointMessage(err error, body []byte) string {
+	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) && strings.TrimSpace(apiErr.Message) != "" {
 		return oneLine(apiErr.Message)
 	}
@@ -262,7 +219,7 @@ func (c *OpenAI) endpointMessage(err error, body []byte) string {
 
 // scrub hides the API key and any other secret-looking text in err's
 // message (an endpoint may echo the key it refused), keeping what err wraps.
-func (c *OpenAI) scrub(err error) error {
+func (c *Client) scrub(err error) error {
 	msg := redact.String(err.Error())
 	if c.opts.APIKey != "" {
 		msg = strings.ReplaceAll(msg, c.opts.APIKey, redact.Secret)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The a2abus Authors
 
-package llm
+package openai
 
 import (
 	"bytes"
@@ -13,16 +13,18 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/openai/openai-go/v3"
+	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/a2abus/a2abus/pkg/llm"
 )
 
 // params maps req onto the SDK's Chat Completions request.
-func (c *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{
+func (c *Client) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
+	p := sdk.ChatCompletionNewParams{
 		Model:       shared.ChatModel(c.opts.Model),
-		Temperature: openai.Float(c.opts.Temperature),
+		Temperature: sdk.Float(c.opts.Temperature),
 	}
 	if req.MaxTokens < 0 {
 		return p, fmt.Errorf("max tokens must not be negative, got %d", req.MaxTokens)
@@ -32,14 +34,14 @@ func (c *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 	// releases know only max_tokens (they ignore the newer name, leaving the
 	// completion unbounded).
 	if n := req.MaxTokens; n > 0 {
-		p.MaxTokens = openai.Int(int64(n))
+		p.MaxTokens = sdk.Int(int64(n))
 	} else if n := c.opts.MaxTokens; n > 0 {
-		p.MaxTokens = openai.Int(int64(n))
+		p.MaxTokens = sdk.Int(int64(n))
 	}
 	if len(req.Messages) == 0 {
 		return p, fmt.Errorf("no messages")
 	}
-	p.Messages = make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages))
+	p.Messages = make([]sdk.ChatCompletionMessageParamUnion, 0, len(req.Messages))
 	for i, m := range req.Messages {
 		msg, err := toMessage(m)
 		if err != nil {
@@ -58,71 +60,71 @@ func (c *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 }
 
 // toMessage maps one message.
-func toMessage(m Message) (openai.ChatCompletionMessageParamUnion, error) {
+func toMessage(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 	switch m.Role {
-	case RoleSystem:
-		return openai.SystemMessage(m.Content), nil
-	case RoleUser:
-		return openai.UserMessage(m.Content), nil
-	case RoleTool:
+	case llm.RoleSystem:
+		return sdk.SystemMessage(m.Content), nil
+	case llm.RoleUser:
+		return sdk.UserMessage(m.Content), nil
+	case llm.RoleTool:
 		if m.ToolCallID == "" {
-			return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("a tool message needs the id of the call it answers")
+			return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("a tool message needs the id of the call it answers")
 		}
-		return openai.ToolMessage(m.Content, m.ToolCallID), nil
-	case RoleAssistant:
-		var a openai.ChatCompletionAssistantMessageParam
+		return sdk.ToolMessage(m.Content, m.ToolCallID), nil
+	case llm.RoleAssistant:
+		var a sdk.ChatCompletionAssistantMessageParam
 		if m.Content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = openai.String(m.Content)
+			a.Content.OfString = sdk.String(m.Content)
 		}
 		for j, tc := range m.ToolCalls {
 			if tc.ID == "" || tc.Name == "" {
-				return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("tool call %d needs an id and a name, got %q and %q", j, tc.ID, tc.Name)
+				return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("tool call %d needs an id and a name, got %q and %q", j, tc.ID, tc.Name)
 			}
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+			a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
 					ID:       tc.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
 				},
 			})
 		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
 	default:
-		return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q (want system, user, assistant or tool)", m.Role)
+		return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q (want system, user, assistant or tool)", m.Role)
 	}
 }
 
 // toTool maps one function tool; no parameters means an empty object.
-func toTool(t Tool) (openai.ChatCompletionToolUnionParam, error) {
+func toTool(t llm.Tool) (sdk.ChatCompletionToolUnionParam, error) {
 	if t.Name == "" {
-		return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("a tool needs a name")
+		return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("a tool needs a name")
 	}
 	params := shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
 	if len(bytes.TrimSpace(t.Parameters)) > 0 {
 		params = shared.FunctionParameters{}
 		if err := json.Unmarshal(t.Parameters, &params); err != nil {
-			return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("parameters must be a JSON Schema object: %w", err)
+			return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("parameters must be a JSON Schema object: %w", err)
 		}
 	}
 	def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: params}
 	if t.Description != "" {
-		def.Description = openai.String(t.Description)
+		def.Description = sdk.String(t.Description)
 	}
-	return openai.ChatCompletionFunctionTool(def), nil
+	return sdk.ChatCompletionFunctionTool(def), nil
 }
 
-// fromCompletion maps the first choice back. Tool calls without an id get
+// fromCompletion maps the first choice back. llm.Tool calls without an id get
 // one (some local servers send none) so the tool message can name its call.
-func fromCompletion(cc *openai.ChatCompletion) (*Response, error) {
+func fromCompletion(cc *sdk.ChatCompletion) (*llm.Response, error) {
 	if cc == nil || len(cc.Choices) == 0 {
 		return nil, fmt.Errorf("the completion has no choices")
 	}
 	ch := cc.Choices[0]
-	msg := Message{Role: RoleAssistant, Content: ch.Message.Content}
+	msg := llm.Message{Role: llm.RoleAssistant, Content: ch.Message.Content}
 	if msg.Content == "" && ch.Message.Refusal != "" {
 		msg.Content = ch.Message.Refusal
 	}
 	for i, tc := range ch.Message.ToolCalls {
-		call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
+		call := llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
 		if tc.Type == "custom" {
 			call.Name, call.Arguments = tc.Custom.Name, tc.Custom.Input
 		}
@@ -134,11 +136,11 @@ func fromCompletion(cc *openai.ChatCompletion) (*Response, error) {
 		}
 		msg.ToolCalls = append(msg.ToolCalls, call)
 	}
-	return &Response{
+	return &llm.Response{
 		Message:      msg,
 		Model:        cc.Model,
 		FinishReason: ch.FinishReason,
-		Usage: Usage{
+		Usage: llm.Usage{
 			PromptTokens:     int(cc.Usage.PromptTokens),
 			CompletionTokens: int(cc.Usage.CompletionTokens),
 			TotalTokens:      int(cc.Usage.TotalTokens),
@@ -183,7 +185,7 @@ func (a *attempts) middleware(req *http.Request, next option.MiddlewareNext) (*h
 		case a.limit > 0:
 			b := &boundedBody{rc: res.Body, left: a.limit, over: a.setOver}
 			if res.ContentLength > a.limit { // refused before a byte is read
-				b.left, b.err = 0, ErrResponseTooLarge
+				b.left, b.err = 0, llm.ErrResponseTooLarge
 				a.over = true
 			}
 			res.Body = b
@@ -206,7 +208,7 @@ func (a *attempts) tooLarge() bool {
 }
 
 // boundedBody is an answer's body that gives at most left more bytes: the
-// read that would pass the bound fails with ErrResponseTooLarge (and calls
+// read that would pass the bound fails with llm.ErrResponseTooLarge (and calls
 // over), so the SDK, which reads the whole body into memory, stops there.
 type boundedBody struct {
 	rc   io.ReadCloser
@@ -230,7 +232,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		b.left -= int64(n)
 		return n, err
 	}
-	n, b.left, b.err = int(b.left), 0, ErrResponseTooLarge
+	n, b.left, b.err = int(b.left), 0, llm.ErrResponseTooLarge
 	b.over()
 	return n, b.err
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The a2abus Authors
 
-package llm_test
+package openai_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2abus/a2abus/internal/llmtest"
 	"github.com/a2abus/a2abus/pkg/llm"
+	"github.com/a2abus/a2abus/pkg/llm/openai"
 )
 
 // TestCompleteBoundsTheAnswerWhileReading: a 50 MB answer used to be read
@@ -63,7 +64,7 @@ func TestCompleteAnswerWithinTheBound(t *testing.T) {
 	if !errors.As(err, &tooLarge) || tooLarge.Limit != llm.DefaultMaxResponseBytes {
 		t.Fatalf("an answer past the default bound: err = %v, want a *ResponseTooLargeError of limit %d", err, llm.DefaultMaxResponseBytes)
 	}
-	if _, err := llm.NewOpenAI(llm.Options{BaseURL: srv.URL, Model: "m", MaxResponseBytes: -1}); !errors.Is(err, llm.ErrNotConfigured) {
+	if _, err := openai.New(llm.Options{BaseURL: srv.URL, Model: "m", MaxResponseBytes: -1}); !errors.Is(err, llm.ErrNotConfigured) {
 		t.Errorf("a negative bound: %v, want ErrNotConfigured", err)
 	}
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The a2abus Authors
 
-package llm_test
+package openai_test
 
 import (
 	"context"
@@ -19,18 +19,19 @@ import (
 	"github.com/a2abus/a2abus/internal/llmtest"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/llm"
+	"github.com/a2abus/a2abus/pkg/llm/openai"
 )
 
 const testKey = "sk-test-0123456789abcdefSECRET"
 
 // newClient returns a client of baseURL with test options changed by mod.
-func newClient(t *testing.T, baseURL string, mod ...func(*llm.Options)) *llm.OpenAI {
+func newClient(t *testing.T, baseURL string, mod ...func(*llm.Options)) *openai.Client {
 	t.Helper()
 	o := llm.Options{BaseURL: baseURL, APIKey: testKey, Model: "test-model", Temperature: 0.2, Timeout: 30 * time.Second, MaxRetries: 2}
 	for _, m := range mod {
 		m(&o)
 	}
-	c, err := llm.NewOpenAI(o)
+	c, err := openai.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,7 +482,7 @@ func TestOpenAIOtherEndpointShapes(t *testing.T) {
 }
 
 func TestNewOpenAINotConfigured(t *testing.T) {
-	_, err := llm.NewOpenAI(llm.Options{})
+	_, err := openai.New(llm.Options{})
 	if !errors.Is(err, llm.ErrNotConfigured) {
 		t.Fatalf("error %v, want ErrNotConfigured", err)
 	}
@@ -490,7 +491,7 @@ func TestNewOpenAINotConfigured(t *testing.T) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
 	}
-	_, err = llm.NewOpenAI(llm.Options{BaseURL: "http://127.0.0.1:1/v1"})
+	_, err = openai.New(llm.Options{BaseURL: "http://127.0.0.1:1/v1"})
 	if !errors.Is(err, llm.ErrNotConfigured) || strings.Contains(err.Error(), "base_url") || !strings.Contains(err.Error(), "A2ABUS_LLM_MODEL") {
 		t.Errorf("no model: %v", err)
 	}
@@ -500,7 +501,7 @@ func TestNewOpenAINotConfigured(t *testing.T) {
 		{BaseURL: "http://h/v1", Model: "m", MaxRetries: 11},
 		{BaseURL: "http://h/v1", Model: "m", Timeout: -time.Second},
 	} {
-		_, err := llm.NewOpenAI(o)
+		_, err := openai.New(o)
 		if !errors.Is(err, llm.ErrNotConfigured) || strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("%+v: error %v, want ErrNotConfigured without the password", o, err)
 		}
@@ -513,11 +514,11 @@ func TestNewOpenAINotConfigured(t *testing.T) {
 func BenchmarkOpenAIComplete(b *testing.B) {
 	call := llmtest.Call("invoke_agent", map[string]any{"agent": "ResearchAgent"})
 	s := llmtest.NewFunc(b, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{ToolCalls: []llm.ToolCall{call}} })
-	c, err := llm.NewOpenAI(llm.Options{BaseURL: s.URL, APIKey: testKey, Model: "m", Timeout: time.Minute})
+	c, err := openai.New(llm.Options{BaseURL: s.URL, APIKey: testKey, Model: "m", Timeout: time.Minute})
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := llm.Request{Messages: user("tell me about otters"), Tools: loopTools}
+	req := llm.Request{Messages: user("tell me about otters"), Tools: []llm.Tool{{Name: "invoke_agent", Description: "call an agent"}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := c.Complete(b.Context(), req); err != nil {

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+package main
+
+import (
+	"github.com/a2abus/a2abus/pkg/llm/openai"
+	"github.com/a2abus/a2abus/pkg/ops"
+	"github.com/a2abus/a2abus/pkg/ops/otlp"
+)
+
+// The optional parts a2abus links, which the agent mains and SDK programs
+// do not (docs/architecture.md#optional-parts): the model client (the
+// Primary, the Orchestrator's router, LLM agents, chat, ResearchAgent with
+// a model) and the OTLP trace exporters. It also records the stamped
+// version for a2abus_build_info.
+func init() {
+	openai.Register()
+	otlp.Register()
+	ops.SetBuild(version, commit)
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+package docs
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// optionalModules are the heavy modules only the programs that use them
+// link (architecture.md, "Optional parts"): the model client's SDK, gRPC
+// (which every OTLP trace exporter links) and the MCP SDK.
+var optionalModules = []string{
+	"github.com/openai/openai-go",
+	"google.golang.org/grpc",
+	"github.com/modelcontextprotocol/go-sdk",
+}
+
+// linked returns the packages prog links (go list -deps) that belong to
+// one of modules.
+func linked(t *testing.T, prog string, modules []string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "./"+prog)
+	cmd.Dir = ".."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./%s: %v\n%s", prog, err, stderr.String())
+	}
+	var found []string
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, m := range modules {
+			if pkg == m || strings.HasPrefix(pkg, m+"/") {
+				found = append(found, pkg)
+			}
+		}
+	}
+	return found
+}
+
+// TestAgentsLinkOnlyWhatRuns: the agent mains and the example agent link
+// no model client, no gRPC and no MCP SDK. research-agent is included: it
+// runs ResearchAgent without a model, and refuses a configured one
+// (llm.ErrNotLinked) rather than link the client for it; a2abus serve
+// --agent ResearchAgent runs it with one. a2abus links them all, which
+// also shows that the module paths above are the ones the code imports.
+func TestAgentsLinkOnlyWhatRuns(t *testing.T) {
+	for _, prog := range []string{"cmd/sample-agent", "cmd/research-agent", "examples/go-agent"} {
+		if got := linked(t, prog, optionalModules); len(got) > 0 {
+			t.Errorf("%s links %d packages of the optional modules, first %s: an import brought them in (go list -deps ./%s)",
+				prog, len(got), got[0], prog)
+		}
+	}
+	for _, m := range optionalModules {
+		if len(linked(t, "cmd/a2abus", []string{m})) == 0 {
+			t.Errorf("cmd/a2abus links nothing of %s: the module path is stale, so the check above proves nothing", m)
+		}
+	}
+}

@@ -62,13 +62,12 @@ func CurrentBuild() Build {
 // newBuildInfo is the a2abus_build_info gauge: 1, labelled with b and the
 // Go version, so that dashboards can join any metric to the build that
 // emitted it.
-func newBuildInfo(b Build) prometheus.Gauge {
-	g := prometheus.NewGauge(prometheus.GaugeOpts{
-		Namespace:   Namespace,
-		Name:        "build_info",
-		Help:        "Always 1; its labels are the binary's version, commit and Go version.",
-		ConstLabels: prometheus.Labels{"version": b.Version, "commit": b.Commit, "goversion": runtime.Version()},
-	})
-	g.Set(1)
+func newBuildInfo(b Build) prometheus.Collector {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: Namespace,
+		Name:      "build_info",
+		Help:      "Always 1; its labels are the binary's version, commit and Go version.",
+	}, []string{"version", "commit", "goversion"})
+	g.WithLabelValues(b.Version, b.Commit, runtime.Version()).Set(1)
 	return g
 }

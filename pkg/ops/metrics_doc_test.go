@@ -43,7 +43,7 @@ func registered(t *testing.T) map[string][]string {
 	if _, err := newRemoteMetrics(&reg); err != nil {
 		t.Fatal(err)
 	}
-	reg.collectors = append(reg.collectors, newCollector())
+	reg.collectors = append(reg.collectors, newCollector(), newBuildInfo(Build{Version: "v", Commit: "c"}))
 	out := map[string][]string{}
 	for _, c := range reg.collectors {
 		ch := make(chan *prometheus.Desc, 64)

@@ -127,7 +127,9 @@ func TestChatInteractive(t *testing.T) {
 	s, p, out := ttyChat(t, "tty", "hello, human")
 	in, typed := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- chatInteractive(context.Background(), s, in, 1<<20, p) }()
+	go func() {
+		done <- chatInteractive(context.Background(), &chatCommands{s: s, directory: noAgents{}, out: p}, in, 1<<20)
+	}()
 	if _, err := io.WriteString(typed, "hi there\n\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,8 @@ func ttyChat(t *testing.T, session, reply string, ignore ...error) (s *chat.Sess
 	}
 	testworld.Start(t, c, caller.ErrClosed)
 	out = &testenv.Buffer{}
-	p = &chatPrinter{w: out, status: out, live: true}
+	p = newChatPrinter(out, out, true, false)
+	t.Cleanup(p.close)
 	s, err = chat.New(chat.Options{SessionID: session, Model: llmtest.Client(t, srv.URL, "scripted"), Caller: c, Agents: noAgents{}, Memory: w.Memory, OnEvent: p.event})
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +200,7 @@ func TestChatInputOverTheBoundIsRefused(t *testing.T) {
 // bound ends the chat with an error naming it (it used to end silently).
 func TestChatInteractiveLineOverTheBound(t *testing.T) {
 	s, p, out := ttyChat(t, "tty-long", "short answer", chat.ErrClosed) // the refusal may close it before Run began
-	err := chatInteractive(context.Background(), s, strings.NewReader("0123456789\n0123456789A\n"), 10, p)
+	err := chatInteractive(context.Background(), &chatCommands{s: s, directory: noAgents{}, out: p}, strings.NewReader("0123456789\n0123456789A\n"), 10)
 	if err == nil || !strings.Contains(err.Error(), "a line: the message is longer than chat.max_input_bytes (10 bytes)") {
 		t.Fatalf("err = %v, output %q", err, out.String())
 	}

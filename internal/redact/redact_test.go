@@ -20,6 +20,13 @@ func TestURL(t *testing.T) {
 		{"amqp://u:pa#ss@host/", "amqp://u:xxxxx@host/"},      // '#' in the password
 		{"user:pass@host", Secret},                            // no scheme: cannot tell, hide all
 		{"redis://cache:6379/0", "redis://cache:6379/0"},
+		// Query parameters Redacted leaves: credential-named values hidden, the rest kept.
+		{"https://llm.example.com/v1?api-key=sk-abc&deployment=gpt", "https://llm.example.com/v1?api-key=xxxxx&deployment=gpt"},
+		{"https://u:pw@h/v1?access_token=t0k#frag", "https://u:xxxxx@h/v1?access_token=xxxxx#frag"},
+		{"redis://h:6379/0?password=pw&dial_timeout=1s", "redis://h:6379/0?password=xxxxx&dial_timeout=1s"},
+		{"http://h/?page=2", "http://h/?page=2"},
+		{"amqp://secret:pw@host/", "amqp://secret:xxxxx@host/"}, // a credential-named user is not a key=value
+		{"127.0.0.1:5672", "127.0.0.1:5672"},                    // does not parse, nothing to hide
 	}
 	for _, tt := range tests {
 		if got := URL(tt.in); got != tt.want {

@@ -49,18 +49,7 @@ var chatKey = regexp.MustCompile(`key '([^']+)'`)
 // flow exits 0 and prints both answers; a sub-task that fails exits 2; a
 // model that fails, fed by piped standard input, exits 2.
 func TestChatMessageAgainstRealServers(t *testing.T) {
-	isolate(t, "")
-	w := testworld.Real(t)
-	sampleName, callerName := w.N("ChatSample"), w.N("ChatCli")
-	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": ""})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() }) // after the agent stops (cleanups run last in, first out)
-	sampletest.Start(t, b, sampleName)
+	w, sampleName, callerName := chatWorld(t, "Chat")
 
 	srv := llmtest.NewFunc(t, func(req llmtest.Request) llmtest.Reply {
 		last := req.Last()
@@ -119,6 +108,25 @@ func TestChatMessageAgainstRealServers(t *testing.T) {
 	if code != exitTaskFailed || stdout.String() != "" || !strings.Contains(stderr.String(), "could not answer") || !strings.Contains(stderr.String(), srv.URL) {
 		t.Fatalf("model down: exit %d\nstdout %q\nstderr %s", code, stdout.String(), stderr.String())
 	}
+}
+
+// chatWorld is a private world on the real servers with a SampleAgent
+// running in this test, and the configuration of the chat command (this
+// process's, and the binary's it starts) pointed at it with its own
+// caller name; the names are prefix + Sample and prefix + Cli.
+func chatWorld(t *testing.T, prefix string) (w *testworld.World, sampleName, callerName string) {
+	t.Helper()
+	isolate(t, "")
+	w = testworld.Real(t)
+	sampleName, callerName = w.N(prefix+"Sample"), w.N(prefix+"Cli")
+	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": "", "DIRECTORY_KNOWN_AGENTS_FILE": ""})
+	b, err := rabbitmq.Dial(context.Background(), rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() }) // after the agent stops (cleanups run last in, first out)
+	sampletest.Start(t, b, sampleName)
+	return w, sampleName, callerName
 }
 
 // TestChatInteractive types lines into the interactive loop: each answer

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"context"
 	"net"
 	"os"
 	"os/exec"
@@ -14,11 +13,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/a2abus/a2abus/bus/rabbitmq"
-	"github.com/a2abus/a2abus/internal/agents/sample/sampletest"
 	"github.com/a2abus/a2abus/internal/llmtest"
 	"github.com/a2abus/a2abus/internal/testenv"
-	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/llm"
 )
 
@@ -105,18 +101,7 @@ func (term *terminal) wait() error {
 // answer to the sub-task's result; /tasks lists it completed; a mistyped
 // command gets a did-you-mean and never reaches the model; /quit ends, exit 0.
 func TestChatOnATerminal(t *testing.T) {
-	isolate(t, "")
-	w := testworld.Real(t)
-	sampleName := w.N("TtySample")
-	useWorld(t, w, map[string]string{"CALLER_NAME": w.N("TtyCli"), "DIRECTORY_WELL_KNOWN_FILE": "", "DIRECTORY_KNOWN_AGENTS_FILE": ""})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	sampletest.Start(t, b, sampleName)
+	w, sampleName, _ := chatWorld(t, "Tty")
 
 	srv := llmtest.NewFunc(t, func(req llmtest.Request) llmtest.Reply {
 		last := req.Last()

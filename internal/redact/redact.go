@@ -18,16 +18,18 @@ const Secret = "xxxxx"
 
 // URL hides the password of raw, and the values of credential-named query
 // parameters (?api_key=…, ?access_token=…), which (*url.URL).Redacted
-// leaves. A URL that parses with its only '@' in its user info goes through
-// Redacted. Any other is cut as text, everything between the first ':'
-// after "://" and the last '@', so that one that does not parse (it ends up
-// in an error message) or parses in an unexpected way
-// ("amqp://u:123/x@host", where Parse sees no password) never leaks its
-// secret. A text without "://" but with an '@' cannot be told apart from
+// leaves. A URL that parses back to the same text with its only '@' in its
+// user info goes through Redacted. Any other is cut as text, everything
+// between the first ':' after "://" and the last '@', so that one that
+// does not parse (it ends up in an error message), parses in an unexpected
+// way ("amqp://u:123/x@host", where Parse sees no password) or would be
+// written back otherwise (a URL cut out of free text with a quote after
+// it) never leaks its secret nor changes.
+// A text without "://" but with an '@' cannot be told apart from
 // "user:pass@host" and is hidden whole.
 func URL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || strings.Count(raw, "@") != countUser(u) {
+	if err != nil || strings.Count(raw, "@") != countUser(u) || u.String() != raw {
 		return cutPassword(raw)
 	}
 	if u.RawQuery != "" {

@@ -45,6 +45,8 @@ func TestString(t *testing.T) {
 		{in: "max_tokens: 4096 exceeded", want: "max_tokens: 4096 exceeded"},
 		{in: "dial amqp://agent:s3cr3t@rabbit:5672/ failed: refused",
 			want: "dial amqp://agent:xxxxx@rabbit:5672/ failed: refused", secrets: []string{"s3cr3t"}},
+		{in: `Post "http://u:pw@127.0.0.1:1/v1/chat/completions": dial tcp: connection refused`, // a quote after the URL stays a quote
+			want: `Post "http://u:xxxxx@127.0.0.1:1/v1/chat/completions": dial tcp: connection refused`, secrets: []string{"pw@"}},
 		{in: "GET https://api.example.com/v1?access_token=abc123&page=2 returned 401",
 			want: "GET https://api.example.com/v1?access_token=xxxxx&page=2 returned 401", secrets: []string{"abc123"}},
 		{in: "token=T0pS3cret password=hunter2; api_key: AK-1 apikey=AK-2",

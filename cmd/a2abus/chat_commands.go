@@ -66,10 +66,11 @@ func (c *chatCommands) handle(line string) (send string, handled, quit bool) {
 }
 
 func (c *chatCommands) help() {
+	var lines []string
 	for _, cmd := range chatCommandList {
-		c.out.line(fmt.Sprintf("  %-8s %s", cmd.name, cmd.help))
+		lines = append(lines, fmt.Sprintf("  %-8s %s", cmd.name, cmd.help))
 	}
-	c.out.line("Any other line goes to the model; a line starting with // is sent with one / removed.")
+	c.out.line(append(lines, "Any other line goes to the model; a line starting with // is sent with one / removed.")...)
 }
 
 func (c *chatCommands) agents() {
@@ -78,13 +79,15 @@ func (c *chatCommands) agents() {
 		c.out.line("(no agents known yet: none announced itself, and the well-known file lists none)")
 		return
 	}
-	for _, a := range list {
+	lines := make([]string, len(list))
+	for i, a := range list {
 		skills := make([]string, len(a.Skills))
-		for i, s := range a.Skills {
-			skills[i] = s.ID
+		for j, s := range a.Skills {
+			skills[j] = s.ID
 		}
-		c.out.line(fmt.Sprintf("  %s (%s, %d %s): %s", a.Name, a.Status, a.Instances, plural(a.Instances, "instance", "instances"), strings.Join(skills, ", ")))
+		lines[i] = fmt.Sprintf("  %s (%s, %d %s): %s", a.Name, a.Status, a.Instances, plural(a.Instances, "instance", "instances"), strings.Join(skills, ", "))
 	}
+	c.out.line(lines...)
 }
 
 func (c *chatCommands) tasks() {
@@ -93,7 +96,8 @@ func (c *chatCommands) tasks() {
 		c.out.line("(no sub-tasks in this session yet)")
 		return
 	}
-	for _, t := range list {
+	lines := make([]string, len(list))
+	for i, t := range list {
 		state := stateWord(string(t.State))
 		switch {
 		case t.Question:
@@ -101,6 +105,7 @@ func (c *chatCommands) tasks() {
 		case t.State == "":
 			state = "running"
 		}
-		c.out.line(fmt.Sprintf("  %s  %s.%s  %s", t.ID, t.Agent, t.Skill, state))
+		lines[i] = fmt.Sprintf("  %s  %s.%s  %s", t.ID, t.Agent, t.Skill, state)
 	}
+	c.out.line(lines...)
 }

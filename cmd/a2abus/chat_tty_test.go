@@ -158,8 +158,9 @@ func TestChatOnATerminal(t *testing.T) {
 }
 
 // TestChatOnATerminalModelDown: a model that cannot be reached is shown
-// once, typed and naming the endpoint, while the thinking indicator ran
-// through the retries; the prompt comes back and the chat goes on.
+// once, typed and naming the endpoint (its password and the API key
+// hidden), while the thinking indicator ran through the retries; the
+// prompt comes back and the chat goes on.
 func TestChatOnATerminalModelDown(t *testing.T) {
 	isolate(t, "")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -168,7 +169,8 @@ func TestChatOnATerminalModelDown(t *testing.T) {
 	}
 	down := "http://" + l.Addr().String() + "/v1"
 	_ = l.Close() // nothing listens there now: connection refused
-	t.Setenv("A2ABUS_LLM_BASE_URL", down)
+	t.Setenv("A2ABUS_LLM_BASE_URL", "http://proxy-user:url-secret-1@"+l.Addr().String()+"/v1")
+	t.Setenv("A2ABUS_LLM_API_KEY", "sk-key-secret-0123456789abcdef")
 	t.Setenv("A2ABUS_LLM_MODEL", "scripted")
 	t.Setenv("A2ABUS_LLM_MAX_RETRIES", "1")
 
@@ -185,7 +187,12 @@ func TestChatOnATerminalModelDown(t *testing.T) {
 		t.Fatalf("exit: %v\n%q", err, term.screen.String())
 	}
 	screen := term.screen.String()
-	if n := strings.Count(screen, "connection refused"); n != 1 || !strings.Contains(screen, down) {
+	if n := strings.Count(screen, "connection refused"); n != 1 || !strings.Contains(screen, l.Addr().String()+"/v1") {
 		t.Fatalf("the failure is shown %d times (want once, naming %s):\n%q", n, down, screen)
+	}
+	for _, secret := range []string{"url-secret-1", "sk-key-secret"} {
+		if strings.Contains(screen, secret) {
+			t.Errorf("the terminal shows the secret %q:\n%q", secret, screen)
+		}
 	}
 }

@@ -76,11 +76,14 @@ func newChatPrinter(w, status io.Writer, live, tty bool) *chatPrinter {
 	return p
 }
 
-// line prints s on w, above the live line.
-func (p *chatPrinter) line(s string) {
+// line prints each of lines on w, one block above the live line.
+func (p *chatPrinter) line(lines ...string) {
+	for i, l := range lines {
+		lines[i] = cliutil.Printable(l)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.print(p.w, cliutil.Printable(s))
+	p.print(p.w, strings.Join(lines, "\n"))
 }
 
 func (p *chatPrinter) answer(t memory.Turn) { p.line(t.Content) }

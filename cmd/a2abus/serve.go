@@ -31,8 +31,8 @@ func newServeCmd(c *cli) *cobra.Command {
 			"stops gracefully on SIGINT/SIGTERM (in-flight tasks finish within agent.stop_timeout, the rest are\n" +
 			"requeued). With --ephemeral it exits 0 after --max-tasks tasks or --idle-timeout without one (KEDA jobs).\n" +
 			"With --agent-file it runs the LLM-backed agents declared in YAML instead (docs/llm-agents.md); with\n" +
-			"--exec 'CMD ARGS' (or --exec -- CMD ARGS, the words as they are) a process in any language speaking NDJSON\n" +
-			"on stdin/stdout (docs/ndjson.md). With\n" +
+			"--exec 'CMD ARGS' (or --exec -- CMD ARGS, the words after -- as they are) a process in any language\n" +
+			"speaking NDJSON on stdin/stdout (docs/ndjson.md). With\n" +
 			"--remote NAME an A2A agent on the web (any A2A SDK, JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3), declared in\n" +
 			"remote.agents or as a well-known entry with a url: its card is fetched and checked every\n" +
 			"remote.card_check_interval, its skills served under NAME, each task sent to it with a2aclient, its status\n" +

@@ -224,11 +224,9 @@ func (p *chatPrinter) turn(t memory.Turn) {
 		p.print(p.status, cliutil.PrintableLine(fmt.Sprintf("· %s: task %s ended (%s)", t.Meta[caller.MetaAgent], memory.MetaValue(t.Meta, caller.MetaTaskID),
 			stateWord(t.Meta[caller.MetaState]))))
 	case !p.live:
-	case kind == chat.KindAnswer:
-		p.thinking = false // its run is over; EventRunEnd may come after the turn
+	case kind == chat.KindAnswer: // the spinner stops at EventRunEnd: the answer may be another process's
 		p.print(p.w, "assistant> "+cliutil.Printable(t.Content))
 	case kind == chat.KindError:
-		p.thinking = false
 		p.print(p.w, "assistant (failed)> "+cliutil.Printable(t.Meta[chat.MetaError]))
 	}
 }

@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/a2aproject/a2a-go/v2 v2.4.0
+	github.com/creack/pty v1.1.24
 	github.com/google/uuid v1.6.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/openai/openai-go/v3 v3.96.0

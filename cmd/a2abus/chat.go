@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,8 +18,6 @@ import (
 
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/memory"
-	"github.com/a2abus/a2abus/pkg/a2a"
-	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/chat"
 	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/tools"
@@ -38,8 +35,12 @@ func newChatCmd(c *cli) *cobra.Command {
 		Use:   "chat",
 		Short: "Chat with the primary agent: its model calls other agents and answers when their results arrive",
 		Long: "Runs the primary chat loop on a session's conversation (the model at llm.base_url, with the tools\n" +
-			"invoke_agent, list_known_agents and get_from_working_memory). Interactive on a terminal: type a line,\n" +
-			"Ctrl-D or /quit ends; sub-task status lines are shown live. With --message TEXT, or text on a\n" +
+			"invoke_agent, list_known_agents and get_from_working_memory). Interactive on a terminal: type a line at\n" +
+			"the you> prompt; a spinner runs while the model (and its retries) does, each tool call is one dim line\n" +
+			"(→ invoke_agent SampleAgent.echo) and sub-task status lines are shown live. /help, /agents (the directory's\n" +
+			"agents), /tasks (this session's sub-tasks and their states) and /quit (or Ctrl-D) are answered here, never\n" +
+			"sent to the model; a line starting with // is sent with one / removed. Only errors are logged unless\n" +
+			"--log-level is info or debug. With --message TEXT, or text on a\n" +
 			"non-terminal standard input (echo hi | a2abus chat), it sends one user turn, waits until the assistant\n" +
 			"answered and every sub-task it started came back and was answered (bounded by --timeout), prints the\n" +
 			"assistant's turns and exits 0 — 2 when the model or a sub-task failed the turn, 4 when an agent's question\n" +
@@ -61,16 +62,18 @@ func newChatCmd(c *cli) *cobra.Command {
 }
 
 func runChat(ctx context.Context, e *env, f chatFlags, stdin io.Reader, hasMessage bool) error {
+	interactive := !hasMessage && isTerminal(stdin)
 	if f.session == "" {
 		f.session = uuid.NewString()
-		fmt.Fprintf(e.Err, "a2abus: session %s\n", f.session)
+		if !interactive { // the interactive chat names it in its first line
+			fmt.Fprintf(e.Err, "a2abus: session %s\n", f.session)
+		}
 	} else if err := memory.ValidateSessionID(f.session); err != nil {
 		return fmt.Errorf("--session: %w", err)
 	}
 	if f.timeout <= 0 {
 		return fmt.Errorf("--timeout: must be positive, got %s", f.timeout)
 	}
-	interactive := !hasMessage && isTerminal(stdin)
 	text := f.message
 	limit := e.Config.Chat.MaxInputBytes
 	if !hasMessage && !interactive {
@@ -89,19 +92,43 @@ func runChat(ctx context.Context, e *env, f chatFlags, stdin io.Reader, hasMessa
 	if !interactive && strings.TrimSpace(text) == "" {
 		return errors.New("nothing to send: give --message TEXT or text on standard input")
 	}
-	out := &chatPrinter{w: e.Out, status: e.Err}
+	status := e.Err
 	if interactive {
-		out.status, out.live = e.Out, true
+		status = e.Out
 	}
-	s, closeAll, err := openChat(ctx, e, f.session, out.event)
+	out := newChatPrinter(e.Out, status, interactive, isTerminalWriter(status))
+	defer out.close()
+	if interactive {
+		if err := chatLogger(e, out); err != nil {
+			return err
+		}
+	}
+	s, agents, closeAll, err := openChat(ctx, e, f.session, out.event)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
 	if interactive {
-		return chatInteractive(ctx, s, stdin, limit, out)
+		return chatInteractive(ctx, &chatCommands{s: s, directory: agents, out: out}, stdin, limit)
 	}
 	return chatOnce(ctx, s, text, f.timeout, out)
+}
+
+// chatLogger makes the interactive chat log above its live line, and only
+// errors unless log.level is debug or info: what a person needs is shown as
+// the conversation (a failed turn, the sub-tasks' lines), and warnings
+// (no well-known agents file, a retried write) would only break into it.
+func chatLogger(e *env, out *chatPrinter) error {
+	cfg := e.Config.Log
+	if cfg.Level != "debug" && cfg.Level != "info" {
+		cfg.Level = "error"
+	}
+	log, err := node.NewLogger(cfg, chatLogWriter{out})
+	if err != nil {
+		return fmt.Errorf("build the chat's logger: %w", err)
+	}
+	e.Log = log
+	return nil
 }
 
 // tooLong is the error of a user turn over chat.max_input_bytes: it is
@@ -114,53 +141,54 @@ func tooLong(what string, limit int) error {
 // the host's directory (list_known_agents, and vetting of invoke_agent's
 // targets), the configuration's caller and the session's loop; closeAll
 // stops them in the host's order and reports what went wrong.
-func openChat(ctx context.Context, e *env, session string, onEvent func(chat.Event)) (*chat.Session, func(), error) {
+func openChat(ctx context.Context, e *env, session string, onEvent func(chat.Event)) (*chat.Session, tools.Lister, func(), error) {
 	n, err := e.OpenNode(ctx, "a2abus-chat")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	h := node.NewHost(n)
-	s, err := buildChat(ctx, h, e, session, onEvent)
+	s, agents, err := buildChat(ctx, h, e, session, onEvent)
 	if err != nil {
-		return nil, nil, errors.Join(err, h.Close())
+		return nil, nil, nil, errors.Join(err, h.Close())
 	}
 	h.Start(ctx)
-	return s, func() {
+	return s, agents, func() {
 		if err := h.Close(); err != nil {
 			fmt.Fprintf(e.Err, "a2abus: %v\n", err)
 		}
 	}, nil
 }
 
-// buildChat adds the chat session's parts to h.
-func buildChat(ctx context.Context, h *node.Host, e *env, session string, onEvent func(chat.Event)) (*chat.Session, error) {
+// buildChat adds the chat session's parts to h; agents is its directory.
+func buildChat(ctx context.Context, h *node.Host, e *env, session string, onEvent func(chat.Event)) (s *chat.Session, agents tools.Lister, err error) {
 	model, err := h.Node.Model()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d, err := h.Directory(node.Lister)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	resolver, err := h.Resolver()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cl, err := h.Caller(e.Config.Caller.Name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The user's turns go into the session: it must be this caller's (or new).
 	if err := cl.ClaimSession(ctx, session); err != nil {
-		return nil, cliutil.Refused(fmt.Errorf("chat: session %q: %w", session, err))
+		return nil, nil, cliutil.Refused(fmt.Errorf("chat: session %q: %w", session, err))
 	}
-	s, err := chat.New(chat.Options{SessionID: session, Model: model, Caller: cl, Agents: tools.DirectoryLister{Directory: d},
+	agents = tools.DirectoryLister{Directory: d}
+	s, err = chat.New(chat.Options{SessionID: session, Model: model, Caller: cl, Agents: agents,
 		Resolver: resolver, Memory: h.Node.Memory, Chat: e.Config.Chat, MaxToolArgumentBytes: e.Config.LLM.MaxToolArgumentBytes,
 		MemoryRetryBound: e.Config.Memory.RetryBound, OnEvent: onEvent, Logger: e.Log})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s, h.Add(node.TierWork, "chat session", s)
+	return s, agents, h.Add(node.TierWork, "chat session", s)
 }
 
 // chatOnce sends text and waits, within timeout, until the conversation
@@ -199,10 +227,13 @@ func chatOnce(ctx context.Context, s *chat.Session, text string, timeout time.Du
 }
 
 // chatInteractive reads user turns from in, one per line of at most limit
-// bytes, until EOF or /quit; the answers and status lines are printed as
-// they come. A longer line ends the chat with an error naming the bound.
-func chatInteractive(ctx context.Context, s *chat.Session, in io.Reader, limit int, out *chatPrinter) error {
-	out.line(fmt.Sprintf("a2abus chat — session %s (Ctrl-D or /quit to end)", s.ID()))
+// bytes, until EOF or /quit; commands (/help, /agents, /tasks) are answered
+// here, never sent to the model; the answers and status lines are printed
+// as they come. A longer line ends the chat with an error naming the bound.
+func chatInteractive(ctx context.Context, c *chatCommands, in io.Reader, limit int) error {
+	s, out := c.s, c.out
+	out.line(fmt.Sprintf("a2abus chat — session %s (/help lists the commands; /quit or Ctrl-D ends)", s.ID()))
+	out.prompt()
 	lines := make(chan string)
 	var readErr error // set before lines closes
 	go func() {
@@ -229,64 +260,21 @@ func chatInteractive(ctx context.Context, s *chat.Session, in io.Reader, limit i
 			if !ok && readErr != nil {
 				return readErr
 			}
-			if !ok || strings.TrimSpace(l) == "/quit" {
+			out.entered()
+			send, handled, quit := c.handle(l)
+			if !ok || quit {
 				if p := s.Pending(); len(p) > 0 {
 					out.line(fmt.Sprintf("(%d sub-task(s) still running; their results will be in the conversation: a2abus chat --session %s)", len(p), s.ID()))
 				}
 				return nil
 			}
-			if strings.TrimSpace(l) == "" {
+			if handled || strings.TrimSpace(send) == "" {
+				out.prompt()
 				continue
 			}
-			if _, err := s.Send(ctx, l, nil); err != nil {
+			if _, err := s.Send(ctx, send, nil); err != nil {
 				return err
 			}
-		}
-	}
-}
-
-// chatPrinter prints what the chat shows: the answers on w, status lines
-// and notifications on status (w too when live).
-type chatPrinter struct {
-	mu        sync.Mutex
-	w, status io.Writer
-	live      bool // interactive: print every answer as it lands
-}
-
-func (p *chatPrinter) line(s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintln(p.w, cliutil.Printable(s))
-}
-
-func (p *chatPrinter) answer(t memory.Turn) { p.line(t.Content) }
-
-// event prints a session event: live, the answers and failures; always,
-// the status updates and notifications of sub-tasks.
-func (p *chatPrinter) event(ev chat.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch ev.Kind {
-	case chat.EventStatus:
-		st := ev.Status
-		line := fmt.Sprintf("· %s %s", st.Agent, strings.ToLower(strings.TrimPrefix(string(st.State), "TASK_STATE_")))
-		if t := a2a.MessageText(st.Message); t != "" {
-			line += ": " + t
-		}
-		fmt.Fprintln(p.status, cliutil.PrintableLine(line))
-	case chat.EventTurn:
-		t := ev.Turn
-		switch {
-		case t.Meta[chat.MetaKind] == caller.KindNotification && t.Meta[caller.MetaOutcome] == caller.OutcomeQuestion:
-			fmt.Fprintln(p.status, cliutil.PrintableLine(fmt.Sprintf("· %s asks a question (task %s)", t.Meta[caller.MetaAgent], memory.MetaValue(t.Meta, caller.MetaTaskID))))
-		case t.Meta[chat.MetaKind] == caller.KindNotification && t.Meta[caller.MetaAgent] != "":
-			fmt.Fprintln(p.status, cliutil.PrintableLine(fmt.Sprintf("· %s: task %s ended (%s)", t.Meta[caller.MetaAgent], memory.MetaValue(t.Meta, caller.MetaTaskID),
-				strings.ToLower(strings.TrimPrefix(t.Meta[caller.MetaState], "TASK_STATE_")))))
-		case !p.live:
-		case t.Meta[chat.MetaKind] == chat.KindAnswer:
-			fmt.Fprintf(p.w, "assistant> %s\n", cliutil.Printable(t.Content))
-		case t.Meta[chat.MetaKind] == chat.KindError:
-			fmt.Fprintf(p.w, "assistant (failed)> %s\n", cliutil.Printable(t.Meta[chat.MetaError]))
 		}
 	}
 }
@@ -294,9 +282,5 @@ func (p *chatPrinter) event(ev chat.Event) {
 // isTerminal reports whether r is a terminal (interactive chat).
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0 && f.Name() != os.DevNull
+	return ok && isTerminalWriter(f)
 }

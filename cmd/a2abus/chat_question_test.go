@@ -4,17 +4,13 @@
 package main
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/internal/agents/sample"
-	"github.com/a2abus/a2abus/internal/agents/sample/sampletest"
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/internal/llmtest"
-	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/llm"
 )
 
@@ -26,18 +22,7 @@ var chatAsked = regexp.MustCompile(`asks a question in task ([A-Za-z0-9_-]+)`)
 // session) is the answer, which the model passes on, and the task's
 // result comes back, exit 0.
 func TestChatQuestionAgainstRealServers(t *testing.T) {
-	isolate(t, "")
-	w := testworld.Real(t)
-	sampleName, callerName := w.N("AskSample"), w.N("AskCli")
-	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": ""})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	sampletest.Start(t, b, sampleName)
+	w, sampleName, _ := chatWorld(t, "Ask")
 
 	srv := llmtest.NewFunc(t, func(req llmtest.Request) llmtest.Reply {
 		last := req.Last()

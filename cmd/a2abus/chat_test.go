@@ -49,18 +49,7 @@ var chatKey = regexp.MustCompile(`key '([^']+)'`)
 // flow exits 0 and prints both answers; a sub-task that fails exits 2; a
 // model that fails, fed by piped standard input, exits 2.
 func TestChatMessageAgainstRealServers(t *testing.T) {
-	isolate(t, "")
-	w := testworld.Real(t)
-	sampleName, callerName := w.N("ChatSample"), w.N("ChatCli")
-	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": ""})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() }) // after the agent stops (cleanups run last in, first out)
-	sampletest.Start(t, b, sampleName)
+	w, sampleName, callerName := chatWorld(t, "Chat")
 
 	srv := llmtest.NewFunc(t, func(req llmtest.Request) llmtest.Reply {
 		last := req.Last()
@@ -121,13 +110,34 @@ func TestChatMessageAgainstRealServers(t *testing.T) {
 	}
 }
 
+// chatWorld is a private world on the real servers with a SampleAgent
+// running in this test, and the configuration of the chat command (this
+// process's, and the binary's it starts) pointed at it with its own
+// caller name; the names are prefix + Sample and prefix + Cli.
+func chatWorld(t *testing.T, prefix string) (w *testworld.World, sampleName, callerName string) {
+	t.Helper()
+	isolate(t, "")
+	w = testworld.Real(t)
+	sampleName, callerName = w.N(prefix+"Sample"), w.N(prefix+"Cli")
+	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn", "DIRECTORY_WELL_KNOWN_FILE": "", "DIRECTORY_KNOWN_AGENTS_FILE": ""})
+	b, err := rabbitmq.Dial(context.Background(), rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() }) // after the agent stops (cleanups run last in, first out)
+	sampletest.Start(t, b, sampleName)
+	return w, sampleName, callerName
+}
+
 // TestChatInteractive types lines into the interactive loop: each answer
 // is printed as it lands; /quit ends.
 func TestChatInteractive(t *testing.T) {
 	s, p, out := ttyChat(t, "tty", "hello, human")
 	in, typed := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- chatInteractive(context.Background(), s, in, 1<<20, p) }()
+	go func() {
+		done <- chatInteractive(context.Background(), &chatCommands{s: s, directory: noAgents{}, out: p}, in, 1<<20)
+	}()
 	if _, err := io.WriteString(typed, "hi there\n\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +166,8 @@ func ttyChat(t *testing.T, session, reply string, ignore ...error) (s *chat.Sess
 	}
 	testworld.Start(t, c, caller.ErrClosed)
 	out = &testenv.Buffer{}
-	p = &chatPrinter{w: out, status: out, live: true}
+	p = newChatPrinter(out, out, true, false)
+	t.Cleanup(p.close)
 	s, err = chat.New(chat.Options{SessionID: session, Model: llmtest.Client(t, srv.URL, "scripted"), Caller: c, Agents: noAgents{}, Memory: w.Memory, OnEvent: p.event})
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +208,7 @@ func TestChatInputOverTheBoundIsRefused(t *testing.T) {
 // bound ends the chat with an error naming it (it used to end silently).
 func TestChatInteractiveLineOverTheBound(t *testing.T) {
 	s, p, out := ttyChat(t, "tty-long", "short answer", chat.ErrClosed) // the refusal may close it before Run began
-	err := chatInteractive(context.Background(), s, strings.NewReader("0123456789\n0123456789A\n"), 10, p)
+	err := chatInteractive(context.Background(), &chatCommands{s: s, directory: noAgents{}, out: p}, strings.NewReader("0123456789\n0123456789A\n"), 10)
 	if err == nil || !strings.Contains(err.Error(), "a line: the message is longer than chat.max_input_bytes (10 bytes)") {
 		t.Fatalf("err = %v, output %q", err, out.String())
 	}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -30,7 +31,8 @@ func newServeCmd(c *cli) *cobra.Command {
 			"stops gracefully on SIGINT/SIGTERM (in-flight tasks finish within agent.stop_timeout, the rest are\n" +
 			"requeued). With --ephemeral it exits 0 after --max-tasks tasks or --idle-timeout without one (KEDA jobs).\n" +
 			"With --agent-file it runs the LLM-backed agents declared in YAML instead (docs/llm-agents.md); with\n" +
-			"--exec 'CMD ARGS' a process in any language speaking NDJSON on stdin/stdout (docs/ndjson.md). With\n" +
+			"--exec 'CMD ARGS' (or --exec -- CMD ARGS, the words after -- as they are) a process in any language\n" +
+			"speaking NDJSON on stdin/stdout (docs/ndjson.md). With\n" +
 			"--remote NAME an A2A agent on the web (any A2A SDK, JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3), declared in\n" +
 			"remote.agents or as a well-known entry with a url: its card is fetched and checked every\n" +
 			"remote.card_check_interval, its skills served under NAME, each task sent to it with a2aclient, its status\n" +
@@ -41,11 +43,17 @@ func newServeCmd(c *cli) *cobra.Command {
 			"  a2abus serve --agent Orchestrator --workflows workflows/\n" +
 			"  a2abus serve --agent-file agents.d/\n" +
 			"  a2abus serve --exec 'python3 examples/python-stdio/agent.py'\n" +
+			"  a2abus serve --name PyAgent --exec -- python3 examples/python-stdio/agent.py --verbose\n" +
 			"  a2abus serve --remote Weather",
-		Args: cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("exec") {
+				return nil // its command (execCommand)
+			}
+			return cobra.NoArgs(cmd, args)
+		},
 	}
 	cliutil.SetProfile(cmd, cliutil.Daemon)
-	cmd.RunE = c.withConfig(func(ctx context.Context, e *env, _ []string) error {
+	cmd.RunE = c.withConfig(func(ctx context.Context, e *env, args []string) error {
 		if err := f.Apply(cmd.Flags(), e.Config); err != nil {
 			return err
 		}
@@ -53,7 +61,11 @@ func newServeCmd(c *cli) *cobra.Command {
 			return serveRemote(ctx, cmd, e, remotes, f.Name())
 		}
 		if cmd.Flags().Changed("exec") {
-			return serveExec(ctx, cmd, e, execLine, cardFile, f.Name())
+			line, argv, err := execCommand(cmd, execLine, args)
+			if err != nil {
+				return err
+			}
+			return serveExec(ctx, cmd, e, execbridge.Options{Command: line, Argv: argv, Name: f.Name()}, cardFile)
 		}
 		if cmd.Flags().Changed("card") {
 			return fmt.Errorf("--card describes the agent of --exec: give --exec with it")
@@ -75,7 +87,8 @@ func newServeCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&kind, "agent", agents.KindSample, "which agent to run: SampleAgent, ResearchAgent, Primary (the chat loop as an agent, skill chat; needs llm.*) or Orchestrator (workflows as skills)")
 	cmd.Flags().StringVar(&workflowsDir, "workflows", "", "Orchestrator: the folder of workflow YAML files it exposes as skills (default: the shipped ones); see docs/workflows.md")
 	cmd.Flags().StringVar(&agentFile, "agent-file", "", "run the LLM-backed agents declared in this YAML file, or in every .yaml file of this folder (agents.d); see docs/llm-agents.md")
-	cmd.Flags().StringVar(&execLine, "exec", "", "run this command (one string, split as a shell would) as the agent, speaking NDJSON on stdin/stdout; see docs/ndjson.md")
+	cmd.Flags().StringVar(&execLine, "exec", "", "run this command (one string, split as a shell would; or, given as --exec -- CMD ARGS, the words after -- as they are) as the agent, speaking NDJSON on stdin/stdout; see docs/ndjson.md")
+	cmd.Flags().Lookup("exec").NoOptDefVal = execInArgs
 	cmd.Flags().StringArrayVar(&remotes, "remote", nil, "serve the remote A2A agent of this name (remote.agents, or a well-known entry with a url) as a bus agent; repeat it for more; see docs/a2a-remote.md")
 	cmd.Flags().StringVar(&cardFile, "card", "", "with --exec: the agent's card (JSON, the well-known-agents.json shape) instead of the one the process sends first")
 	f = agents.AddFlags(cmd.Flags(), false)
@@ -83,12 +96,40 @@ func newServeCmd(c *cli) *cobra.Command {
 	return cmd
 }
 
+// execInArgs is the value of --exec given without "=": its command is in
+// the arguments, one line (--exec 'CMD ARGS') or the words after --.
+const execInArgs = "--"
+
+// execCommand reads the command of `serve --exec`: a command line to split
+// (--exec 'CMD ARGS', --exec='CMD ARGS'), or the words after -- kept as
+// they are (--exec -- CMD ARGS: no quoting, no splitting).
+func execCommand(cmd *cobra.Command, flag string, args []string) (line string, argv []string, err error) {
+	dash := cmd.ArgsLenAtDash()
+	switch {
+	case flag != execInArgs && len(args) > 0:
+		return "", nil, fmt.Errorf("--exec=%q takes the whole command: the arguments %q are left over", flag, args)
+	case flag != execInArgs:
+		return flag, nil, nil
+	case dash > 0:
+		return "", nil, fmt.Errorf("--exec -- CMD ARGS: %q before -- is neither a flag nor the command", args[:dash])
+	case dash == 0 && len(args) == 0:
+		return "", nil, errors.New("--exec --: no program after --")
+	case dash == 0:
+		return "", args, nil
+	case len(args) == 1:
+		return args[0], nil, nil
+	case len(args) == 0:
+		return "", nil, errors.New("--exec needs the agent's command: --exec 'CMD ARGS', or --exec -- CMD ARGS")
+	}
+	return "", nil, fmt.Errorf("--exec takes one quoted command line, or the words after --: got the %d words %q; write --exec -- %s",
+		len(args), args, execbridge.QuoteCommand(args))
+}
+
 // serveExec runs `a2abus serve --exec CMD [--card FILE] [--name NAME]`.
-func serveExec(ctx context.Context, cmd *cobra.Command, e *env, line, cardFile, name string) error {
+func serveExec(ctx context.Context, cmd *cobra.Command, e *env, opts execbridge.Options, cardFile string) error {
 	if cmd.Flags().Changed("agent") || cmd.Flags().Changed("agent-file") {
 		return fmt.Errorf("--exec runs its own agent: give neither --agent nor --agent-file with it")
 	}
-	opts := execbridge.Options{Command: line, Name: name}
 	if cmd.Flags().Changed("card") {
 		card, err := execbridge.LoadCard(cardFile)
 		if err != nil {

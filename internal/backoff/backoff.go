@@ -7,6 +7,20 @@
 // re-subscribe, working memory's retries, the agent's reply publish, a
 // workflow step's attempts, a conversation's failed calls and the exec
 // bridge's restarts all use it.
+//
+// Kept rather than github.com/cenkalti/backoff/v5 (weighed 2026-11, v5.0.3):
+//   - Its ExponentialBackOff is stateful (NextBackOff, Reset): every loop
+//     here computes its wait from the attempt it is at (Delay(n)), so each
+//     of the nine packages using it would keep and reset a back-off object.
+//   - Its jitter is ±RandomizationFactor around the capped interval, so a
+//     wait passes MaxInterval by up to half of it (Max 2s: up to 3s). Here
+//     the cap is a cap ([d/2, d]): memory.Retry's 2s ceiling, the bus's
+//     ReconnectMax and the exec bridge's MaxBackoff mean what they say.
+//   - The agents would link it for this alone: `go list -deps
+//     ./cmd/sample-agent | grep cenkalti` finds it today only through the
+//     OTLP exporters' retry packages, which are leaving the agent binaries.
+//
+// This package is some twenty lines of code.
 package backoff
 
 import (

@@ -8,6 +8,7 @@
 package redact
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -15,13 +16,39 @@ import (
 // Secret replaces every secret.
 const Secret = "xxxxx"
 
-// URL hides the password of raw: everything between the first ':' after
-// "://" and the last '@'. It works on the text, not on a parsed URL, so that a
-// URL that does not parse (it ends up in an error message) or one that parses
-// in an unexpected way ("amqp://u:123/x@host") never leaks its secret. A text
-// without "://" but with an '@' cannot be told apart from "user:pass@host" and
-// is hidden whole.
+// URL hides the password of raw, and the values of credential-named query
+// parameters (?api_key=…, ?access_token=…), which (*url.URL).Redacted
+// leaves. A URL that parses back to the same text with its only '@' in its
+// user info goes through Redacted. Any other is cut as text, everything
+// between the first ':' after "://" and the last '@', so that one that
+// does not parse (it ends up in an error message), parses in an unexpected
+// way ("amqp://u:123/x@host", where Parse sees no password) or would be
+// written back otherwise (a URL cut out of free text with a quote after
+// it) never leaks its secret nor changes.
+// A text without "://" but with an '@' cannot be told apart from
+// "user:pass@host" and is hidden whole.
 func URL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || strings.Count(raw, "@") != countUser(u) || u.String() != raw {
+		return cutPassword(raw)
+	}
+	if u.RawQuery != "" {
+		u.RawQuery = replaceKV(u.RawQuery)
+	}
+	return u.Redacted()
+}
+
+// countUser is 1 when u has user info (its '@'), else 0.
+func countUser(u *url.URL) int {
+	if u.User != nil {
+		return 1
+	}
+	return 0
+}
+
+// cutPassword is URL's reading as text, for what url.Parse cannot be
+// trusted with.
+func cutPassword(raw string) string {
 	_, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		if strings.Contains(raw, "@") {

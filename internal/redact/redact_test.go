@@ -20,6 +20,13 @@ func TestURL(t *testing.T) {
 		{"amqp://u:pa#ss@host/", "amqp://u:xxxxx@host/"},      // '#' in the password
 		{"user:pass@host", Secret},                            // no scheme: cannot tell, hide all
 		{"redis://cache:6379/0", "redis://cache:6379/0"},
+		// Query parameters Redacted leaves: credential-named values hidden, the rest kept.
+		{"https://llm.example.com/v1?api-key=sk-abc&deployment=gpt", "https://llm.example.com/v1?api-key=xxxxx&deployment=gpt"},
+		{"https://u:pw@h/v1?access_token=t0k#frag", "https://u:xxxxx@h/v1?access_token=xxxxx#frag"},
+		{"redis://h:6379/0?password=pw&dial_timeout=1s", "redis://h:6379/0?password=xxxxx&dial_timeout=1s"},
+		{"http://h/?page=2", "http://h/?page=2"},
+		{"amqp://secret:pw@host/", "amqp://secret:xxxxx@host/"}, // a credential-named user is not a key=value
+		{"127.0.0.1:5672", "127.0.0.1:5672"},                    // does not parse, nothing to hide
 	}
 	for _, tt := range tests {
 		if got := URL(tt.in); got != tt.want {
@@ -38,6 +45,8 @@ func TestString(t *testing.T) {
 		{in: "max_tokens: 4096 exceeded", want: "max_tokens: 4096 exceeded"},
 		{in: "dial amqp://agent:s3cr3t@rabbit:5672/ failed: refused",
 			want: "dial amqp://agent:xxxxx@rabbit:5672/ failed: refused", secrets: []string{"s3cr3t"}},
+		{in: `Post "http://u:pw@127.0.0.1:1/v1/chat/completions": dial tcp: connection refused`, // a quote after the URL stays a quote
+			want: `Post "http://u:xxxxx@127.0.0.1:1/v1/chat/completions": dial tcp: connection refused`, secrets: []string{"pw@"}},
 		{in: "GET https://api.example.com/v1?access_token=abc123&page=2 returned 401",
 			want: "GET https://api.example.com/v1?access_token=xxxxx&page=2 returned 401", secrets: []string{"abc123"}},
 		{in: "token=T0pS3cret password=hunter2; api_key: AK-1 apikey=AK-2",

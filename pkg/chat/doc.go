@@ -83,7 +83,12 @@
 //
 // Status updates of the sub-tasks this process started (they are invoked
 // with Stream) reach the front end as EventStatus through Options.OnEvent,
-// never the model's context; EventTurn reports every turn appended. Wait
-// returns once a user turn, the sub-tasks it started and the answers to
-// their notifications are all done.
+// never the model's context; EventTurn reports every turn appended;
+// EventRun and EventRunEnd bracket each run of the model in this process
+// (its retries included: a front end shows it is thinking), and
+// EventToolCall reports each tool call as it starts, before its step is
+// stored. Tasks lists the sub-tasks with their states, and CallSummary
+// names a tool call in one line (`a2abus chat` prints
+// "→ invoke_agent SampleAgent.echo"). Wait returns once a user turn, the
+// sub-tasks it started and the answers to their notifications are all done.
 package chat

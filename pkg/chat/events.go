@@ -6,6 +6,7 @@ package chat
 import (
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/llm"
 )
 
 // EventKind says what an Event reports.
@@ -22,6 +23,13 @@ const (
 	// EventRun: this process started running the model for the session's
 	// new inputs (Seq is the newest turn it answers).
 	EventRun
+	// EventRunEnd: that run ended, answered, failed or given up (another
+	// process answered, or the session closes); Seq is the same.
+	EventRunEnd
+	// EventToolCall: that run is about to run a tool call the model asked
+	// for (Call); its KindToolCalls turn is stored once all of the step's
+	// calls ran.
+	EventToolCall
 )
 
 // Event is what a Session reports to its front end (Options.OnEvent).
@@ -31,6 +39,8 @@ type Event struct {
 	Turn memory.Turn
 	// Status is the sub-task's update (EventStatus).
 	Status *a2a.TaskStatus
-	// Seq is the newest turn a run answers (EventRun).
+	// Seq is the newest turn a run answers (EventRun, EventRunEnd, EventToolCall).
 	Seq int64
+	// Call is the tool call (EventToolCall).
+	Call llm.ToolCall
 }

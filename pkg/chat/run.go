@@ -132,6 +132,7 @@ func (s *Session) run(runCtx context.Context, last int64) error {
 	defer cancel(nil)
 	go s.renew(ctx, cancel)
 	s.emit(Event{Kind: EventRun, Seq: last})
+	defer s.emit(Event{Kind: EventRunEnd, Seq: last})
 
 	turns, started, _ := s.state.snapshot()
 	i := len(turns)
@@ -143,7 +144,8 @@ func (s *Session) run(runCtx context.Context, last int64) error {
 		return s.fail(ctx, last, 0, fmt.Errorf("chat: read the tokens spent by %q: %w", s.opts.SessionID, err))
 	}
 	m := &meter{Client: s.opts.Model}
-	d := &dispatcher{bounded: tools.BoundArguments(s.set.Run, s.opts.MaxToolArgumentBytes), results: map[string]callResult{}}
+	d := &dispatcher{bounded: tools.BoundArguments(s.set.Run, s.opts.MaxToolArgumentBytes), results: map[string]callResult{},
+		announce: func(c llm.ToolCall) { s.emit(Event{Kind: EventToolCall, Seq: last, Call: c}) }}
 	runID := uuid.NewString()[:8]
 	step := 0
 	budget := int64(s.opts.Chat.TokenBudget)
@@ -227,11 +229,13 @@ type callResult struct {
 
 // dispatcher runs the tool calls of one run and notes their outcomes for the stored turns.
 type dispatcher struct {
-	bounded llm.Dispatch          // the tool set's Run, its arguments bounded
-	results map[string]callResult // by call id; the loop runs calls one at a time
+	bounded  llm.Dispatch          // the tool set's Run, its arguments bounded
+	results  map[string]callResult // by call id; the loop runs calls one at a time
+	announce func(llm.ToolCall)    // EventToolCall, before the call runs
 }
 
 func (d *dispatcher) run(ctx context.Context, call llm.ToolCall) (string, bool) {
+	d.announce(call)
 	out, failed := d.bounded(ctx, call)
 	r := callResult{failed: failed}
 	if !failed && call.Name == "invoke_agent" {
@@ -318,7 +322,10 @@ func (s *Session) fail(ctx context.Context, last, spent int64, cause error) erro
 		code = "memory"
 	}
 	msg := redact.String(cause.Error())
-	s.log.Warn("chat: the model could not answer", zap.Int64("handled_to", last), zap.String("code", code), zap.Error(cause))
+	// Info, not a warning: the failure is a turn of the conversation, which
+	// its front end shows (the chat, the Primary's answer); logged once more
+	// at warn, a person at a terminal would read it twice.
+	s.log.Info("chat: the model could not answer", zap.Int64("handled_to", last), zap.String("code", code), zap.Error(cause))
 	t := memory.Turn{Role: memory.RoleAssistant, Content: "I could not answer: " + msg, Meta: map[string]string{
 		MetaKind: KindError, MetaHandledTo: strconv.FormatInt(last, 10), MetaError: msg, MetaErrorCode: code}}
 	once, err := memory.ChatAnswerOnceID(last)

@@ -53,8 +53,12 @@ var (
 
 // Options configures a Bridge. Zero durations and sizes take the defaults.
 type Options struct {
-	// Command is the command line, split as a shell would (SplitCommand). Required.
+	// Command is the command line, split as a shell would (SplitCommand).
+	// Required unless Argv is given.
 	Command string
+	// Argv is the program and its arguments as they are, not split again
+	// (`serve --exec -- CMD ARGS`). Give it or Command, not both.
+	Argv []string
 	// Dir is the process's working directory; "" is the host's.
 	Dir string
 	// Env is the process's environment; nil is the host's.
@@ -160,10 +164,11 @@ type Bridge struct {
 // command line is a *CommandError wrapping ErrBadCommand.
 func New(opts Options) (*Bridge, error) {
 	opts = opts.withDefaults()
-	argv, err := SplitCommand(opts.Command)
+	argv, err := opts.argv()
 	if err != nil {
 		return nil, err
 	}
+	opts.Command = QuoteCommand(argv) // what logs and errors name
 	if opts.Name != "" {
 		if err := a2a.ValidateAgentName(opts.Name); err != nil {
 			return nil, fmt.Errorf("%w: name: %w", ErrInvalidOptions, err)

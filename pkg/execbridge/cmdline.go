@@ -6,6 +6,7 @@ package execbridge
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -30,6 +31,36 @@ func (e *CommandError) Error() string {
 // Unwrap returns ErrBadCommand.
 func (e *CommandError) Unwrap() error { return ErrBadCommand }
 
+// argv is the process's program and arguments: Argv as given, else
+// Command split (SplitCommand).
+func (o Options) argv() ([]string, error) {
+	switch {
+	case len(o.Argv) > 0 && o.Command != "":
+		return nil, &CommandError{Command: o.Command, Offset: -1, Reason: "give the command as one line or as argv, not both"}
+	case len(o.Argv) > 0 && o.Argv[0] == "":
+		return nil, &CommandError{Command: QuoteCommand(o.Argv), Offset: -1, Reason: "the program's name is empty"}
+	case len(o.Argv) > 0:
+		return slices.Clone(o.Argv), nil
+	}
+	return SplitCommand(o.Command)
+}
+
+// QuoteCommand writes argv as one command line that SplitCommand splits
+// back into argv: words of plain characters as they are, the others in
+// single quotes, a quote among them written as an escaped quote between
+// two quoted parts, as a shell would read it.
+func QuoteCommand(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+@%-") == "" {
+			words[i] = w
+			continue
+		}
+		words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(words, " ")
+}
+
 // SplitCommand splits a command line into words as a POSIX shell would,
 // without running one: words are separated by blanks; 'single quotes' keep
 // everything literally; "double quotes" keep everything but a backslash
@@ -38,6 +69,13 @@ func (e *CommandError) Unwrap() error { return ErrBadCommand }
 // expansions ($VAR, $(…), `…`), operators (| & ; < > ( )), unclosed quotes
 // and a trailing backslash — is a *CommandError wrapping ErrBadCommand.
 // Globs (*, ?) and ~ are not expanded: they reach the program as written.
+//
+// Kept rather than github.com/google/shlex (weighed 2026-11): shlex splits
+// "a | b", "$HOME" and "x; rm y" into words the program receives literally,
+// drops everything after an unquoted '#' as a comment, and reports an
+// unclosed quote as "EOF found when expecting closing quote", without
+// where. The command lines of --exec are written by people expecting a
+// shell; what only a shell would do is refused here, naming the byte.
 func SplitCommand(line string) ([]string, error) {
 	bad := func(off int, format string, args ...any) error {
 		return &CommandError{Command: line, Offset: off, Reason: fmt.Sprintf(format, args...)}

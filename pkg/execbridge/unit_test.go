@@ -55,6 +55,25 @@ func TestSplitCommand(t *testing.T) {
 	}
 }
 
+// QuoteCommand writes argv so that SplitCommand gives it back, word for word.
+func TestQuoteCommand(t *testing.T) {
+	for _, argv := range [][]string{
+		{"python3", "agent.py", "--flag=x", "a/b.c:1,2+3@4%5-6"},
+		{"node", "my agent.js", "it's", `"quoted"`, `back\slash`, ""},
+		{"sh", "-c", "echo $HOME | tee out; `x` > y & (z)", "#not a comment", "line\nbreak", "tab\there"},
+		{"ünïcode", "~/x", "*.py"},
+	} {
+		line := execbridge.QuoteCommand(argv)
+		got, err := execbridge.SplitCommand(line)
+		if err != nil || !slices.Equal(got, argv) {
+			t.Errorf("SplitCommand(QuoteCommand(%q)) = SplitCommand(%q) = %q, %v", argv, line, got, err)
+		}
+	}
+	if got := execbridge.QuoteCommand([]string{"python3", "agent.py"}); got != "python3 agent.py" {
+		t.Errorf("plain words are quoted: %q", got)
+	}
+}
+
 func TestParseCard(t *testing.T) {
 	c, err := execbridge.ParseCard([]byte(childCard))
 	if err != nil || c.AgentName != "GoChild" || len(c.Skills) != 12 {
@@ -106,6 +125,13 @@ func TestStartErrors(t *testing.T) {
 	}
 	if err := start(execbridge.Options{Command: "python3 'a.py"}); !errors.Is(err, execbridge.ErrBadCommand) {
 		t.Errorf("bad command line: %v", err)
+	}
+	if err := start(execbridge.Options{Command: "python3 a.py", Argv: []string{"python3", "a.py"}}); !errors.Is(err, execbridge.ErrBadCommand) ||
+		!strings.Contains(err.Error(), "not both") {
+		t.Errorf("a command line and argv: %v", err)
+	}
+	if err := start(execbridge.Options{Argv: []string{"", "a.py"}}); !errors.Is(err, execbridge.ErrBadCommand) || !strings.Contains(err.Error(), "name is empty") {
+		t.Errorf("argv without a program: %v", err)
 	}
 	if err := start(childCommand(t, "nocard")); !errors.Is(err, execbridge.ErrNoCard) {
 		t.Errorf("no card before exit: %v", err)

@@ -3,6 +3,12 @@
 
 package config
 
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
 // Source says where a key's value came from.
 type Source string
 
@@ -30,4 +36,51 @@ func (s Sources) Given() Given {
 		}
 	}
 	return g
+}
+
+// FlagName is the flag AddFlags defines for key ("amqp-url" for bus.url),
+// "" when it defines none.
+func FlagName(key string) string {
+	for name, k := range flagKeys {
+		if k == key {
+			return name
+		}
+	}
+	return ""
+}
+
+// Setting is one key of a configuration, its value and where it came from.
+type Setting struct {
+	// Key is the dotted key, e.g. bus.url.
+	Key string `json:"key"`
+	// Value is the value as a configuration file spells it (durations as
+	// "30s", lists and rules as JSON arrays and objects).
+	Value any `json:"value"`
+	// Source is where the value came from.
+	Source Source `json:"source"`
+}
+
+// Settings lists every key of c, in the order of Keys, with its value and
+// its source in src (SourceDefault for a key src lacks). Print it from
+// c.Redacted() to keep secrets out.
+func (c *Config) Settings(src Sources) ([]Setting, error) {
+	leaves := fields(c)
+	out := make([]Setting, 0, len(leaves))
+	for _, f := range leaves {
+		// Through YAML, so that every value is spelt as in a file.
+		b, err := yaml.Marshal(f.val.Interface())
+		if err != nil {
+			return nil, fmt.Errorf("config: print %s: %w", f.key, err)
+		}
+		var v any
+		if err := yaml.Unmarshal(b, &v); err != nil {
+			return nil, fmt.Errorf("config: print %s: %w", f.key, err)
+		}
+		s := src[f.key]
+		if s == "" {
+			s = SourceDefault
+		}
+		out = append(out, Setting{Key: f.key, Value: v, Source: s})
+	}
+	return out, nil
 }

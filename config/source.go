@@ -27,6 +27,10 @@ const (
 // Sources maps every configuration key to the source of its value.
 type Sources map[string]Source
 
+// IsSet reports whether key's value came from the file, the environment or
+// a flag rather than the defaults.
+func (s Sources) IsSet(key string) bool { return s[key] != "" && s[key] != SourceDefault }
+
 // Given is the set of keys whose value did not come from the defaults.
 func (s Sources) Given() Given {
 	g := Given{}

@@ -15,7 +15,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
 	projectdocs "github.com/a2abus/a2abus/docs"
 	"github.com/a2abus/a2abus/internal/agents/research"
@@ -82,7 +81,7 @@ func runDemo(ctx context.Context, e *env, _ []string) (err error) {
 	// ResearchAgent searches the project's docs built into the binary, so
 	// the demo runs from any folder; research.docs_dir, when set, wins.
 	docs := research.Embedded(projectdocs.Pages, "the a2abus docs (built in)")
-	if e.Sources["research.docs_dir"] != config.SourceDefault {
+	if e.Sources.IsSet("research.docs_dir") {
 		docs = research.Folder(cfg.Research.DocsDir)
 	}
 	if err := newDemoAgent(h, research.Card(), func(a *agent.Agent) error { return research.RegisterDocs(a, docs, research.Model{}) }); err != nil {

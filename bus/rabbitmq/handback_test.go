@@ -4,8 +4,10 @@
 package rabbitmq
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 	"go.uber.org/zap"
@@ -40,5 +42,56 @@ func TestUnroutableHandBackOfAnInstanceQueueIsNoWarning(t *testing.T) {
 	(&consumer{b: b, queue: task.Name}).settleFailed("hand back delivery", &amqp.Delivery{MessageId: "m2"}, unroutable)
 	if got := logs.FilterMessage("rabbitmq: hand back delivery").Len(); got != 1 {
 		t.Fatalf("task queue: %d warnings, want 1: %v", got, logs.All())
+	}
+}
+
+// The scenario on the real broker: an ordered consumer of an instance
+// queue stops while a delivery waits behind the one being handled; the
+// queue goes with its consumer, so the waiting one's hand-back is
+// unroutable, and that is logged at debug only.
+func TestStoppingAnInstanceConsumerWarnsOfNothing(t *testing.T) {
+	e := newTestEnv(t)
+	core, logs := observer.New(zapcore.DebugLevel)
+	b := e.open(t, Options{Logger: zap.New(core)})
+	key := "a2a.events.Rmq" + unique()
+	spec, err := bus.InstanceQueue("Rmq"+unique(), "i1", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Declare(t.Context(), spec); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 { // one correlation id: the ordered dispatcher holds the others back
+		m := message(key)
+		m.CorrelationID = "task-1"
+		if err := b.Publish(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- b.Consume(ctx, spec.Name, bus.ConsumeOptions{Concurrency: 4, Ordered: true}, func(context.Context, *bus.Delivery) error {
+			stop()                             // the command is done: its consumer stops
+			time.Sleep(300 * time.Millisecond) // while the cancel deletes the queue
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(waitBound):
+		t.Fatal("the consumer did not stop")
+	}
+	handedBack := logs.FilterMessage("rabbitmq: hand back delivery").All()
+	if len(handedBack) == 0 {
+		t.Fatalf("no delivery was handed back; logs: %v", logs.All())
+	}
+	for _, e := range handedBack {
+		if e.Level != zapcore.DebugLevel {
+			t.Errorf("hand back logged at %s: %v", e.Level, e.ContextMap())
+		}
 	}
 }

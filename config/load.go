@@ -107,6 +107,17 @@ type Given map[string]bool
 // LoadGiven is Load that also says which keys were given (see Given), for a
 // program that completes what was left to the defaults.
 func LoadGiven(opts LoadOptions) (*Config, Given, error) {
+	cfg, src, err := LoadSourced(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, src.Given(), nil
+}
+
+// LoadSourced is Load that also says where every key's value came from
+// (see Sources). Every error is reported together: unknown keys of the
+// file, values that do not parse and values Validate refuses.
+func LoadSourced(opts LoadOptions) (*Config, Sources, error) {
 	path, err := opts.ResolveFile()
 	if err != nil {
 		return nil, nil, err
@@ -114,20 +125,25 @@ func LoadGiven(opts LoadOptions) (*Config, Given, error) {
 	v := viper.New()
 	cfg := Default()
 	leaves := fields(cfg)
+	sources := Sources{}
 	for _, f := range leaves {
 		v.SetDefault(f.key, f.val.Interface()) // also makes the key known to AutomaticEnv
+		sources[f.key] = SourceDefault
 	}
 	v.SetEnvPrefix(EnvPrefix)
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
-	given := Given{}
+	var errs []error
 	if path != "" {
-		fileKeys, err := readFile(v, path)
+		fileKeys, unknown, err := readFile(v, path)
 		if err != nil {
 			return nil, nil, err
 		}
+		errs = append(errs, unknown...) // reported with the other errors, not instead of them
 		for _, k := range fileKeys {
-			given[k] = true
+			if _, known := sources[k]; known {
+				sources[k] = SourceFile
+			}
 		}
 	}
 	if err := bindFlags(v, opts.Flags); err != nil {
@@ -138,34 +154,40 @@ func LoadGiven(opts LoadOptions) (*Config, Given, error) {
 			opts.Warn(w)
 		}
 	}
-	var errs []error
+	reported := map[string]bool{} // keys the file's shape already made an error of
+	for _, err := range errs {
+		if fe, ok := errors.AsType[*FieldError](err); ok {
+			reported[fe.Key] = true
+		}
+	}
 	for _, f := range leaves {
-		if err := f.set(v.Get(f.key)); err != nil {
+		if err := f.set(v.Get(f.key)); err != nil && !reported[f.key] {
 			errs = append(errs, err)
 		}
 		if os.Getenv(EnvName(f.key)) != "" { // an empty variable counts as unset, as for viper
-			given[f.key] = true
+			sources[f.key] = SourceEnv
 		}
 	}
 	if opts.Flags != nil {
 		for name, key := range flagKeys {
 			if f := opts.Flags.Lookup(name); f != nil && f.Changed {
-				given[key] = true
+				sources[key] = SourceFlag
 			}
 		}
 	}
 	if err := errors.Join(append(errs, cfg.validate()...)...); err != nil {
 		return nil, nil, err
 	}
-	return cfg, given, nil
+	return cfg, sources, nil
 }
 
-// readFile merges the YAML (or JSON) file at path into v, rejecting keys that
-// are not configuration keys, and returns the keys it sets.
-func readFile(v *viper.Viper, path string) ([]string, error) {
+// readFile merges the YAML (or JSON) file at path into v and returns the
+// keys it sets, and an error for each key that is no configuration key
+// (the other keys still apply, so that their errors are reported too).
+func readFile(v *viper.Viper, path string) (keys []string, unknown []error, err error) {
 	data, err := fileread.Read(path, MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("config: read file: %w", err)
+		return nil, nil, fmt.Errorf("config: read file: %w", err)
 	}
 	typ := "yaml"
 	if strings.EqualFold(filepath.Ext(path), ".json") {
@@ -175,20 +197,17 @@ func readFile(v *viper.Viper, path string) ([]string, error) {
 	fv := viper.New()
 	fv.SetConfigType(typ)
 	if err := fv.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
-	}
-	if err := unknownKeys(fv.AllKeys(), path); err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
 	}
 	v.SetConfigType(typ)
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
+		return nil, nil, fmt.Errorf("%w: parse %q: %v", ErrInvalid, path, err)
 	}
-	return fv.AllKeys(), nil
+	return fv.AllKeys(), unknownKeys(fv.AllKeys(), path), nil
 }
 
 // unknownKeys reports every key of a file that is not a configuration key.
-func unknownKeys(fileKeys []string, path string) error {
+func unknownKeys(fileKeys []string, path string) []error {
 	known := Keys()
 	var errs []error
 	slices.Sort(fileKeys)
@@ -208,7 +227,7 @@ func unknownKeys(fileKeys []string, path string) error {
 			errs = append(errs, invalid(k, "unknown key in %q", path))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // bindFlags makes the flags of fs that AddFlags defined override their keys.

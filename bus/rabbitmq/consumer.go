@@ -271,10 +271,19 @@ func (c *consumer) handle(ctx context.Context, d *amqp.Delivery, settle *acks) {
 // wrong with it), else as a warning.
 func (c *consumer) settleFailed(what string, d *amqp.Delivery, err error) {
 	log := c.b.log.Warn
-	if errors.Is(err, bus.ErrDeliveryLost) {
+	if errors.Is(err, bus.ErrDeliveryLost) || (errors.Is(err, bus.ErrUnroutable) && c.instance()) {
 		log = c.b.log.Debug
 	}
 	log("rabbitmq: "+what, zap.String("queue", c.queue), zap.String("message_id", d.MessageId), zap.Error(err))
+}
+
+// instance reports whether c consumes an instance queue: exclusive and
+// auto-deleted with its last consumer, so a delivery handed back while it
+// stops finds no queue (NO_ROUTE) — expected, and no news to anyone (a
+// short command would print it under its own output).
+func (c *consumer) instance() bool {
+	spec, ok := c.b.declared.get(c.queue)
+	return ok && spec.Kind == bus.KindInstance
 }
 
 // call runs the handler under bus.Recover: a panic is logged with its stack

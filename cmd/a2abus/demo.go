@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2abus/a2abus/directory"
+	projectdocs "github.com/a2abus/a2abus/docs"
 	"github.com/a2abus/a2abus/internal/agents/research"
 	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/internal/cliutil"
@@ -77,7 +78,13 @@ func runDemo(ctx context.Context, e *env, _ []string) (err error) {
 	if err := newDemoAgent(h, sample.Card("SampleAgent"), func(a *agent.Agent) error { return sample.Register(a, demoCaller) }); err != nil {
 		return err
 	}
-	if err := newDemoAgent(h, research.Card(), func(a *agent.Agent) error { return research.Register(a, cfg.Research.DocsDir) }); err != nil {
+	// ResearchAgent searches the project's docs built into the binary, so
+	// the demo runs from any folder; research.docs_dir, when set, wins.
+	docs := research.Embedded(projectdocs.Pages, "the a2abus docs (built in)")
+	if e.Sources.IsSet("research.docs_dir") {
+		docs = research.Folder(cfg.Research.DocsDir)
+	}
+	if err := newDemoAgent(h, research.Card(), func(a *agent.Agent) error { return research.RegisterDocs(a, docs, research.Model{}) }); err != nil {
 		return err
 	}
 	dir, err := h.Directory(node.Lister)

@@ -92,3 +92,21 @@ func TestDemoAsksAndFollowsUp(t *testing.T) {
 		}
 	}
 }
+
+// The demo runs from any folder: ResearchAgent searches the docs built
+// into the binary, and the well-known file nobody asked for is not warned
+// about when the working directory has none.
+func TestDemoRunsFromAnyFolder(t *testing.T) {
+	isolate(t, "")
+	t.Chdir(t.TempDir())
+	code, out, errOut := runCLI(t, "demo")
+	if code != 0 {
+		t.Fatalf("demo outside the repository: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if errOut != "" {
+		t.Errorf("demo outside the repository wrote to stderr (at the default level, warn):\n%s", errOut)
+	}
+	if !strings.Contains(out, "3. invoke ResearchAgent.research") || !strings.Contains(out, "for 'how is a task result stored in working memory'; best: ") {
+		t.Errorf("ResearchAgent's step did not answer from the built-in docs:\n%s", out)
+	}
+}

@@ -66,10 +66,16 @@ func newInvokeCmd(c *cli) *cobra.Command {
 			}
 			a := f.answer
 			a.input, a.callerName, a.timeout, a.wait, a.asJSON = f.input, f.callerName, f.timeout, f.wait, f.asJSON
+			if err := refuseBlankAnswer(args, a); err != nil {
+				return err
+			}
 			return runReply(ctx, e, a, f.task, strings.Join(args, " "))
 		}
 		if bad := changedFlags(cmd, "option", "message-id"); bad != "" {
 			return &cliutil.UsageError{Err: fmt.Errorf("--%s answers a question: give it with --task TASK", bad)}
+		}
+		if strings.TrimSpace(args[2]) == "" && f.input == "" {
+			return blankArgument("invoke", "TEXT (the third argument)", "give the task's text, or its structured input with --input JSON")
 		}
 		f.directoryWait = directoryWaitFlag(cmd, f.directoryWait)
 		f.callerContext.read(cmd.Flags())
@@ -293,11 +299,11 @@ func printOutcome(w io.Writer, out *caller.Outcome, asJSON bool) error {
 		return json.NewEncoder(w).Encode(v)
 	}
 	var b strings.Builder
+	// A failed task's error is not printed here: the command returns it
+	// (exit 2) and it is printed once, on stderr, as every error is.
 	if out.WaitingForInput() {
 		printQuestion(&b, out)
-	} else if r.Error != nil {
-		fmt.Fprintf(&b, "%s: %s\n", r.Error.Code, r.Error.Message)
-	} else if t := a2a.MessageText(r.Message); t != "" {
+	} else if t := a2a.MessageText(r.Message); t != "" && r.Error == nil {
 		fmt.Fprintln(&b, t)
 	}
 	for _, a := range r.Artifacts {

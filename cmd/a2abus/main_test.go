@@ -62,10 +62,15 @@ func TestConfigCheckPrintsResolvedConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reload the printed configuration: %v\n%s", err, out)
 	}
+	// What applies is printed: the local servers for the unset URLs (the
+	// password hidden), the console format of short commands.
 	want := config.Default()
 	want.Bus.Exchange = "tenant-a"
 	want.Memory.ResultTTL = 90 * time.Minute
 	want.Log.Level = "debug"
+	want.Log.Format = "console"
+	want.Bus.URL = "amqp://guest:xxxxx@127.0.0.1:5672/"
+	want.Redis.URL = "redis://127.0.0.1:6379/0"
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("printed configuration =\n%+v\nwant\n%+v", got, want)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -50,7 +52,7 @@ func newProgress(w io.Writer, what string) *progress {
 
 // newProgressOn is newProgress on a terminal or not.
 func newProgressOn(w io.Writer, what string, terminal bool) *progress {
-	p := &progress{w: w, terminal: terminal, width: terminalWidth(), start: time.Now(), what: what,
+	p := &progress{w: w, terminal: terminal, width: terminalWidth(w), start: time.Now(), what: what,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if !p.terminal {
 		close(p.done)
@@ -195,9 +197,15 @@ func isTerminalWriter(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0 && f.Name() != os.DevNull
 }
 
-// terminalWidth is $COLUMNS when set, else 80: a live line longer than the
-// terminal would wrap, and \r would no longer erase it.
-func terminalWidth() int {
+// terminalWidth is the width of the terminal w writes to, else $COLUMNS
+// when set, else 80: a live line longer than the terminal would wrap, and
+// \r would no longer erase it.
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 10 {
+			return n
+		}
+	}
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 10 {
 		return n
 	}

@@ -51,11 +51,10 @@ func newReplyCmd(c *cli) *cobra.Command {
 			"  a2abus reply TASK 'three' --input '{\"n\":3}' --json",
 		Args: cobra.RangeArgs(1, 2),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
-			text := ""
-			if len(args) == 2 {
-				text = args[1]
+			if err := refuseBlankAnswer(args[1:], f); err != nil {
+				return err
 			}
-			return runReply(ctx, e, f, args[0], text)
+			return runReply(ctx, e, f, args[0], strings.Join(args[1:], " "))
 		}),
 	}
 	addReplyFlags(cmd, &f)
@@ -65,6 +64,23 @@ func newReplyCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&f.callerName, "caller", "", "the caller name the task was invoked with (default caller.name)")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "time the agent has for the turn the answer starts (default caller.default_timeout)")
 	return cmd
+}
+
+// refuseBlankAnswer refuses an ANSWER given blank with nothing else to
+// answer with (exit 3, INVALID_INPUT naming it): nothing is sent. No
+// ANSWER at all is a usage error (runReply).
+func refuseBlankAnswer(answer []string, f replyFlags) error {
+	if len(answer) == 1 && strings.TrimSpace(answer[0]) == "" && f.option == "" && f.input == "" {
+		return blankArgument("reply", "ANSWER (the argument after TASK)", "give the answer's text, --option ID or --input JSON")
+	}
+	return nil
+}
+
+// blankArgument refuses a call whose argument arg is empty or blank before
+// anything is published: exit 3, with INVALID_INPUT naming it and what to
+// give instead.
+func blankArgument(command, arg, instead string) error {
+	return cliutil.Refused(a2a.NewError(a2a.CodeInvalidInput, "%s: %s is empty: %s", command, arg, instead))
 }
 
 // addReplyFlags adds the flags only an answer has to cmd.

@@ -84,6 +84,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newConverseCmd(c),
 		newAccessCmd(c),
 		newKeysCmd(c),
+		newDoctorCmd(c),
 	)
 	addCompletion(root)
 	return root

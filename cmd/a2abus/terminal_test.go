@@ -41,11 +41,12 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 
 // TestEachCommandHasTheDefaultsOfWhatItDoes: commands that talk to other
 // processes use the local servers (long-running ones logging JSON at info),
-// only demo the embedded ones (cliutil.Profile decides what each means).
+// only demo the embedded ones (cliutil.Profile decides what each means);
+// config check and doctor show what applies to the interactive commands.
 func TestEachCommandHasTheDefaultsOfWhatItDoes(t *testing.T) {
 	want := map[string]cliutil.Profile{
 		"a2abus serve": cliutil.Daemon, "a2abus directory": cliutil.Daemon, "a2abus mcp": cliutil.Daemon, "a2abus gateway": cliutil.Daemon,
-		"a2abus demo": cliutil.Demo, "a2abus config check": cliutil.AsConfigured, "a2abus bench": cliutil.AsConfigured,
+		"a2abus demo": cliutil.Demo, "a2abus config check": cliutil.Interactive, "a2abus doctor": cliutil.Interactive, "a2abus bench": cliutil.AsConfigured,
 	}
 	for _, p := range []string{"invoke", "wait", "cancel", "agents", "memory get", "memory list", "conversation show", "history", "topology apply", "chat"} {
 		want["a2abus "+p] = cliutil.Interactive

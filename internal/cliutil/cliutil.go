@@ -48,6 +48,8 @@ type Loaded struct {
 	// Origins says whether the bus and memory were configured, are the
 	// local defaults or the embedded ones (see Profile).
 	Origins Origins
+	// Sources says where each key's value came from (default, file, env, flag).
+	Sources config.Sources
 }
 
 // LoadConfig resolves the configuration of cmd — defaults, configFile (or
@@ -73,17 +75,17 @@ func load(cmd *cobra.Command, configFile string, logTo io.Writer) (*Loaded, erro
 	}
 	// The file is resolved: an empty SearchDirs stops Load searching again.
 	var warnings []string // A2ABUS_* variables that set nothing, logged once the logger is built
-	cfg, given, err := config.LoadGiven(config.LoadOptions{File: file, SearchDirs: []string{}, Flags: cmd.Flags(),
+	cfg, sources, err := config.LoadSourced(config.LoadOptions{File: file, SearchDirs: []string{}, Flags: cmd.Flags(),
 		Warn: func(w string) { warnings = append(warnings, w) }})
 	if err != nil {
 		return nil, err
 	}
-	origins := ProfileOf(cmd).apply(cfg, cmd.Flags(), given)
+	origins := ProfileOf(cmd).apply(cfg, cmd.Flags(), sources.Given())
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if logTo == nil {
-		return &Loaded{Config: cfg, File: file, Log: zap.NewNop(), Origins: origins}, nil
+		return &Loaded{Config: cfg, File: file, Log: zap.NewNop(), Origins: origins, Sources: sources}, nil
 	}
 	log, err := node.NewLogger(cfg.Log, logTo)
 	if err != nil {
@@ -92,5 +94,5 @@ func load(cmd *cobra.Command, configFile string, logTo io.Writer) (*Loaded, erro
 	for _, w := range warnings {
 		log.Warn(w)
 	}
-	return &Loaded{Config: cfg, File: file, Log: log, Origins: origins}, nil
+	return &Loaded{Config: cfg, File: file, Log: log, Origins: origins, Sources: sources}, nil
 }

@@ -192,11 +192,12 @@ func wantsJSON(cmd *cobra.Command, args []string) bool {
 	return slices.Contains(args, "--json") || slices.Contains(args, "--json=true")
 }
 
-// markUsageErrors makes cobra's argument and flag errors *UsageError, in
+// markUsageErrors makes cobra's argument and flag errors *UsageError (an
+// unknown flag naming the nearest ones, suggestFlag), in
 // the whole tree under root, and a group command (one that only holds
 // subcommands) given an unknown subcommand an error instead of its help.
 func markUsageErrors(root *cobra.Command) {
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &UsageError{Err: suggestFlag(cmd, err)} })
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		if !c.Runnable() && c.HasSubCommands() && c != root {

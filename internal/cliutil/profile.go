@@ -42,8 +42,8 @@ const (
 	// Demo runs everything in one process: the embedded bus and memory unless
 	// bus.url / redis.url are set; logs as Interactive.
 	Demo Profile = "demo"
-	// AsConfigured completes nothing: config check prints the configuration
-	// as resolved; bench chooses its servers and log level itself.
+	// AsConfigured completes nothing: bench chooses its servers and log
+	// level itself.
 	AsConfigured Profile = "as-configured"
 )
 

@@ -248,7 +248,7 @@ func CloseAll(closers ...interface{ Close() error }) error {
 }
 
 // WellKnown loads the configured well-known agents. A missing file at the
-// default path means none (a warning is logged); any other problem — an
+// default path means none (logged at debug: nobody asked for it); any other problem — an
 // explicitly configured file that is missing, or a bad file — is an error.
 func WellKnown(cfg *config.Config, log *zap.Logger) ([]directory.WellKnownAgent, error) {
 	path := cfg.Directory.WellKnownFile
@@ -258,7 +258,7 @@ func WellKnown(cfg *config.Config, log *zap.Logger) ([]directory.WellKnownAgent,
 	agents, err := directory.LoadWellKnown(path)
 	if errors.Is(err, fs.ErrNotExist) && path == config.DefaultWellKnownFile {
 		if log != nil {
-			log.Warn("no well-known agents file; only announced agents are known", zap.String("file", path))
+			log.Debug("no well-known agents file; only announced agents are known", zap.String("file", path))
 		}
 		return nil, nil
 	}

@@ -34,13 +34,22 @@ type Model struct {
 // passages stay attached as artifacts. A model failure leaves the ranked
 // passages as a PARTIAL result with a warning naming the endpoint.
 func RegisterWithModel(a *agent.Agent, docsDir string, m Model) error {
-	if a == nil {
-		return ErrNilAgent
-	}
 	if docsDir == "" {
 		return ErrNoDocsDir
 	}
-	r := &researcher{dir: docsDir, model: m}
+	return RegisterDocs(a, Folder(docsDir), m)
+}
+
+// RegisterDocs is RegisterWithModel searching docs (a Folder, or Embedded
+// files) instead of a folder named by its path.
+func RegisterDocs(a *agent.Agent, docs Docs, m Model) error {
+	if a == nil {
+		return ErrNilAgent
+	}
+	if docs.fsys == nil {
+		return ErrNoDocsDir
+	}
+	r := &researcher{docs: docs, model: m}
 	if err := a.Handle(SkillResearch, r.handle); err != nil {
 		return fmt.Errorf("research: register skill %q: %w", SkillResearch, err)
 	}

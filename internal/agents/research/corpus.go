@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,31 +54,54 @@ func isDocument(name string) bool {
 	return false
 }
 
-// listDocuments returns the .md and .txt files under dir, recursively and
-// sorted, skipping hidden folders. A missing dir is an error wrapping fs.ErrNotExist.
-func listDocuments(ctx context.Context, dir string) ([]string, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("%q is not a folder", dir)
+// Docs is where the research skill reads its documents: a folder on disk,
+// read at every task, or files built into the program (Embedded).
+type Docs struct {
+	fsys fs.FS
+	dir  string // the folder on disk; "" for built-in files
+	name string // how answers and errors name it
+}
+
+// Folder is the docs folder dir on disk.
+func Folder(dir string) Docs {
+	return Docs{fsys: os.DirFS(dir), dir: dir, name: fmt.Sprintf("docs folder %q", dir)}
+}
+
+// Embedded is the documents of fsys (an embed.FS, say), named name in
+// answers and errors: the skill then needs no folder on disk.
+func Embedded(fsys fs.FS, name string) Docs { return Docs{fsys: fsys, name: name} }
+
+// String names the documents: `docs folder "docs"`, or an Embedded one's name.
+func (d Docs) String() string { return d.name }
+
+// listDocuments returns the paths, relative and with "/" separators, of
+// the .md and .txt files of d, recursively and sorted, skipping hidden
+// folders. A missing folder is an error wrapping fs.ErrNotExist.
+func listDocuments(ctx context.Context, d Docs) ([]string, error) {
+	if d.dir != "" {
+		st, err := os.Stat(d.dir)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%q is not a folder", d.dir)
+		}
 	}
 	var files []string
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(d.fsys, ".", func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() {
-			if path != dir && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
+		if e.IsDir() {
+			if path != "." && strings.HasPrefix(e.Name(), ".") {
+				return fs.SkipDir
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && isDocument(d.Name()) {
+		if e.Type().IsRegular() && isDocument(e.Name()) {
 			files = append(files, path)
 		}
 		return nil
@@ -89,11 +113,19 @@ func listDocuments(ctx context.Context, dir string) ([]string, error) {
 	return files, nil
 }
 
-// readDocument reads one file and splits it into passages named by its path
-// relative to dir. A file over MaxFileBytes, or one that is not a regular
-// file, is refused unread.
-func readDocument(dir, file string) ([]Passage, error) {
-	data, err := fileread.Read(file, MaxFileBytes)
+// readDocument reads the file rel of d and splits it into passages named
+// by rel. A file over MaxFileBytes, or one that is not a regular file, is
+// refused unread.
+func readDocument(d Docs, rel string) ([]Passage, error) {
+	var (
+		data []byte
+		err  error
+	)
+	if d.dir != "" {
+		data, err = fileread.Read(filepath.Join(d.dir, filepath.FromSlash(rel)), MaxFileBytes)
+	} else {
+		data, err = readBuiltIn(d.fsys, rel)
+	}
 	if fe := (*fileread.Error)(nil); errors.As(err, &fe) {
 		// The caller names the file, relative to the folder: the
 		// server's own paths stay out of the answer.
@@ -105,22 +137,23 @@ func readDocument(dir, file string) ([]Passage, error) {
 	if err != nil {
 		return nil, err
 	}
-	rel := relPath(dir, file)
 	text := strings.ToValidUTF8(string(data), "\uFFFD")
-	if strings.EqualFold(filepath.Ext(file), ".md") {
+	if strings.EqualFold(path.Ext(rel), ".md") {
 		return SplitMarkdown(rel, text), nil
 	}
 	return SplitText(rel, text), nil
 }
 
-// relPath is file's path relative to dir with "/" separators (file itself
-// when it is not under dir).
-func relPath(dir, file string) string {
-	rel, err := filepath.Rel(dir, file)
+// readBuiltIn reads rel of fsys, refusing one over MaxFileBytes unread.
+func readBuiltIn(fsys fs.FS, rel string) ([]byte, error) {
+	st, err := fs.Stat(fsys, rel)
 	if err != nil {
-		return filepath.ToSlash(file)
+		return nil, err
 	}
-	return filepath.ToSlash(rel)
+	if st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("over the limit of %d bytes", MaxFileBytes)
+	}
+	return fs.ReadFile(fsys, rel)
 }
 
 // SplitMarkdown splits a Markdown document into its paragraphs, each under

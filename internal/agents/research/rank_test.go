@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestTokenize(t *testing.T) {
@@ -117,15 +118,13 @@ func TestReadCorpusFromFolder(t *testing.T) {
 		".git/config.md":        "# hidden\n\nmust be skipped",
 		"README.MD":             "Upper-case extension counts.",
 	})
-	files, err := listDocuments(context.Background(), dir)
+	rel, err := listDocuments(context.Background(), Folder(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rel []string
 	var passages []Passage
-	for _, f := range files {
-		rel = append(rel, relPath(dir, f))
-		ps, err := readDocument(dir, f)
+	for _, f := range rel {
+		ps, err := readDocument(Folder(dir), f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,11 +142,37 @@ func TestReadCorpusFromFolder(t *testing.T) {
 		t.Fatalf("got %v", names(hits))
 	}
 
-	if _, err := listDocuments(context.Background(), filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := listDocuments(context.Background(), Folder(filepath.Join(dir, "missing"))); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing folder: %v, want fs.ErrNotExist", err)
 	}
-	if _, err := listDocuments(context.Background(), filepath.Join(dir, "ops.md")); err == nil || !strings.Contains(err.Error(), "not a folder") {
+	if _, err := listDocuments(context.Background(), Folder(filepath.Join(dir, "ops.md"))); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Fatalf("a file as the folder: %v", err)
+	}
+}
+
+func TestReadCorpusBuiltIn(t *testing.T) {
+	docs := Embedded(fstest.MapFS{
+		"memory.md":         {Data: []byte("# Results\n\nA result is stored under its task id.")},
+		".hidden/secret.md": {Data: []byte("# hidden\n\nmust be skipped")},
+		"big.txt":           {Data: make([]byte, MaxFileBytes+1)},
+		"logo.png":          {Data: []byte("not text")},
+	}, "the built-in docs")
+	files, err := listDocuments(context.Background(), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"big.txt", "memory.md"}; !slices.Equal(files, want) {
+		t.Fatalf("files %q, want %q", files, want)
+	}
+	if _, err := readDocument(docs, "big.txt"); err == nil || !strings.Contains(err.Error(), "over the limit") {
+		t.Fatalf("a file over the bound: %v", err)
+	}
+	ps, err := readDocument(docs, "memory.md")
+	if err != nil || len(ps) != 1 || ps[0].Name() != "memory.md#Results" {
+		t.Fatalf("passages %v, %v", ps, err)
+	}
+	if docs.String() != "the built-in docs" {
+		t.Fatalf("name %q", docs)
 	}
 }
 

@@ -39,9 +39,9 @@ func Register(a *agent.Agent, docsDir string) error {
 	return RegisterWithModel(a, docsDir, Model{})
 }
 
-// researcher runs the research skill over one folder.
+// researcher runs the research skill over one set of documents.
 type researcher struct {
-	dir   string
+	docs  Docs
 	model Model
 }
 
@@ -59,16 +59,16 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 			"research: the question %q has no searchable words (only one-letter words and stop words)", query)
 	}
 
-	files, err := listDocuments(ctx, r.dir)
+	files, err := listDocuments(ctx, r.docs)
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: docs folder %q does not exist", r.dir)
+		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: %s does not exist", r.docs)
 	case err != nil:
-		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: list docs folder %q: %v", r.dir, err)
+		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: list %s: %v", r.docs, err)
 	case len(files) == 0:
-		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: docs folder %q has no .md or .txt files", r.dir)
+		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: %s has no .md or .txt files", r.docs)
 	}
 
 	progress(ctx, t, fmt.Sprintf("reading %d files", len(files)), 0)
@@ -78,9 +78,9 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ps, err := readDocument(r.dir, f)
+		ps, err := readDocument(r.docs, f)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("skipped %s: %v", relPath(r.dir, f), err))
+			warnings = append(warnings, fmt.Sprintf("skipped %s: %v", f, err))
 			continue
 		}
 		passages = append(passages, ps...)

@@ -117,7 +117,7 @@ func (p *chatPrinter) redraw() {
 	case p.thinking:
 		p.frame++
 		line := fmt.Sprintf("%s thinking… %s", spinner[p.frame%len(spinner)], elapsed(time.Since(p.since)))
-		fmt.Fprint(p.status, ansiClearLine+ansiDim+truncate(line, terminalWidth()-2)+ansiReset)
+		fmt.Fprint(p.status, ansiClearLine+ansiDim+truncate(line, terminalWidth(p.status)-2)+ansiReset)
 	case p.live && !p.drawn:
 		fmt.Fprint(p.status, chatPrompt)
 	default:

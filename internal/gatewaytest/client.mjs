@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // client.mjs drives an agent behind the a2abus gateway with the official
 // A2A JavaScript SDK (@a2a-js/sdk): it reads the card, sends (blocking),
-// streams, gets the task, cancels a running one, and sends without a
-// key; it prints what it saw as one JSON object on stdout.
+// streams, gets the task, answers a task's question with a follow-up
+// message, cancels a running one, and sends without a key; it prints what
+// it saw as one JSON object on stdout.
 //
 //   node client.mjs SDK_DIR AGENT_URL KEY JSONRPC|HTTP+JSON
 //
@@ -80,6 +81,21 @@ out.stream = events;
 
 const got = await client.getTask({ id: streamedId, tenant: '' });
 out.get = { id: got.id, state: state(got.status?.state), text: text(got.artifacts?.[0]?.parts) };
+
+// A question, then the follow-up message that answers it: it names the
+// task and its context.
+const asked = await client.sendMessage(message('book the room', 'confirm'));
+const reply = message('yes', 'confirm');
+reply.message.taskId = asked.id;
+reply.message.contextId = asked.contextId;
+const confirmed = await client.sendMessage(reply);
+out.followUp = {
+  asked: state(asked.status?.state),
+  question: text(asked.status?.message?.parts),
+  state: state(confirmed.status?.state),
+  text: text(confirmed.artifacts?.[0]?.parts),
+  sameTask: confirmed.id === asked.id && confirmed.contextId === asked.contextId,
+};
 
 const long = message('60000', 'sleep');
 long.configuration = { returnImmediately: true, acceptedOutputModes: [], taskPushNotificationConfig: undefined };

@@ -34,6 +34,10 @@ type summary struct {
 	Get    struct {
 		ID, State, Text string
 	} `json:"get"`
+	FollowUp struct {
+		Asked, Question, State, Text string
+		SameTask                     bool `json:"sameTask"`
+	} `json:"followUp"`
 	Cancel struct {
 		State      string `json:"state"`
 		FirstState string `json:"firstState"`
@@ -47,7 +51,9 @@ const jsKey = "js-client-key-0123456789abcdef"
 // TestJavaScriptClient: the official A2A JavaScript SDK, over JSON-RPC and
 // over HTTP+JSON, reads an agent's card from the gateway, sends to it and
 // gets the completed task, streams (the task, working updates, the result
-// as an artifact, the completed status), gets the streamed task, cancels a
+// as an artifact, the completed status), gets the streamed task, answers
+// a question (INPUT_REQUIRED) with a follow-up message naming the task and
+// its context (the same task completes with the answer), cancels a
 // running task (its canceled state; a second cancel is the SDK's
 // TaskNotCancelable error), and without a key is refused the card (401).
 func TestJavaScriptClient(t *testing.T) {
@@ -81,6 +87,10 @@ func TestJavaScriptClient(t *testing.T) {
 			}
 			if s.Get.State != "TASK_STATE_COMPLETED" || s.Get.Text != "slept 1.5s" {
 				t.Errorf("get %+v", s.Get)
+			}
+			if f := s.FollowUp; f.Asked != "TASK_STATE_INPUT_REQUIRED" || !strings.HasPrefix(f.Question, "Confirm: book the room?") ||
+				f.State != "TASK_STATE_COMPLETED" || f.Text != "Confirmed: book the room" || !f.SameTask {
+				t.Errorf("follow-up %+v", f)
 			}
 			if s.Cancel.FirstState != "TASK_STATE_SUBMITTED" || s.Cancel.State != "TASK_STATE_CANCELED" || !strings.Contains(s.CancelAgain, "TaskNotCancelable") {
 				t.Errorf("cancel %+v, again %q", s.Cancel, s.CancelAgain)

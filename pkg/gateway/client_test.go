@@ -288,34 +288,111 @@ func eventKinds(events []spec.Event) []string {
 	return out
 }
 
-// TestFollowUpAnswersInputRequired: a task whose agent asks a question
-// ends its first turn INPUT_REQUIRED with the question; a follow-up
-// message naming the task answers it, and the task completes with the
-// answer.
+// TestFollowUpAnswersInputRequired: over JSON-RPC and REST, on both
+// buses, a task whose agent asks a question ends its first turn
+// INPUT_REQUIRED, the question its status message; a follow-up message
+// naming the task (and its context) answers it, and the send waits for
+// the next turn (the completed task), streams it (the task, the turn's
+// progress, the answer as an artifact, the completed status), or returns at once
+// (GetTask then finds the task completed). A follow-up naming another
+// context is refused, as is an answer to a task that ended; a new task
+// sent in an earlier task's context is in that context (the bus's).
 func TestFollowUpAnswersInputRequired(t *testing.T) {
-	m := newMesh(t, testworld.Embedded(t), nil)
-	ctx := context.Background()
-	c := m.client(t, m.alice, m.asker, spec.TransportProtocolJSONRPC)
-	res, err := c.SendMessage(ctx, send("paint it", "ask"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	asked := res.(*spec.Task)
-	if asked.Status.State != spec.TaskStateInputRequired {
-		t.Fatalf("the first turn ended %s, want INPUT_REQUIRED", asked.Status.State)
-	}
-	if q := asked.Status.Message; q == nil || q.Parts[0].Text() != "which color?" {
-		t.Errorf("the question: %+v", q)
-	}
-	answer := spec.NewMessage(spec.MessageRoleUser, spec.NewTextPart("blue"))
-	answer.TaskID, answer.ContextID = asked.ID, asked.ContextID
-	res, err = c.SendMessage(ctx, &spec.SendMessageRequest{Message: answer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if done := res.(*spec.Task); done.ID != asked.ID || done.Status.State != spec.TaskStateCompleted || taskText(done) != "you said blue" {
-		t.Errorf("after the answer: %s %s %q", done.ID, done.Status.State, taskText(done))
-	}
+	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+		m := newMesh(t, w, nil)
+		for _, tr := range transports {
+			t.Run(string(tr), func(t *testing.T) {
+				ctx := context.Background()
+				c := m.client(t, m.alice, m.asker, tr)
+				ask := func() *spec.Task {
+					t.Helper()
+					res, err := c.SendMessage(ctx, send("paint it", "ask"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					asked := res.(*spec.Task)
+					if asked.Status.State != spec.TaskStateInputRequired || asked.ContextID == "" {
+						t.Fatalf("the first turn ended %s (context %q), want INPUT_REQUIRED in a context", asked.Status.State, asked.ContextID)
+					}
+					if q := asked.Status.Message; q == nil || q.Parts[0].Text() != "which color?" {
+						t.Errorf("the question: %+v", q)
+					}
+					return asked
+				}
+				answer := func(asked *spec.Task, text, contextID string) *spec.SendMessageRequest {
+					msg := spec.NewMessage(spec.MessageRoleUser, spec.NewTextPart(text))
+					msg.TaskID, msg.ContextID = asked.ID, contextID
+					return &spec.SendMessageRequest{Message: msg}
+				}
+
+				asked := ask()
+				if _, err := c.SendMessage(ctx, answer(asked, "blue", "another-context")); !errors.Is(err, spec.ErrInvalidParams) {
+					t.Errorf("an answer naming another context: %v, want invalid params", err)
+				}
+				res, err := c.SendMessage(ctx, answer(asked, "blue", asked.ContextID))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if done := res.(*spec.Task); done.ID != asked.ID || done.ContextID != asked.ContextID ||
+					done.Status.State != spec.TaskStateCompleted || taskText(done) != "you said blue" {
+					t.Errorf("after the answer: %s in %s, %s %q", done.ID, done.ContextID, done.Status.State, taskText(done))
+				}
+				if _, err := c.SendMessage(ctx, answer(asked, "red", "")); !errors.Is(err, spec.ErrUnsupportedOperation) {
+					t.Errorf("an answer to a task that ended: %v, want unsupported operation (TASK_FINISHED)", err)
+				}
+
+				streamed := ask()
+				var events []spec.Event
+				for ev, err := range c.SendStreamingMessage(ctx, answer(streamed, "red", "")) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					events = append(events, ev)
+				}
+				kinds := eventKinds(events)
+				if len(kinds) < 4 || kinds[0] != "task:TASK_STATE_SUBMITTED" || events[0].(*spec.Task).ID != streamed.ID ||
+					!slices.Contains(kinds, "status:TASK_STATE_WORKING") ||
+					kinds[len(kinds)-2] != "artifact" || kinds[len(kinds)-1] != "status:TASK_STATE_COMPLETED" ||
+					textOf(events[len(events)-2].(*spec.TaskArtifactUpdateEvent).Artifact.Parts) != "you said red" {
+					t.Errorf("a streamed answer: %v, want the task, the turn's progress, the answer as an artifact and the completed status", kinds)
+				}
+
+				later := ask()
+				req := answer(later, "green", later.ContextID)
+				req.Config = &spec.SendMessageConfig{ReturnImmediately: true}
+				res, err = c.SendMessage(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := res.(*spec.Task); got.ID != later.ID || got.Status.State.Terminal() {
+					t.Errorf("a non-blocking answer: %s %s, want the task, not ended", got.ID, got.Status.State)
+				}
+				testenv.Eventually(t, "the answered task completes and GetTask says so", func() bool {
+					got, err := c.GetTask(ctx, &spec.GetTaskRequest{ID: later.ID})
+					return err == nil && got.Status.State == spec.TaskStateCompleted && taskText(got) == "you said green"
+				})
+
+				again := send("paint it", "ask")
+				again.Message.ContextID = asked.ContextID
+				res, err = c.SendMessage(ctx, again)
+				if err != nil {
+					t.Fatal(err)
+				}
+				next := res.(*spec.Task)
+				if next.ID == asked.ID || next.ContextID != asked.ContextID {
+					t.Errorf("a new task in the first one's context: %s in %s, want a new task in %s", next.ID, next.ContextID, asked.ContextID)
+				}
+				list, err := c.ListTasks(ctx, &spec.ListTasksRequest{ContextID: asked.ContextID})
+				var ids []spec.TaskID
+				for _, tk := range list.Tasks {
+					ids = append(ids, tk.ID)
+				}
+				if err != nil || !slices.Equal(ids, []spec.TaskID{next.ID, asked.ID}) {
+					t.Errorf("the context's tasks: %v, %v; want %v", ids, err, []spec.TaskID{next.ID, asked.ID})
+				}
+			})
+		}
+	})
 }
 
 // TestOfflineAgents: an agent that stops (and is not well-known) loses its

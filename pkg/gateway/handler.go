@@ -232,10 +232,17 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 			return nil, err
 		}
 	}
-	s := &started{}
+	s, what := &started{}, "send to "+rq.agent.Name
 	if in.taskID != "" {
-		if s.inv, err = h.answer(ctx, rq, in); err != nil {
+		what = "answer task " + in.taskID
+		if err := h.answerable(ctx, rq, in); err != nil {
 			return nil, err
+		}
+		r := caller.Reply{TaskID: in.taskID, Text: in.text, Input: in.input, MessageID: in.messageID, Timeout: in.timeout}
+		if stream {
+			s.inv, s.watch, err = rq.caller.ReplyWatched(ctx, r) // the watch is there before the turn's first update
+		} else {
+			s.inv, err = rq.caller.Reply(ctx, r)
 		}
 	} else {
 		if !served(rq.agent) {
@@ -249,12 +256,12 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 		} else {
 			s.inv, err = rq.caller.Invoke(ctx, breq)
 		}
-		if errors.Is(err, caller.ErrOutcomeUnknown) {
-			h.g.log.Warn("gateway: task publish not confirmed; the task is kept and ends with its answer or a TIMEOUT",
-				zap.String("task", s.inv.TaskID), zap.Error(err))
-		} else if err != nil {
-			return nil, h.g.refusal(rq, "send to "+rq.agent.Name, err)
-		}
+	}
+	if errors.Is(err, caller.ErrOutcomeUnknown) {
+		h.g.log.Warn("gateway: publish not confirmed; the task is kept and ends with its answer or a TIMEOUT",
+			zap.String("task", s.inv.TaskID), zap.Error(err))
+	} else if err != nil {
+		return nil, h.g.refusal(rq, what, err)
 	}
 	if in.taskID == "" {
 		h.g.tasks.add(rq.principal, s.inv.TaskID, h.g.opts.Now()) // written behind the send
@@ -270,21 +277,17 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 	return s, nil
 }
 
-// answer replies to the task the message names, which must be the
-// principal's, for this agent, and in the message's context if it names one.
-func (h *handler) answer(ctx context.Context, rq *request, in *sendInput) (caller.Invocation, error) {
+// answerable checks that the task a message answers is the principal's,
+// for this agent, and in the message's context if it names one.
+func (h *handler) answerable(ctx context.Context, rq *request, in *sendInput) error {
 	info, err := h.task(ctx, rq, in.taskID)
 	if err != nil {
-		return caller.Invocation{}, err
+		return err
 	}
 	if in.contextID != "" && info.ContextID != "" && in.contextID != info.ContextID {
-		return caller.Invocation{}, invalidParams(fmt.Sprintf("task %s is in context %s, not %s", in.taskID, info.ContextID, in.contextID))
+		return invalidParams(fmt.Sprintf("task %s is in context %s, not %s", in.taskID, info.ContextID, in.contextID))
 	}
-	inv, err := rq.caller.Reply(ctx, caller.Reply{TaskID: in.taskID, Text: in.text, Input: in.input, MessageID: in.messageID, Timeout: in.timeout})
-	if err != nil {
-		return caller.Invocation{}, h.g.refusal(rq, "answer task "+in.taskID, err)
-	}
-	return inv, nil
+	return nil
 }
 
 // register keeps a task's push config (push, or, for an answer, those

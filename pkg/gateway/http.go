@@ -240,14 +240,11 @@ func (g *Gateway) serveJSONRPC(w http.ResponseWriter, r *http.Request, rq *reque
 	if !ok {
 		return
 	}
-	var head struct {
-		Method string `json:"method"`
+	method := rpcMethod(body)
+	if methods[method] {
+		rq.method = method
 	}
-	_ = json.Unmarshal(body, &head) // a2asrv answers what does not parse
-	if methods[head.Method] {
-		rq.method = head.Method
-	}
-	g.serveStreamable(w, r, rq, streaming(head.Method), g.jsonrpc)
+	g.serveStreamable(w, r, rq, streaming(method), g.jsonrpc)
 }
 
 // serveREST is /agents/<Name>/rest/...: the HTTP+JSON binding (a2asrv's),

@@ -21,7 +21,9 @@ import (
 // taskIndex keeps, per principal, the tasks the gateway sent for it,
 // newest first (memory.GatewayTasksIndex, scored by minus the Unix
 // microsecond they were sent), bounded to its max latest: every trimEvery
-// additions of a process cut the index back to max.
+// additions of a process cut the indexes they touched back to max (a
+// trim reads up to max+4·trimEvery members, so it is made rarely: between
+// trims a list grows past max by up to trimEvery per replica).
 //
 // Additions are written behind the sends, group-committed: add queues one
 // and returns; one writer at a time takes everything queued and writes it
@@ -41,7 +43,8 @@ type taskIndex struct {
 	writing bool
 }
 
-const trimEvery = 64
+// trimEvery is how many additions of a process go between two trims.
+const trimEvery = 256
 
 func newTaskIndex(mem memory.Memory, max int, log func(error)) *taskIndex {
 	t := &taskIndex{mem: mem, max: max, log: log, touched: map[string]bool{}}

@@ -194,9 +194,16 @@ func send(text, skill string) *spec.SendMessageRequest {
 func taskText(t *spec.Task) string {
 	var out []string
 	for _, a := range t.Artifacts {
-		for _, p := range a.Parts {
-			out = append(out, p.Text())
-		}
+		out = append(out, textOf(a.Parts))
+	}
+	return strings.Join(out, "\n")
+}
+
+// textOf is the text of parts.
+func textOf(parts spec.ContentParts) string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p.Text())
 	}
 	return strings.Join(out, "\n")
 }
@@ -220,7 +227,8 @@ func startWhoami(t testing.TB, b bus.Bus, name string) {
 }
 
 // startAsker runs an agent whose skill ask asks which color on its first
-// turn and answers "you said <answer>" on the next.
+// turn and, on the next, reports its progress and answers "you said
+// <answer>".
 func startAsker(t testing.TB, b bus.Bus, name string) {
 	t.Helper()
 	a, err := agent.New(agent.Options{Card: a2a.AgentCard{Name: name, Description: "asks first",
@@ -228,9 +236,12 @@ func startAsker(t testing.TB, b bus.Bus, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Handle("ask", func(_ context.Context, task *agent.Task) (*agent.Result, error) {
+	if err := a.Handle("ask", func(ctx context.Context, task *agent.Task) (*agent.Result, error) {
 		if task.Turn() == 0 {
 			return agent.Ask("which color?"), nil
+		}
+		if err := task.Progress(ctx, "mixing "+task.Text(), 0.5); err != nil { // sent when the answer is streamed
+			return nil, err
 		}
 		return agent.TextResult("you said " + task.Text()), nil
 	}); err != nil {

@@ -132,10 +132,21 @@ func (w *World) cleanupReal() {
 	}
 	rdb := goredis.NewClient(opts)
 	defer rdb.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// A page of keys is unlinked at once: one round trip per page, not per
+	// key, so a benchmark's world of 100k keys is gone within the bound.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	iter := rdb.Scan(ctx, 0, w.KeyPrefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		rdb.Del(ctx, iter.Val())
+	var cursor uint64
+	for {
+		keys, next, err := rdb.Scan(ctx, cursor, w.KeyPrefix+"*", 10000).Result()
+		if err != nil {
+			return
+		}
+		if len(keys) > 0 {
+			rdb.Unlink(ctx, keys...)
+		}
+		if cursor = next; cursor == 0 {
+			return
+		}
 	}
 }

@@ -16,10 +16,12 @@ import (
 	"github.com/a2abus/a2abus/internal/cliutil"
 )
 
-// Set at build time: go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc1234".
+// Set at build time (scripts/release.sh, make build): go build -ldflags
+// "-X main.version=v1.2.3 -X main.commit=abc1234 -X main.date=2026-11-26T18:03:00Z".
 var (
 	version = "dev"
 	commit  = "dev"
+	date    = "unknown"
 )
 
 func main() {
@@ -29,5 +31,5 @@ func main() {
 
 // run executes the command line args and returns the exit code.
 func run(args []string, stderr io.Writer) int {
-	return cliutil.Execute(agents.ResearchCommand(version, commit), args, stderr)
+	return cliutil.Execute(agents.ResearchCommand(cliutil.Build{Version: version, Commit: commit, Date: date}), args, stderr)
 }

@@ -24,7 +24,7 @@ FUZZFLAGS ?=
 FAULT_PKGS := $(shell grep -rl --include='*_test.go' '^func TestFault' . | xargs -r -n1 dirname | sort -u)
 
 .DEFAULT_GOAL := help
-.PHONY: help build run test services fmt-check vet lint unit faults soak soak-short bench fuzz licenses clean
+.PHONY: help build run test services fmt-check vet lint unit deploy-test faults soak soak-short bench fuzz licenses clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -48,13 +48,21 @@ services: ## make sure RabbitMQ and Redis answer on 127.0.0.1 (start or install 
 fmt-check: ## fail, listing them, if files are not gofmt-ed
 	@files=$$(gofmt -l .); if [ -n "$$files" ]; then echo "gofmt needed on:"; echo "$$files"; exit 1; fi
 
-vet: ## go vet
+vet: ## go vet, of the module and of deploy/ (a module of its own)
 	$(GO) vet ./...
+	cd deploy && $(GO) vet ./...
 
 lint: fmt-check vet ## gofmt check and go vet
 
-unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the race detector
+unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the race detector, then deploy/'s
 	$(GO) test -race -count=1 -skip '^TestFault' ./...
+	@$(MAKE) --no-print-directory deploy-test
+
+# deploy/ is a module of its own (github.com/a2abus/a2abus/deploy), so the
+# Kubernetes and kustomize modules its tests need stay out of the module an
+# SDK user requires.
+deploy-test: ## the tests of deploy/: the manifests, the image, compose.yaml and the release
+	cd deploy && $(GO) test -race -count=1 ./...
 
 faults: ## the fault tests (they stop the broker, pause Redis), one package at a time
 	A2ABUS_TEST_FAULTS=1 $(GO) test -race -count=1 -p 1 -run '^TestFault' $(FAULT_PKGS)

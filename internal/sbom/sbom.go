@@ -84,13 +84,16 @@ func Read(file string) (*debug.BuildInfo, error) {
 }
 
 // Build describes the binary named name whose build information is info:
-// its version is the one stamped with -ldflags "-X main.version=…" (else the
-// main module's), its properties the build settings (GOOS, GOARCH,
+// its version is version, else the one the -ldflags build setting stamps
+// with -X main.version (go omits that setting from a -trimpath build, so a
+// release passes its version), else the main module's; its properties the build settings (GOOS, GOARCH,
 // CGO_ENABLED, -ldflags, …), its components every module it links, sorted
 // by path. at is the document's timestamp (the zero time leaves it out, so
 // the same binary gives the same bytes).
-func Build(name string, info *debug.BuildInfo, at time.Time) BOM {
-	version := StampedVersion(info)
+func Build(name, version string, info *debug.BuildInfo, at time.Time) BOM {
+	if version == "" {
+		version = StampedVersion(info)
+	}
 	app := Component{
 		BOMRef:  purl(info.Main.Path, version),
 		Type:    "application",

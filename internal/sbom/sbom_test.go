@@ -32,7 +32,7 @@ func TestThisBinary(t *testing.T) {
 		t.Fatal("the test binary has no build information")
 	}
 	at := time.Date(2026, 11, 26, 18, 3, 0, 0, time.UTC)
-	doc, err := Build("sbom.test", info, at).Marshal()
+	doc, err := Build("sbom.test", "", info, at).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,10 @@ func TestBuild(t *testing.T) {
 			{Key: "GOOS", Value: "linux"},
 		},
 	}
-	bom := Build("a2abus", info, time.Time{})
+	if v := Build("a2abus", "v1.0.0", info, time.Time{}).Metadata.Component.Version; v != "v1.0.0" {
+		t.Errorf("the version given is %q in the document", v)
+	}
+	bom := Build("a2abus", "", info, time.Time{})
 	if bom.Metadata.Timestamp != "" {
 		t.Errorf("timestamp %q without a time", bom.Metadata.Timestamp)
 	}

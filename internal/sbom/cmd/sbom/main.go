@@ -2,8 +2,10 @@
 // Copyright 2026 The a2abus Authors
 
 // Command sbom writes the CycloneDX SBOM of a Go binary (package
-// internal/sbom) to standard output or -o FILE: `sbom [-name NAME] [-o FILE]
-// BINARY`. The timestamp is SOURCE_DATE_EPOCH when it is set (none
+// internal/sbom) to standard output or -o FILE: `sbom [-name NAME]
+// [-version VERSION] [-o FILE] BINARY`. -version is the version stamped in
+// the binary (go records no -ldflags in a -trimpath build, so the SBOM
+// cannot read it there). The timestamp is SOURCE_DATE_EPOCH when it is set (none
 // otherwise), so the same binary gives the same document. scripts/release.sh
 // runs it for every binary it builds. Exit code 1 on failure, 2 on bad usage.
 package main
@@ -26,7 +28,7 @@ func main() {
 }
 
 // errUsage marks an error of the command line (exit code 2).
-var errUsage = errors.New("usage: sbom [-name NAME] [-o FILE] BINARY")
+var errUsage = errors.New("usage: sbom [-name NAME] [-version VERSION] [-o FILE] BINARY")
 
 // run writes the SBOM the arguments ask for and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
@@ -44,6 +46,7 @@ func write(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sbom", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	name := fs.String("name", "", "the program's name in the document (default: the binary's file name)")
+	version := fs.String("version", "", "the program's version (default: the -X main.version its build information records, else its module's)")
 	out := fs.String("o", "", "write the document to this file instead of standard output")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
@@ -63,7 +66,7 @@ func write(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	doc, err := sbom.Build(*name, info, at).Marshal()
+	doc, err := sbom.Build(*name, *version, info, at).Marshal()
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func TestRun(t *testing.T) {
 	t.Setenv("SOURCE_DATE_EPOCH", "1764180180")
 	out := filepath.Join(dir, "a.cdx.json")
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-name", "a2abus", "-o", out, exe}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"-name", "a2abus", "-version", "v1.2.3", "-o", out, exe}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	doc, err := os.ReadFile(out)
@@ -57,10 +57,10 @@ func TestRun(t *testing.T) {
 	if err := json.Unmarshal(doc, &bom); err != nil {
 		t.Fatal(err)
 	}
-	if bom.Metadata.Component.Name != "a2abus" || bom.Metadata.Timestamp != "2025-11-26T18:03:00Z" {
-		t.Errorf("name %q, timestamp %q", bom.Metadata.Component.Name, bom.Metadata.Timestamp)
+	if c := bom.Metadata.Component; c.Name != "a2abus" || c.Version != "v1.2.3" || bom.Metadata.Timestamp != "2025-11-26T18:03:00Z" {
+		t.Errorf("name %q, version %q, timestamp %q", c.Name, c.Version, bom.Metadata.Timestamp)
 	}
-	if code := run([]string{"-name", "a2abus", exe}, &stdout, &stderr); code != 0 || !bytes.Equal(stdout.Bytes(), doc) {
+	if code := run([]string{"-name", "a2abus", "-version", "v1.2.3", exe}, &stdout, &stderr); code != 0 || !bytes.Equal(stdout.Bytes(), doc) {
 		t.Errorf("standard output differs from the file written for the same binary and time (exit %d)", code)
 	}
 }

@@ -72,8 +72,9 @@ func TestReleaseMatrix(t *testing.T) {
 }
 
 // TestReleaseRefusesBadInput: a version that is not a semantic version tag,
-// an unknown command, a bad platform and a DIST that holds other files are
-// refused, naming what was wrong, before anything is built.
+// a date that is not seconds, an unknown command, a bad platform and a DIST
+// that holds other files are refused, naming what was wrong, before anything
+// is built.
 func TestReleaseRefusesBadInput(t *testing.T) {
 	full := t.TempDir()
 	if err := os.WriteFile(filepath.Join(full, "keep"), nil, 0o600); err != nil {
@@ -86,7 +87,8 @@ func TestReleaseRefusesBadInput(t *testing.T) {
 	}{
 		{"version", []string{"VERSION=1.2"}, "version 1.2 is not a semantic version tag"},
 		{"command", []string{"VERSION=v1.2.3", "BINARIES=a2abus nope"}, "no command cmd/nope"},
-		{"platform", []string{"VERSION=v1.2.3", "PLATFORMS=linux", "DIST=" + filepath.Join(t.TempDir(), "d")}, "platform linux is not GOOS/GOARCH"},
+		{"platform", []string{"VERSION=v1.2.3", "PLATFORMS=linux/amd64 linux"}, "platform linux is not GOOS/GOARCH"},
+		{"date", []string{"VERSION=v1.2.3", "SOURCE_DATE_EPOCH=soon"}, "SOURCE_DATE_EPOCH=soon is not seconds since 1970"},
 		{"dist", []string{"VERSION=v1.2.3", "DIST=" + full}, "DIST=" + full + " is not empty"},
 	} {
 		out, err := release(t, c.env...)

@@ -29,16 +29,21 @@ COMMIT=${COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || true)}
 VERSION=${VERSION:-$(git describe --tags --dirty 2>/dev/null || echo "v0.0.0-dev+$COMMIT")}
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct HEAD)}
 export SOURCE_DATE_EPOCH
-DATE=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 DIST=${DIST:-dist}
 PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}
 BINARIES=${BINARIES:-a2abus sample-agent research-agent}
 
+# Everything asked for is checked before anything is built.
 [[ $VERSION =~ ^v[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]+)?$ ]] ||
 	die "version $VERSION is not a semantic version tag (vMAJOR.MINOR.PATCH)"
+[[ $SOURCE_DATE_EPOCH =~ ^[0-9]+$ ]] || die "SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH is not seconds since 1970"
 for b in $BINARIES; do
 	[[ -d cmd/$b ]] || die "no command cmd/$b"
 done
+for p in $PLATFORMS; do
+	[[ $p =~ ^[a-z0-9]+/[a-z0-9]+$ ]] || die "platform $p is not GOOS/GOARCH"
+done
+DATE=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 
 LDFLAGS="-s -w -X main.version=$VERSION -X main.commit=$COMMIT -X main.date=$DATE"
 # dist/ is the script's own and is emptied; another DIST must be empty.
@@ -56,7 +61,6 @@ go build -o "$work/sbom" ./internal/sbom/cmd/sbom
 
 for p in $PLATFORMS; do
 	goos=${p%/*} goarch=${p#*/}
-	[[ $p == */* && -n $goos && -n $goarch ]] || die "platform $p is not GOOS/GOARCH"
 	name="a2abus_${VERSION}_${goos}_${goarch}"
 	dir="$work/$name"
 	mkdir -p "$dir"

@@ -3,9 +3,19 @@
 # `make test` runs everything CI runs. `make help` lists the targets.
 
 GO       ?= go
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo dev)
+VERSION  ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.0.0-dev+$(COMMIT))
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+DATE     := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r $(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+# staticcheck, at this version, is installed once into .bin/ (make lint).
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK := .bin/staticcheck-$(STATICCHECK_VERSION)
+# make image: the image's name, platforms and buildx output (an OCI archive in
+# dist/ by default; IMAGE_OUTPUT=type=registry pushes IMAGE).
+IMAGE           ?= a2abus:$(subst +,-,$(VERSION))
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+IMAGE_OUTPUT    ?= type=oci,dest=dist/a2abus-image.oci.tar
 FUZZTIME ?= 30s
 # The fuzz targets `make fuzz` runs, package:target: the wire codec (every
 # kind), the directory's announcements, well-known and known-agents files,
@@ -24,13 +34,22 @@ FUZZFLAGS ?=
 FAULT_PKGS := $(shell grep -rl --include='*_test.go' '^func TestFault' . | xargs -r -n1 dirname | sort -u)
 
 .DEFAULT_GOAL := help
-.PHONY: help build run test services fmt-check vet lint unit faults soak soak-short bench fuzz licenses clean
+.PHONY: help build release image run test services fmt-check vet staticcheck lint unit deploy-test faults soak soak-short bench fuzz licenses clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## build bin/a2abus, bin/sample-agent and bin/research-agent with the version stamped in
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
+
+release: ## cross-build the release into dist/: archives for linux/darwin x amd64/arm64, an SBOM a binary, SHA256SUMS (docs/install.md)
+	VERSION='$(VERSION)' COMMIT='$(COMMIT)' SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' bash scripts/release.sh
+
+image: ## build the image for linux/amd64 and linux/arm64 with docker buildx, reproducibly (IMAGE, IMAGE_PLATFORMS, IMAGE_OUTPUT)
+	mkdir -p dist
+	docker buildx build -f deploy/Dockerfile --platform '$(IMAGE_PLATFORMS)' \
+		--build-arg VERSION='$(VERSION)' --build-arg COMMIT='$(COMMIT)' --build-arg SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' \
+		--output '$(IMAGE_OUTPUT),name=$(IMAGE),rewrite-timestamp=true' .
 
 run: ## the main job: a2abus demo on the embedded bus and memory (no servers needed)
 	$(GO) run ./cmd/a2abus demo --log-level warn
@@ -48,13 +67,30 @@ services: ## make sure RabbitMQ and Redis answer on 127.0.0.1 (start or install 
 fmt-check: ## fail, listing them, if files are not gofmt-ed
 	@files=$$(gofmt -l .); if [ -n "$$files" ]; then echo "gofmt needed on:"; echo "$$files"; exit 1; fi
 
-vet: ## go vet
+vet: ## go vet, of the module and of deploy/ (a module of its own)
 	$(GO) vet ./...
+	cd deploy && $(GO) vet ./...
 
-lint: fmt-check vet ## gofmt check and go vet
+$(STATICCHECK):
+	mkdir -p .bin
+	GOBIN=$(CURDIR)/.bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv .bin/staticcheck $@
 
-unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the race detector
+staticcheck: $(STATICCHECK) ## staticcheck (pinned, installed once into .bin/) on the module and on deploy/
+	$(STATICCHECK) ./...
+	cd deploy && ../$(STATICCHECK) ./...
+
+lint: fmt-check vet staticcheck ## gofmt check, go vet and staticcheck
+
+unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the race detector, then deploy/'s
 	$(GO) test -race -count=1 -skip '^TestFault' ./...
+	@$(MAKE) --no-print-directory deploy-test
+
+# deploy/ is a module of its own (github.com/a2abus/a2abus/deploy), so the
+# Kubernetes and kustomize modules its tests need stay out of the module an
+# SDK user requires.
+deploy-test: ## the tests of deploy/: the manifests, the image, compose.yaml and the release
+	cd deploy && $(GO) test -race -count=1 ./...
 
 faults: ## the fault tests (they stop the broker, pause Redis), one package at a time
 	A2ABUS_TEST_FAULTS=1 $(GO) test -race -count=1 -p 1 -run '^TestFault' $(FAULT_PKGS)
@@ -84,8 +120,8 @@ fuzz: ## fuzz each decoder of bus and file input (FUZZ_TARGETS) for FUZZTIME (30
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $(FUZZFLAGS) $${t%%:*}; \
 	done
 
-clean: ## remove build output
-	rm -rf bin
+clean: ## remove build output and the release
+	rm -rf bin dist
 
 .PHONY: gen-docs
 gen-docs: ## regenerate the command list of docs/cli.md from the command tree (its test fails while they differ)

@@ -32,13 +32,15 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestVersion(t *testing.T) {
 	isolate(t, "")
 	t.Setenv("A2ABUS_BUS_URL", "http://bad") // version needs no configuration
-	code, out, errOut := runCLI(t, "version")
-	if code != 0 || errOut != "" {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-	want := "a2abus dev (commit dev, " + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
-	if out != want {
-		t.Errorf("stdout = %q, want %q", out, want)
+	want := "a2abus dev (commit dev, built unknown, " + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
+	for _, arg := range []string{"version", "--version"} {
+		code, out, errOut := runCLI(t, arg)
+		if code != 0 || errOut != "" {
+			t.Fatalf("%s: exit %d, stderr %q", arg, code, errOut)
+		}
+		if out != want {
+			t.Errorf("%s: stdout = %q, want %q", arg, out, want)
+		}
 	}
 }
 

@@ -60,8 +60,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cliutil.AddConfigFlags(root.PersistentFlags(), &c.configFile)
+	cliutil.AddVersion(root, build())
 	root.AddCommand(
-		cliutil.NewVersionCmd("a2abus", version, commit),
 		newConfigCmd(c),
 		newTopologyCmd(c),
 		cliutil.SetProfile(newBenchCmd(c), cliutil.AsConfigured), // it names its servers itself

@@ -16,10 +16,12 @@ import (
 	"github.com/a2abus/a2abus/pkg/ops"
 )
 
-// Set at build time: go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc1234".
+// Set at build time (scripts/release.sh, make build): go build -ldflags
+// "-X main.version=v1.2.3 -X main.commit=abc1234 -X main.date=2026-11-26T18:03:00Z".
 var (
 	version = "dev"
 	commit  = "dev"
+	date    = "unknown"
 )
 
 func main() {
@@ -31,5 +33,5 @@ func main() {
 // binary links no model client nor OTLP exporter (docs/architecture.md#optional-parts).
 func run(args []string, stderr io.Writer) int {
 	ops.SetBuild(version, commit)
-	return cliutil.Execute(agents.SampleCommand(version, commit), args, stderr)
+	return cliutil.Execute(agents.SampleCommand(cliutil.Build{Version: version, Commit: commit, Date: date}), args, stderr)
 }

@@ -50,22 +50,22 @@ func (f *Flags) Name() string { return f.name }
 // SampleCommand is the root command of cmd/sample-agent: SampleAgent, always
 // on unless --ephemeral, named by --name; `sample-agent version` prints
 // version and commit.
-func SampleCommand(version, commit string) *cobra.Command {
-	return newCommand(KindSample, version, commit)
+func SampleCommand(b cliutil.Build) *cobra.Command {
+	return newCommand(KindSample, b)
 }
 
 // ResearchCommand is the root command of cmd/research-agent: ResearchAgent,
 // one-shot unless --ephemeral=false, searching --docs; `research-agent
 // version` prints version and commit.
-func ResearchCommand(version, commit string) *cobra.Command {
-	return newCommand(KindResearch, version, commit)
+func ResearchCommand(b cliutil.Build) *cobra.Command {
+	return newCommand(KindResearch, b)
 }
 
 // newCommand builds the root command of kind's main. Both mains take
 // a2abus's configuration flags and file, and the overrides of Flags; they
 // run as cliutil.Daemon (the local servers when bus.url / redis.url are
 // unset, JSON logs at info).
-func newCommand(kind, version, commit string) *cobra.Command {
+func newCommand(kind string, b cliutil.Build) *cobra.Command {
 	var configFile string
 	cmd := &cobra.Command{
 		Args:          cobra.NoArgs,
@@ -89,7 +89,7 @@ func newCommand(kind, version, commit string) *cobra.Command {
 			"  research-agent --docs ./docs --ephemeral=false\n" +
 			"  research-agent version"
 	}
-	cmd.AddCommand(cliutil.NewVersionCmd(cmd.Use, version, commit))
+	cliutil.AddVersion(cmd, b)
 	f := AddFlags(cmd.Flags(), kind == KindResearch)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		l, err := cliutil.LoadConfig(cmd, configFile)

@@ -5,7 +5,6 @@ package testenv
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +46,7 @@ func WantError(tb testing.TB, what string, err, target error, parts ...string) b
 	if errors.Is(err, target) && containsAll(err.Error(), parts) {
 		return true
 	}
-	tb.Error(fmt.Sprintf("%s: err = %v; want an error wrapping %q that names %q", what, err, target, parts))
+	tb.Errorf("%s: err = %v; want an error wrapping %q that names %q", what, err, target, parts)
 	return false
 }
 

@@ -81,13 +81,6 @@ func (l *localTasks) start(id string, n int) (*turnStart, bool) {
 	return t.start, t.start != nil && t.n == n
 }
 
-// forgetTurns forgets the turns of task id (it ended).
-func (l *localTasks) forgetTurns(id string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.turns, id)
-}
-
 // put remembers rec; when full of live tasks it remembers nothing (the
 // record is read from working memory instead).
 func (l *localTasks) put(rec *Record, now time.Time) {

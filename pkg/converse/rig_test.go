@@ -144,9 +144,8 @@ type rigOptions struct {
 	draft  *drafter
 	answer *answerer
 	policy *converse.Policy
-	// leaseTTL is the orchestrator's (default 600ms); memoryRetryBound its
-	// MemoryRetryBound (default the package's).
-	leaseTTL, memoryRetryBound time.Duration
+	// leaseTTL is the orchestrator's (default 600ms).
+	leaseTTL time.Duration
 }
 
 // rigs numbers the rigs, so that two rigs of one world have agents of their

@@ -33,10 +33,9 @@ type webhook struct {
 }
 
 type push struct {
-	task          spec.Task
-	token, auth   string
-	contentType   string
-	attemptsSoFar int
+	task        spec.Task
+	token, auth string
+	contentType string
 }
 
 func newWebhook(t *testing.T, failFirst int) *webhook {

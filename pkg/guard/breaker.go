@@ -114,7 +114,7 @@ func (b *breakers) allow(target string, now time.Time) (br *breaker, report func
 			"the circuit to %s is half-open: a probe call is testing whether it recovered; retry once it has answered (within its timeout)", target)
 	}
 	br.mu.Lock()
-	wait := br.openedAt.Add(b.cooldown).Sub(time.Now())
+	wait := time.Until(br.openedAt.Add(b.cooldown))
 	br.mu.Unlock()
 	return nil, nil, a2a.NewError(a2a.CodeCircuitOpen,
 		"the circuit to %s is open after %d consecutive failures or timeouts (limits.breaker_failures); retry in %s, when one probe call is let through",

@@ -155,14 +155,6 @@ func (r *remoteServer) setCardDown(down bool) {
 	r.cardDown = down
 }
 
-func (r *remoteServer) setCard(f func(*spec.AgentCard)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c := *r.card
-	f(&c)
-	r.card = &c
-}
-
 func (r *remoteServer) seenRequests() []seen {
 	r.mu.Lock()
 	defer r.mu.Unlock()

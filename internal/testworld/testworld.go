@@ -11,6 +11,7 @@ package testworld
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -156,24 +157,29 @@ func (w *World) cleanupReal() {
 	defer rdb.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	_ = DeleteKeys(ctx, rdb, w.KeyPrefix)
+}
+
+// DeleteKeys deletes every key of rdb starting with prefix (which holds no
+// glob character): one UNLINK per SCAN step of 10,000 keys. SCAN walks the
+// whole keyspace whatever it matches, so on a shared Redis holding many
+// keys the round trips of small steps cost far more than the walk: 826k
+// keys took 20s in steps of 1,000 (past the 10s bound of the clean-ups,
+// which then left their keys behind) and 7s in steps of 10,000, on a
+// loaded 2-core machine.
+func DeleteKeys(ctx context.Context, rdb *goredis.Client, prefix string) error {
 	for cursor := uint64(0); ; {
-		keys, next, err := rdb.Scan(ctx, cursor, w.KeyPrefix+"*", cleanupScanCount).Result()
+		keys, next, err := rdb.Scan(ctx, cursor, prefix+"*", 10_000).Result()
 		if err != nil {
-			return
+			return fmt.Errorf("testworld: scan %q: %w", prefix, err)
 		}
 		if len(keys) > 0 {
-			rdb.Unlink(ctx, keys...)
+			if err := rdb.Unlink(ctx, keys...).Err(); err != nil {
+				return fmt.Errorf("testworld: delete %d keys under %q: %w", len(keys), prefix, err)
+			}
 		}
 		if cursor = next; cursor == 0 {
-			return
+			return nil
 		}
 	}
 }
-
-// cleanupScanCount is the COUNT hint of each SCAN step of a real world's
-// clean-up. SCAN walks the whole keyspace whatever it matches, so on a
-// shared Redis holding many keys the round trips of small steps cost far
-// more than the walk: 826k keys took 20s in steps of 1,000 (past the
-// clean-up's 10s bound, leaving the world's keys behind) and 7s in steps
-// of 10,000, on a loaded 2-core machine.
-const cleanupScanCount = 10_000

@@ -9,19 +9,21 @@ import (
 	"time"
 )
 
-var benchSizes = []int{1_000, 10_000}
+// benchSizes are the directory sizes measured; each raises Options.MaxAgents to fit.
+var benchSizes = []int{1_000, 10_000, 100_000}
 
-// benchDirectory returns a directory knowing n online agents, each with a
-// skill shared by all, one shared by 1% of them, and a description.
+// benchDirectory returns a directory bounded to n learned agents and knowing
+// n online agents, each with a skill shared by all, one shared by 1% of
+// them, and a description.
 func benchDirectory(b *testing.B, n int) (*Directory, []string) {
 	b.Helper()
-	d := newDirectory(b, Options{Bus: embeddedBus(b)})
+	d := newDirectory(b, Options{Bus: embeddedBus(b), MaxAgents: n})
 	now := time.Now()
 	names := make([]string, n)
 	for i := range n {
 		names[i] = fmt.Sprintf("Agent%05d", i)
 		if _, _, res := d.reg.apply(announcement(names[i], "i1", now, false, "common", fmt.Sprintf("skill%d", i%100)), now); res != accepted {
-			b.Fatal("announcement not applied")
+			b.Fatalf("announcement %d of %d not applied: outcome %d", i, n, res)
 		}
 	}
 	return d, names
@@ -66,13 +68,14 @@ func BenchmarkLookup(b *testing.B) {
 
 func BenchmarkList(b *testing.B) {
 	for _, n := range benchSizes {
-		d, _ := benchDirectory(b, n)
+		d, names := benchDirectory(b, n)
 		for _, c := range []struct {
 			name string
 			f    Filter
 			want int
 		}{
 			{"all", Filter{}, n},
+			{"skill-all", Filter{Skill: "common"}, n},
 			{"skill-1%", Filter{Skill: "skill7"}, n / 100},
 			{"query-10", Filter{Query: "agent0004"}, 10},
 		} {
@@ -84,5 +87,21 @@ func BenchmarkList(b *testing.B) {
 				}
 			})
 		}
+		// One agent re-announces between two listings, as in a live
+		// directory: what the listing costs when something changed.
+		b.Run(fmt.Sprintf("agents=%d/all-after-announce", n), func(b *testing.B) {
+			now := time.Now()
+			i := 0
+			for b.Loop() {
+				now = now.Add(time.Millisecond)
+				if _, _, res := d.reg.apply(announcement(names[i%n], "i1", now, false, "common", fmt.Sprintf("skill%d", i%n%100)), now); res != accepted {
+					b.Fatalf("announcement not applied: outcome %d", res)
+				}
+				if got := len(d.List(Filter{})); got != n {
+					b.Fatalf("listed %d, want %d", got, n)
+				}
+				i++
+			}
+		})
 	}
 }

@@ -180,7 +180,8 @@ func TestOversizedCardsAreDropped(t *testing.T) {
 // secret but dated 100 years ahead would be newer than every genuine
 // announcement to come; it is dropped, and the genuine card is listed.
 func TestFutureDatedAnnouncementCannotPinItsCard(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		secret := []byte("the-shared-announce-secret")
 		log, logs := observed()
 		d := newDirectory(t, Options{Bus: w.Connect(t), AnnounceSecret: secret, Logger: log})

@@ -18,7 +18,9 @@ const maxSuggestions = 3
 // Lookup returns the agent called name, ignoring case; Entry.Name is its canonical spelling.
 func (d *Directory) Lookup(name string) (Entry, bool) { return d.reg.get(name) }
 
-// List returns the agents f selects, sorted by name (ignoring case).
+// List returns the agents f selects, sorted by name (ignoring case). The
+// listing of every agent (the zero Filter) is built once after a change and
+// shared by the calls until the next: treat the slice, like its entries, as read-only.
 func (d *Directory) List(f Filter) []Entry { return d.reg.list(f) }
 
 // Closest returns up to n known names nearest to name by edit distance,

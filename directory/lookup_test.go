@@ -6,7 +6,9 @@ package directory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +148,105 @@ func TestPatientResolverEndsWithTheContext(t *testing.T) {
 	cancel()
 	if err := <-done; a2a.CodeOf(err) != a2a.CodeAgentNotFound {
 		t.Fatalf("Resolve after its context ended = %v, want AGENT_NOT_FOUND", err)
+	}
+}
+
+// The listing of every agent is shared until the next change: it follows
+// every change (a new agent, an announcement, a forgotten agent), and a
+// listing already returned keeps what it listed.
+func TestListAllFollowsChanges(t *testing.T) {
+	clk := newClock()
+	d := newDirectory(t, Options{Bus: embeddedBus(t), Now: clk.Now, StaleAfter: testStale, ForgetAfter: testForget})
+	apply := func(name string, now time.Time) {
+		t.Helper()
+		if _, _, res := d.reg.apply(announcement(name, "i1", now, false, "s"), now); res != accepted {
+			t.Fatalf("apply %s: outcome %d", name, res)
+		}
+	}
+	apply("Bravo", at(0))
+	first := d.List(Filter{})
+	if got := names(first); !reflect.DeepEqual(got, []string{"Bravo"}) {
+		t.Fatalf("List = %v, want [Bravo]", got)
+	}
+	_ = append(first, Entry{Name: "Appended"}) // a caller's append does not reach the directory's listing
+	if got := names(d.List(Filter{})); !reflect.DeepEqual(got, []string{"Bravo"}) {
+		t.Fatalf("List after a caller appended to a listing = %v, want [Bravo]", got)
+	}
+
+	apply("Alpha", at(time.Second))
+	if got := names(d.List(Filter{})); !reflect.DeepEqual(got, []string{"Alpha", "Bravo"}) {
+		t.Fatalf("List after a new agent = %v, want [Alpha Bravo]", got)
+	}
+	apply("Bravo", at(testForget))
+	all := d.List(Filter{})
+	if got := names(all); !reflect.DeepEqual(got, []string{"Alpha", "Bravo"}) || !all[1].LastSeen.Equal(at(testForget)) {
+		t.Fatalf("List after an announcement = %v, Bravo last seen %v; want [Alpha Bravo], Bravo at +ForgetAfter", got, all[1].LastSeen)
+	}
+	if len(first) != 1 || !first[0].LastSeen.Equal(at(0)) {
+		t.Fatalf("the first listing changed: %v, last seen %v; want [Bravo] seen at +0s", names(first), first[0].LastSeen)
+	}
+
+	d.reg.sweep(at(testForget + testStale - time.Nanosecond)) // Alpha is forgotten, Bravo still online
+	if all = d.List(Filter{}); len(all) != 1 || all[0].Name != "Bravo" || all[0].Status != StatusOnline {
+		t.Fatalf("List after Alpha was forgotten = %s, want Bravo online", describe(all))
+	}
+	d.reg.sweep(at(testForget + testStale)) // Bravo's instance is stale: offline, not yet forgotten
+	if all = d.List(Filter{}); len(all) != 1 || all[0].Status != StatusOffline {
+		t.Fatalf("List after Bravo went stale = %s, want Bravo offline", describe(all))
+	}
+}
+
+// A skill filter lists the same agents, in key order, whether the agents
+// with the skill are few (sorted from the index) or many (scanned).
+func TestListSkillFewOrMany(t *testing.T) {
+	d := newDirectory(t, Options{Bus: embeddedBus(t)})
+	now := time.Now()
+	for i := range 200 {
+		skills := []string{"common"}
+		if i%50 == 7 {
+			skills = append(skills, "rare")
+		}
+		name := fmt.Sprintf("Agent%03d", 199-i) // announced out of key order
+		if i%2 == 0 {
+			name = strings.ToLower(name)
+		}
+		if _, _, res := d.reg.apply(announcement(name, "i1", now, false, skills...), now); res != accepted {
+			t.Fatalf("apply %s: outcome %d", name, res)
+		}
+	}
+	all := d.List(Filter{})
+	for _, skill := range []string{"common", "rare"} {
+		var want []string
+		for _, e := range all {
+			if e.HasSkill(skill) {
+				want = append(want, e.Name)
+			}
+		}
+		if got := names(d.List(Filter{Skill: skill})); !reflect.DeepEqual(got, want) {
+			t.Errorf("List(skill %s) = %v, want %v", skill, got, want)
+		}
+	}
+	if !slices.IsSortedFunc(all, func(a, b Entry) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) }) {
+		t.Errorf("List = %v, not in name order ignoring case", names(all))
+	}
+}
+
+// Lookup folds case as strings.ToLower does, for any input.
+func TestLookupFoldsLikeToLower(t *testing.T) {
+	d := lookupDirectory(t)
+	now := time.Now()
+	if _, _, res := d.reg.apply(announcement("Kilo", "k1", now, false, "k"), now); res != accepted {
+		t.Fatalf("apply Kilo: outcome %d", res)
+	}
+	for q, want := range map[string]bool{
+		"\u212Ailo":                       true, // the Kelvin sign lowers to k
+		"KILO":                            true,
+		"kIlO":                            true,
+		"kilo\u0130":                      false, // a dotted capital I lowers to i and a combining dot
+		"kilo" + strings.Repeat("o", 100): false,
+	} {
+		if _, ok := d.Lookup(q); ok != want {
+			t.Errorf("Lookup(%q) found %v, want %v", q, ok, want)
+		}
 	}
 }

@@ -92,7 +92,8 @@ func (p *queryProbe) settled(t *testing.T) int32 {
 // (answered by the running agent), and misses closer together than
 // MinQueryGap send no more.
 func TestQueryOnMiss(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		queries := countQueries(t, w.Connect(t))
 		agents := w.Connect(t)
 		alpha := newFakeAgent(agents, w.N("Alpha"), "a")

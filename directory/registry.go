@@ -5,19 +5,22 @@ package directory
 
 import (
 	"encoding/json"
-	"maps"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // registry is the directory's state: the agents keyed by lower-case name,
-// an index from skill id to agents, and the keys in order. Every record
-// keeps a ready Entry, rebuilt on change, so look-ups only copy it. It does
-// no I/O and takes the time from its callers. Safe for concurrent use.
+// an index from skill id to agents, and the records in key order. Every
+// record keeps a ready Entry, rebuilt on change, so look-ups only copy it;
+// the listing of every entry is built once after a change and shared by the
+// listings until the next one. It does no I/O and takes the time from its
+// callers. Safe for concurrent use.
 type registry struct {
 	staleAfter  time.Duration
 	forgetAfter time.Duration
@@ -27,7 +30,13 @@ type registry struct {
 	agents  map[string]*record
 	learned int                            // how many agents are not well-known
 	skills  map[string]map[string]struct{} // skill id → keys of the agents listing it
-	sorted  []string                       // every key, in order
+	sorted  []*record                      // every record, in key order
+
+	// all is every entry in key order, built by the first listing after a
+	// change (nil until then) and shared, read-only, by every listing. It
+	// changes only under mu held for writing; listings holding mu for
+	// reading may build it concurrently (they build the same).
+	all atomic.Pointer[[]Entry]
 }
 
 // record is one agent. Its card is replaced, never modified, so entries may share it.
@@ -252,33 +261,91 @@ func (r *registry) sweep(now time.Time) (offline, forgotten []string) {
 
 // get returns the entry of name, ignoring case.
 func (r *registry) get(name string) (Entry, bool) {
-	key := strings.ToLower(name)
+	var buf [64]byte // agent names are at most 64 ASCII bytes: the key is lowered here, not allocated
+	key := lowerKey(buf[:0], name)
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	rec, ok := r.agents[key]
+	rec, ok := r.agents[string(key)]
 	if !ok {
 		return Entry{}, false
 	}
 	return rec.view, true
 }
 
-// list returns the entries f selects, in key order.
+// lowerKey appends name in lower case to dst, as strings.ToLower does.
+func lowerKey(dst []byte, name string) []byte {
+	for i := range len(name) {
+		if name[i] >= 0x80 { // not ASCII: Unicode's rules (rare; no agent name has such a key)
+			return append(dst, strings.ToLower(name)...)
+		}
+	}
+	for i := range len(name) {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// list returns the entries f selects, in key order. The zero Filter's
+// listing is shared: its slice and entries are read-only.
 func (r *registry) list(f Filter) []Entry {
 	q := strings.ToLower(f.Query)
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	keys := r.sorted
+	if f.Skill == "" && q == "" {
+		return r.listAll()
+	}
+	recs := r.sorted
 	if f.Skill != "" {
-		keys = slices.Sorted(maps.Keys(r.skills[f.Skill]))
+		recs = r.withSkill(f.Skill)
 	}
 	out := make([]Entry, 0) // never nil: an empty list encodes as []
 	if q == "" {
-		out = make([]Entry, 0, len(keys))
+		out = make([]Entry, 0, len(recs))
 	}
-	for _, k := range keys {
-		rec := r.agents[k]
+	for _, rec := range recs {
 		if q == "" || strings.Contains(rec.search, q) {
 			out = append(out, rec.view)
+		}
+	}
+	return out
+}
+
+// listAll returns every entry in key order, building the shared listing if
+// a change dropped it; r.mu is held.
+func (r *registry) listAll() []Entry {
+	if all := r.all.Load(); all != nil {
+		return *all
+	}
+	all := make([]Entry, len(r.sorted)) // never nil: an empty list encodes as []
+	for i, rec := range r.sorted {
+		all[i] = rec.view
+	}
+	r.all.Store(&all)
+	return all
+}
+
+// withSkill returns the records whose card lists skill, in key order: the
+// index's few sorted when they are few, else the records scanned; r.mu is held.
+func (r *registry) withSkill(skill string) []*record {
+	set := r.skills[skill]
+	if len(set) == 0 {
+		return nil
+	}
+	out := make([]*record, 0, len(set))
+	if len(set)*bits.Len(uint(len(set))) < len(r.sorted) {
+		for key := range set {
+			out = append(out, r.agents[key])
+		}
+		slices.SortFunc(out, func(a, b *record) int { return strings.Compare(a.key, b.key) })
+		return out
+	}
+	for _, rec := range r.sorted {
+		if _, ok := set[rec.key]; ok {
+			out = append(out, rec)
 		}
 	}
 	return out
@@ -296,8 +363,8 @@ func (r *registry) names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]string, len(r.sorted))
-	for i, k := range r.sorted {
-		out[i] = r.agents[k].card.Name
+	for i, rec := range r.sorted {
+		out[i] = rec.card.Name
 	}
 	return out
 }
@@ -307,8 +374,8 @@ func (r *registry) snapshot() []storedAgent {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]storedAgent, len(r.sorted))
-	for i, k := range r.sorted {
-		v := r.agents[k].view
+	for i, rec := range r.sorted {
+		v := rec.view
 		out[i] = storedAgent{Name: v.Name, Card: v.Card, LastSeen: v.LastSeen, Instances: v.Instances, InputSchemas: v.InputSchemas}
 	}
 	return out
@@ -319,8 +386,9 @@ func (r *registry) add(key string) *record {
 	rec := &record{key: key, instances: map[string]instance{}, gone: map[string]tombstone{}}
 	r.agents[key] = rec
 	r.learned++
-	i, _ := slices.BinarySearch(r.sorted, key)
-	r.sorted = slices.Insert(r.sorted, i, key)
+	i, _ := slices.BinarySearchFunc(r.sorted, key, compareKey)
+	r.sorted = slices.Insert(r.sorted, i, rec)
+	r.all.Store(nil)
 	return rec
 }
 
@@ -332,10 +400,14 @@ func (r *registry) remove(key string) {
 	if !rec.wellKnown {
 		r.learned--
 	}
-	if i, found := slices.BinarySearch(r.sorted, key); found {
+	if i, found := slices.BinarySearchFunc(r.sorted, key, compareKey); found {
 		r.sorted = slices.Delete(r.sorted, i, i+1)
 	}
+	r.all.Store(nil)
 }
+
+// compareKey orders a record by its key, for the searches of sorted.
+func compareKey(rec *record, key string) int { return strings.Compare(rec.key, key) }
 
 // setCard replaces the record's card and re-indexes its skills; r.mu is held.
 func (r *registry) setCard(rec *record, card a2a.AgentCard) {
@@ -383,4 +455,5 @@ func (r *registry) refresh(rec *record) {
 		v.Status = StatusOffline
 	}
 	rec.view = v
+	r.all.Store(nil)
 }

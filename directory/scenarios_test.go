@@ -16,9 +16,14 @@ import (
 )
 
 // The scenarios, each on the embedded bus and on the real RabbitMQ.
+// The tests that use a real world run in parallel (t.Parallel): each world
+// is private (its exchange, agent names and key prefix), and most of a real
+// world's time goes to its clean-up's walk of the Redis keyspace, which
+// they then share.
 
 func TestAnnouncedAgentsAreListed(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		alphaName, betaName, researchName := w.N("Alpha"), w.N("Beta"), w.N("Research")
 		d := newDirectory(t, Options{Bus: w.Connect(t), Exchange: w.Exchange, WellKnown: []WellKnownAgent{wellKnown(researchName, "research")}})
 		start(t, d)
@@ -64,7 +69,8 @@ func TestAnnouncedAgentsAreListed(t *testing.T) {
 }
 
 func TestFirstBootSeedsWellKnownAgents(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		file := filepath.Join(t.TempDir(), "known-agents.json") // does not exist: first boot
 		research, sample := w.N("ResearchAgent"), w.N("SampleAgent")
 		d := newDirectory(t, Options{Bus: w.Connect(t), KnownAgentsFile: file,
@@ -91,7 +97,8 @@ func TestFirstBootSeedsWellKnownAgents(t *testing.T) {
 }
 
 func TestRestartRestoresKnownAgents(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		file := filepath.Join(t.TempDir(), "known-agents.json")
 		alphaName, betaName, researchName := w.N("Alpha"), w.N("Beta"), w.N("Research")
 		wk := []WellKnownAgent{wellKnown(researchName, "research")}
@@ -145,7 +152,8 @@ func TestRestartRestoresKnownAgents(t *testing.T) {
 }
 
 func TestStaleAgentsGoOfflineThenAreForgotten(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		alphaName, researchName := w.N("Alpha"), w.N("Research")
 		d := newDirectory(t, Options{Bus: w.Connect(t), WellKnown: []WellKnownAgent{wellKnown(researchName)},
 			StaleAfter: 300 * time.Millisecond, ForgetAfter: 600 * time.Millisecond, SweepInterval: 20 * time.Millisecond})
@@ -167,7 +175,8 @@ func TestStaleAgentsGoOfflineThenAreForgotten(t *testing.T) {
 }
 
 func TestDiscoveryQueryBringsRunningAgents(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		agents := w.Connect(t)
 		// Running agents that announce only when asked: the directory lists
 		// them only if its start-up query reaches them.
@@ -194,7 +203,8 @@ func TestDiscoveryQueryBringsRunningAgents(t *testing.T) {
 }
 
 func TestBadAnnouncementsAreDropped(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		d := newDirectory(t, Options{Bus: w.Connect(t)})
 		start(t, d)
 		pub := w.Connect(t)
@@ -224,7 +234,8 @@ func TestBadAnnouncementsAreDropped(t *testing.T) {
 // TestForgedAnnouncementsAreRejected: with an announce secret, only cards
 // signed with it are listed; unsigned and wrongly signed ones are dropped.
 func TestForgedAnnouncementsAreRejected(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		secret := []byte("the-shared-announce-secret")
 		d := newDirectory(t, Options{Bus: w.Connect(t), AnnounceSecret: secret})
 		start(t, d)

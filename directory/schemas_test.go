@@ -25,7 +25,8 @@ const compactRate = `{"type":"object","required":["rate"]}`
 // the patient resolver, persisted and restored; a schema that does not
 // compile is dropped while the card is kept.
 func TestInputSchemasAnnouncedPersistedAndRestored(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		file := filepath.Join(t.TempDir(), "known-agents.json")
 		name := w.N("Calc")
 		calc := newFakeAgent(w.Connect(t), name, "rate", "odd", "plain")

@@ -55,7 +55,8 @@ func barrier(t *testing.T, d *Directory, b bus.Bus) {
 // key the well-known file pins is listed only from cards signed by that
 // key, and deregistered only by them.
 func TestPinnedKeyRefusesCardsAndDeregistrationsSignedOtherwise(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		log, logs := observed()
 		wk := wellKnown("Billing", "work")
 		wk.PublicKey = pubText(key(1))
@@ -98,7 +99,8 @@ func TestPinnedKeyRefusesCardsAndDeregistrationsSignedOtherwise(t *testing.T) {
 // pins file; later cards signed otherwise (or unsigned) are refused, also
 // by a directory started later on the same file.
 func TestTrustOnFirstUse(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		pins := filepath.Join(t.TempDir(), "pins.json")
 		b := w.Connect(t)
 		d := newDirectory(t, Options{Bus: b, Trust: TrustTOFU, PinsFile: pins})
@@ -179,7 +181,8 @@ func TestPinnedModeAcceptsUnpinnedNamesAndTrustAnyIgnoresKeys(t *testing.T) {
 
 // TestAgentSignedCardsPassThePin: the agent runtime's signatures (Options.SigningKey) are what the directory checks.
 func TestAgentSignedCardsPassThePin(t *testing.T) {
-	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+	t.Parallel()
+	testworld.EachBus(t, func(t *testing.T, w *testworld.World) {
 		name := w.N("Signer")
 		wk := wellKnown(name)
 		wk.PublicKey = pubText(key(8))

@@ -6,6 +6,7 @@ package access
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"net/url"
 	"strings"
 	"sync"
@@ -74,17 +75,44 @@ func realWorld(t *testing.T, roster Roster) *world {
 	}
 	w.plan = plan
 	t.Cleanup(func() {
-		for _, u := range plan.Users {
-			_ = testenv.Rabbitmqctl(t, "delete_user", u.Name)
+		deletes := make([][][]string, len(plan.Users))
+		for i, u := range plan.Users {
+			deletes[i] = [][]string{{"delete_user", u.Name}}
 		}
+		_ = rabbitmqctlGroups(t, deletes)
 		w.deleteTopology(t)
 	})
+	// Each user's commands in order (add_user first), the users side by
+	// side: every rabbitmqctl starts an Erlang VM, about 2s on a loaded machine.
+	var users [][][]string
 	for _, c := range plan.Commands(func(string) string { return w.password }) {
-		if err := testenv.Rabbitmqctl(t, c...); err != nil {
-			t.Fatal(err)
+		if c[0] == "add_user" {
+			users = append(users, nil)
 		}
+		users[len(users)-1] = append(users[len(users)-1], c)
+	}
+	if err := rabbitmqctlGroups(t, users); err != nil {
+		t.Fatal(err)
 	}
 	return w
+}
+
+// rabbitmqctlGroups runs each group's rabbitmqctl commands in order, the
+// groups concurrently, and returns the first error of each failed group.
+func rabbitmqctlGroups(t *testing.T, groups [][][]string) error {
+	errs := make([]error, len(groups))
+	var wg sync.WaitGroup
+	for i, group := range groups {
+		wg.Go(func() {
+			for _, c := range group {
+				if errs[i] = testenv.Rabbitmqctl(t, c...); errs[i] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // n is name as the world spells it (suffixed on the real bus).

@@ -5,5 +5,7 @@
 // (a2abus, sample-agent, research-agent) and run them as separate processes
 // against the real RabbitMQ and Redis — invoking from the CLI, running an
 // agent one-shot as a KEDA job would, killing agents mid-task, restarting
-// callers — and check what lands in working memory.
+// callers — and check what lands in working memory. Each test has its own
+// exchange, key prefix and agent names, so they run in parallel
+// (t.Parallel), all but the one that starts twenty CLI processes at once.
 package e2e

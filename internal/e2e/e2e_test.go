@@ -40,6 +40,7 @@ func decode(t *testing.T, out string) invokeJSON {
 // TestCrossProcessFlow: SampleAgent in its own process, invoked by the CLI;
 // the result is stored with its TTL and the notification turn is appended.
 func TestCrossProcessFlow(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	agent := e.w.N("Sample")
 	e.start("sample-agent", "--name", agent)
@@ -83,6 +84,7 @@ func TestCrossProcessFlow(t *testing.T) {
 // instance runs; the one-shot agent started later completes it and exits 0;
 // a caller process started after that stores and notifies the result.
 func TestOneShotAgentLikeKEDA(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	agent := e.w.N("Research")
 	e.known(agent) // a KEDA-scaled agent is listed in the well-known file
@@ -116,6 +118,7 @@ func TestOneShotAgentLikeKEDA(t *testing.T) {
 // TestAgentKilledMidTask: kill -9 of the agent running a task; the task is
 // redelivered to a new instance and completed; the caller is notified once.
 func TestAgentKilledMidTask(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	agent := e.w.N("Sample")
 	first := e.start("sample-agent", "--name", agent)
@@ -145,6 +148,7 @@ func TestAgentKilledMidTask(t *testing.T) {
 // agent is killed is not run again: the next instance answers
 // EXECUTION_FAILED at once and dead-letters it.
 func TestPoisonTaskEndsInTheDeadQueue(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.extra = []string{"A2ABUS_BUS_MAX_ATTEMPTS=1"}
 	agent := e.w.N("Sample")
@@ -179,6 +183,7 @@ func TestPoisonTaskEndsInTheDeadQueue(t *testing.T) {
 // before the result exists; a later caller process of the same name stores
 // and notifies it.
 func TestCallerRestartedBetweenInvokeAndResult(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	agent := e.w.N("Sample")
 	e.known(agent)
@@ -238,6 +243,7 @@ func TestTwentyCLIProcessesShareACallerName(t *testing.T) {
 
 // TestDemoRunsWithoutServers: the main job needs neither RabbitMQ nor Redis.
 func TestDemoRunsWithoutServers(t *testing.T) {
+	t.Parallel()
 	// Run from the repository root, where the default docs folder is.
 	e := &env{t: t, bin: build(t), dir: filepath.Join("..", "..")}
 	var env []string
@@ -266,6 +272,7 @@ func TestDemoRunsWithoutServers(t *testing.T) {
 // agents to announce and lists them online beside the well-known ones; once
 // an agent has stopped gracefully, nothing answers for it any more.
 func TestAgentsListsRunningAndWellKnownAgents(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	wellKnown, running := e.w.N("Keda"), e.w.N("Sample")
 	e.known(wellKnown)
@@ -327,6 +334,7 @@ func TestAgentsListsRunningAndWellKnownAgents(t *testing.T) {
 // TestCancelFromTheCLI: `a2abus cancel` stops a running task; the waiting
 // invoke ends with CANCELED (exit 2) long before the task's 60s sleep.
 func TestCancelFromTheCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	agent := e.w.N("Sample")
 	e.start("sample-agent", "--name", agent)

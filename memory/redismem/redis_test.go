@@ -16,6 +16,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/memorytest"
 	"github.com/a2abus/a2abus/memory/redismem"
@@ -58,14 +59,8 @@ func deleteKeys(tb testing.TB, raw *goredis.Client, prefix string) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	iter := raw.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		if err := raw.Del(ctx, iter.Val()).Err(); err != nil {
-			tb.Errorf("cleanup: delete %q: %v", iter.Val(), err)
-		}
-	}
-	if err := iter.Err(); err != nil {
-		tb.Errorf("cleanup: scan %q: %v", prefix, err)
+	if err := testworld.DeleteKeys(ctx, raw, prefix); err != nil {
+		tb.Errorf("cleanup: %v", err)
 	}
 }
 

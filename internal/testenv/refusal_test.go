@@ -13,6 +13,8 @@ import (
 
 func (f *fakeTB) Error(args ...any) { f.failure = fmt.Sprint(args...) }
 
+func (f *fakeTB) Errorf(format string, args ...any) { f.failure = fmt.Sprintf(format, args...) }
+
 func TestReturnsGivesWhatTheCallReturns(t *testing.T) {
 	f := &fakeTB{}
 	if got := Returns(f, "the call", func() int { return 7 }); got != 7 || f.failure != "" {

@@ -195,13 +195,19 @@ func invocationOf(info *caller.TaskInfo) caller.Invocation {
 // started is a task a send started (or answered): its invocation, its
 // watch (streams), and the registration that goes on beside the wait.
 type started struct {
-	inv   caller.Invocation
-	watch *caller.Watch
-	join  func()
+	inv    caller.Invocation
+	watch  *caller.Watch
+	join   func()
+	listed <-chan struct{} // closed when the new task is in its principal's list
 }
 
-// registered waits for the task's push registration to be done.
+// registered waits for the task's push registration and its listing for
+// its principal to be done: what the answer reports is then in memory.
 func (s *started) registered() {
+	if s.listed != nil {
+		<-s.listed
+		s.listed = nil
+	}
 	if s.join != nil {
 		s.join()
 		s.join = nil
@@ -217,7 +223,7 @@ func (s *started) close() {
 
 // start sends the message: a new task of the agent's skill, or the answer
 // to a task waiting for input (the message names the task). A new task is
-// listed for its principal (written behind: taskIndex); its push config is
+// listed for its principal (group-committed: taskIndex); its push config is
 // kept beside the caller's wait.
 func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageRequest, stream bool) (*started, error) {
 	if req == nil || req.Message == nil {
@@ -264,7 +270,7 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 		return nil, h.g.refusal(rq, what, err)
 	}
 	if in.taskID == "" {
-		h.g.tasks.add(rq.principal, s.inv.TaskID, h.g.opts.Now()) // written behind the send
+		s.listed = h.g.tasks.add(rq.principal, s.inv.TaskID, h.g.opts.Now()) // group-committed; waited for before the answer
 	}
 	if in.push != nil || in.taskID != "" {
 		done := make(chan struct{})

@@ -25,8 +25,10 @@ import (
 // trim reads up to max+4·trimEvery members, so it is made rarely: between
 // trims a list grows past max by up to trimEvery per replica).
 //
-// Additions are written behind the sends, group-committed: add queues one
-// and returns; one writer at a time takes everything queued and writes it
+// Additions are group-committed: add queues one and returns a channel
+// closed once it is written (the send waits for it before it answers, so a
+// replica killed after answering has listed the task); one writer at a
+// time takes everything queued and writes it
 // in one batch, so a burst of sends costs a round trip or two, not one
 // each. ListTasks first waits until this process's queued additions are
 // written (sync); another replica's are within a round trip of its sends.
@@ -39,6 +41,7 @@ type taskIndex struct {
 	mu      sync.Mutex
 	idle    *sync.Cond // signalled when the writer stops
 	pending []memory.Op
+	waiting []chan struct{} // closed when pending is written
 	touched map[string]bool // indexes written since the last trim
 	writing bool
 }
@@ -52,15 +55,20 @@ func newTaskIndex(mem memory.Memory, max int, log func(error)) *taskIndex {
 	return t
 }
 
-// add queues the listing of taskID for principal, sent at at.
-func (t *taskIndex) add(principal, taskID string, at time.Time) {
+// add queues the listing of taskID for principal, sent at at; the channel
+// it returns is closed when the batch holding it has been written (or has
+// failed, which is logged: the task runs on, unlisted).
+func (t *taskIndex) add(principal, taskID string, at time.Time) <-chan struct{} {
+	done := make(chan struct{})
 	idx, err := memory.GatewayTasksIndex(principal)
 	if err != nil {
 		t.log(err)
-		return
+		close(done)
+		return done
 	}
 	t.mu.Lock()
 	t.pending = append(t.pending, memory.IndexAddOp(idx, taskID, -at.UnixMicro()))
+	t.waiting = append(t.waiting, done)
 	t.touched[idx] = true
 	start := !t.writing
 	t.writing = true
@@ -68,14 +76,15 @@ func (t *taskIndex) add(principal, taskID string, at time.Time) {
 	if start {
 		go t.write()
 	}
+	return done
 }
 
 // write writes what is queued, batch after batch, until nothing is.
 func (t *taskIndex) write() {
 	for {
 		t.mu.Lock()
-		ops := t.pending
-		t.pending = nil
+		ops, waiting := t.pending, t.waiting
+		t.pending, t.waiting = nil, nil
 		var trim []string
 		if t.adds += len(ops); t.adds >= trimEvery {
 			for idx := range t.touched {
@@ -93,6 +102,9 @@ func (t *taskIndex) write() {
 		ctx, cancel := context.WithTimeout(context.Background(), registerTimeout)
 		if _, err := t.mem.Batch(ctx, ops...); err != nil {
 			t.log(fmt.Errorf("list %d tasks: %w", len(ops), err))
+		}
+		for _, done := range waiting {
+			close(done)
 		}
 		for _, idx := range trim {
 			if err := t.trim(ctx, idx); err != nil {

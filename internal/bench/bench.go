@@ -24,7 +24,10 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/guard"
 )
 
 // ErrInvalidOptions is wrapped by every error about unusable Options; the
@@ -41,8 +44,9 @@ const (
 	DefaultKeyPrefix = "a2abus:"
 	DefaultResultTTL = 60 * time.Minute
 	DefaultTimeout   = 2 * time.Second
-	// MaxInFlight bounds InFlight (it is also the consumers' prefetch).
-	MaxInFlight = 1024
+	// MaxInFlight bounds InFlight (it is also the agent's concurrency, which
+	// agent.concurrency bounds to 1000).
+	MaxInFlight = 1000
 )
 
 // dialTimeout bounds each RabbitMQ dial of the raw chain and the clean-up.
@@ -127,6 +131,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Exchange == "" {
 		o.Exchange = a2a.DefaultExchange
 	}
+	if o.QueueType == "" {
+		o.QueueType = rabbitmq.QueueTypeClassic
+	}
 	if o.KeyPrefix == "" {
 		o.KeyPrefix = DefaultKeyPrefix
 	}
@@ -143,6 +150,27 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logger = zap.NewNop()
 	}
 	return o, nil
+}
+
+// Settings are the concurrency settings of a run, the same in every chain.
+type Settings struct {
+	// InFlight is the calls in flight of the throughput phases.
+	InFlight int `json:"inFlight"`
+	// AgentConcurrency is the tasks the agent (the raw worker) runs at once,
+	// its prefetch: agent.concurrency, set to InFlight.
+	AgentConcurrency int `json:"agentConcurrency"`
+	// ResponseConcurrency is the responses the caller (the raw response
+	// consumer) handles at once, its prefetch: the caller's default.
+	ResponseConcurrency int `json:"responseConcurrency"`
+	// GuardMaxInFlight is the a2abus caller's limits.max_in_flight: its
+	// default, raised to InFlight when below (the guard refuses calls beyond it).
+	GuardMaxInFlight int `json:"guardMaxInFlight"`
+}
+
+// settingsOf are the settings of a run of o.
+func settingsOf(o Options) Settings {
+	return Settings{InFlight: o.InFlight, AgentConcurrency: o.InFlight, ResponseConcurrency: caller.DefaultConcurrency,
+		GuardMaxInFlight: max(guard.DefaultMaxInFlight, o.InFlight)}
 }
 
 // Sizes are the body sizes, in bytes, of one call; the raw chain sends
@@ -163,9 +191,10 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 		return nil, err
 	}
 	runID := strings.ToLower(rand.Text()[:10])
+	settings := settingsOf(opts)
 	project, err := newProjectChain(ctx, projectConfig{amqpURL: opts.AMQPURL, redisURL: opts.RedisURL,
 		exchange: opts.Exchange, queueType: opts.QueueType, keyPrefix: opts.KeyPrefix, runID: runID,
-		redisTimeout: opts.Timeout, ttl: opts.ResultTTL, inflight: opts.InFlight, text: benchText, log: opts.Logger})
+		redisTimeout: opts.Timeout, ttl: opts.ResultTTL, settings: settings, text: benchText, log: opts.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -182,13 +211,14 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	}
 	raw, err := newRawChain(ctx, rawConfig{amqpURL: opts.AMQPURL, redisURL: opts.RedisURL,
 		exchange: opts.Exchange, queueType: opts.QueueType, keyPrefix: opts.KeyPrefix, runID: runID,
-		redisTimeout: opts.Timeout, ttl: opts.ResultTTL, inflight: opts.InFlight, sizes: sizes})
+		redisTimeout: opts.Timeout, ttl: opts.ResultTTL, workers: settings.AgentConcurrency,
+		responders: settings.ResponseConcurrency, sizes: sizes})
 	if err != nil {
 		return nil, err
 	}
 	defer raw.close()
 
-	rep = newReport(opts, runID, sizes)
+	rep = newReport(opts, runID, settings, sizes)
 	chains := []chain{raw, project}
 	if opts.Observed {
 		o, closeObs, err := newObservability(!opts.ObservedMetricsOnly)
@@ -198,7 +228,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 		defer closeObs()
 		observed, err := newProjectChain(ctx, projectConfig{amqpURL: opts.AMQPURL, redisURL: opts.RedisURL,
 			exchange: opts.Exchange, queueType: opts.QueueType, keyPrefix: opts.KeyPrefix, runID: runID + "o",
-			redisTimeout: opts.Timeout, ttl: opts.ResultTTL, inflight: opts.InFlight, text: benchText, log: opts.Logger, ops: o})
+			redisTimeout: opts.Timeout, ttl: opts.ResultTTL, settings: settings, text: benchText, log: opts.Logger, ops: o})
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ package bench
 import (
 	"context"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 // BenchmarkChain runs each chain alone at 64 calls in flight, so that a CPU
 // profile (-cpuprofile) shows one chain's cost: go test -run '^$' -bench
 // Chain/a2abus -cpuprofile cpu.out ./internal/bench. The ratios are
-// a2abus bench's to report; this reports calls/s of each.
+// a2abus bench's to report; this reports calls/s of each, and the Go CPU
+// (this process's user and system time) and allocations per call, which
+// depend little on what else the machine runs.
 func BenchmarkChain(b *testing.B) {
 	for _, name := range []string{"raw", "a2abus"} {
 		b.Run(name, func(b *testing.B) {
@@ -26,9 +29,11 @@ func BenchmarkChain(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			runID := strings.ToLower(rand.Text()[:10])
+			o.InFlight = benchInFlight
+			settings := settingsOf(o)
 			project, err := newProjectChain(ctx, projectConfig{amqpURL: o.AMQPURL, redisURL: o.RedisURL,
 				exchange: o.Exchange, queueType: o.QueueType, keyPrefix: o.KeyPrefix, runID: runID,
-				redisTimeout: o.Timeout, ttl: o.ResultTTL, inflight: benchInFlight, text: benchText, log: o.Logger})
+				redisTimeout: o.Timeout, ttl: o.ResultTTL, settings: settings, text: benchText, log: o.Logger})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -45,7 +50,8 @@ func BenchmarkChain(b *testing.B) {
 				}
 				raw, err := newRawChain(ctx, rawConfig{amqpURL: o.AMQPURL, redisURL: o.RedisURL,
 					exchange: o.Exchange, queueType: o.QueueType, keyPrefix: o.KeyPrefix, runID: runID,
-					redisTimeout: o.Timeout, ttl: o.ResultTTL, inflight: benchInFlight, sizes: sizes})
+					redisTimeout: o.Timeout, ttl: o.ResultTTL, workers: settings.AgentConcurrency,
+					responders: settings.ResponseConcurrency, sizes: sizes})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -55,14 +61,27 @@ func BenchmarkChain(b *testing.B) {
 			if err := warmUp(ctx, c, 200); err != nil {
 				b.Fatal(err)
 			}
+			b.ReportAllocs()
+			cpu0 := processCPU()
 			b.ResetTimer()
 			t, err := measureThroughput(ctx, c, benchInFlight, b.N, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
+			b.StopTimer()
 			b.ReportMetric(t.PerSecond(), "calls/s")
+			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/call")
 		})
 	}
+}
+
+// processCPU is the CPU time (user and system) this process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchInFlight is the calls in flight of BenchmarkChain, as a2abus bench's default.

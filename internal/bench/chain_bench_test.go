@@ -6,11 +6,12 @@ package bench
 import (
 	"context"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"crypto/rand"
+
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 // BenchmarkChain runs each chain alone at 64 calls in flight, so that a CPU
@@ -62,7 +63,7 @@ func BenchmarkChain(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0 := testenv.ProcessCPU()
 			b.ResetTimer()
 			t, err := measureThroughput(ctx, c, benchInFlight, b.N, 0)
 			if err != nil {
@@ -70,18 +71,9 @@ func BenchmarkChain(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(t.PerSecond(), "calls/s")
-			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/call")
+			b.ReportMetric(float64((testenv.ProcessCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/call")
 		})
 	}
-}
-
-// processCPU is the CPU time (user and system) this process has used so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchInFlight is the calls in flight of BenchmarkChain, as a2abus bench's default.

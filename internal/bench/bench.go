@@ -290,7 +290,7 @@ func cleanUp(ctx context.Context, opts Options, runID string, queues []string) e
 	if err := deleteQueues(opts.AMQPURL, queues); err != nil {
 		errs = append(errs, fmt.Errorf("bench: clean up queues: %w", err))
 	}
-	n, err := deleteKeys(ctx, opts.RedisURL, opts.Timeout, opts.KeyPrefix, runID)
+	n, err := deleteKeys(ctx, opts.RedisURL, max(opts.Timeout, cleanupCallTimeout), opts.KeyPrefix, runID)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("bench: clean up Redis keys: %w", err))
 	}

@@ -112,7 +112,7 @@ func (a *acker) replace(exchange, key string, pub amqp.Publishing, what string) 
 	b := a.c.b
 	ctx, cancel := context.WithTimeout(context.Background(), b.publishTimeout)
 	defer cancel()
-	if err := b.pub.publish(ctx, exchange, key, pub, false); err != nil {
+	if err := b.pub.publish(ctx, nil, exchange, key, pub, false); err != nil {
 		if nerr := a.acks.nack(a.d.DeliveryTag, true); nerr != nil {
 			return fmt.Errorf("%s: %w; and nack: %w", what, err, nerr)
 		}

@@ -54,7 +54,9 @@ func newPublisher(l *link, lanes int, bg *group) *publisher {
 // bus.ErrNotConfirmed when it nacked it, the channel or connection was lost
 // first, or ctx ended first — with bus.ErrNotSent too when it was surely
 // never sent (no lane could be had, or ctx ended, before any send was tried).
-func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.Publishing, noConfirm bool) error {
+// A closed closed (the bus closing; nil: never) ends the wait as ctx does,
+// with bus.ErrClosed: a watch that costs the publish no registration.
+func (p *publisher) publish(ctx context.Context, closed <-chan struct{}, exchange, key string, pub amqp.Publishing, noConfirm bool) error {
 	if pub.Headers == nil {
 		pub.Headers = amqp.Table{}
 	}
@@ -67,7 +69,12 @@ func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.
 		if err := ctx.Err(); err != nil { // amqp091 ignores contexts: check before sending
 			return unsent(err)
 		}
-		l, err := p.lane(ctx, stale, pub.CorrelationId)
+		select {
+		case <-closed:
+			return unsent(bus.ErrClosed)
+		default:
+		}
+		l, err := p.lane(ctx, closed, stale, pub.CorrelationId)
 		if err != nil {
 			return unsent(err)
 		}
@@ -91,6 +98,9 @@ func (p *publisher) publish(ctx context.Context, exchange, key string, pub amqp.
 		case <-ctx.Done():
 			l.forget(seq)
 			return notConfirmed(ctx.Err())
+		case <-closed:
+			l.forget(seq)
+			return notConfirmed(bus.ErrClosed)
 		}
 	}
 }
@@ -105,8 +115,8 @@ func notConfirmed(err error) error { return fmt.Errorf("%w: %w", bus.ErrNotConfi
 
 // lane returns a live lane of the current connection — correlationID's
 // slot, or the next one when it is empty — opening it if needed; ctx bounds
-// the wait.
-func (p *publisher) lane(ctx context.Context, stale *amqp.Connection, correlationID string) (*lane, error) {
+// the wait, and closed ends it (nil: never).
+func (p *publisher) lane(ctx context.Context, closed <-chan struct{}, stale *amqp.Connection, correlationID string) (*lane, error) {
 	i := int(p.next.Add(1) % uint32(len(p.slots)))
 	if correlationID != "" {
 		i = bus.Lane(correlationID, len(p.slots))
@@ -136,6 +146,8 @@ func (p *publisher) lane(ctx context.Context, stale *amqp.Connection, correlatio
 		case <-opening:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-closed:
+			return nil, bus.ErrClosed
 		}
 		p.mu.Lock()
 		err = p.slots[i].err

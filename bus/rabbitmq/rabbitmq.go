@@ -121,11 +121,9 @@ func (b *Bus) Publish(ctx context.Context, msg bus.Message) error {
 	if b.isClosed() {
 		return fmt.Errorf("publish %q: %w", msg.RoutingKey, bus.ErrClosed)
 	}
-	ctx, cancel := context.WithTimeout(ctx, b.publishTimeout)
+	ctx, cancel := b.publishContext(ctx)
 	defer cancel()
-	stop := context.AfterFunc(b.ctx, cancel)
-	defer stop()
-	err := b.pub.publish(ctx, b.exchange, msg.RoutingKey, toPublishing(msg, b.user), msg.NoConfirm)
+	err := b.pub.publish(ctx, b.ctx.Done(), b.exchange, msg.RoutingKey, toPublishing(msg, b.user), msg.NoConfirm)
 	if err != nil {
 		if b.isClosed() {
 			return fmt.Errorf("publish %q: %w (%w)", msg.RoutingKey, bus.ErrClosed, err)
@@ -133,6 +131,16 @@ func (b *Bus) Publish(ctx context.Context, msg bus.Message) error {
 		return fmt.Errorf("publish %q to %q: %w", msg.RoutingKey, b.exchange, err)
 	}
 	return nil
+}
+
+// publishContext bounds ctx by the publish timeout; ctx itself when its own
+// deadline comes first (an agent's reply, bounded by its reply timeout),
+// which saves the publish a timer.
+func (b *Bus) publishContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= b.publishTimeout {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, b.publishTimeout)
 }
 
 // Close stops consumers (Consume returns an error wrapping bus.ErrClosed),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/internal/bench"
+	"github.com/a2abus/a2abus/pkg/ops"
 )
 
 // Servers the bench uses when the configuration names none.
@@ -34,12 +35,15 @@ func newBenchCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure the invoke chain beside a raw amqp091-go + go-redis chain with the same durability",
-		Long: "Measures, on the real RabbitMQ and Redis, a2abus's invoke chain (caller.Call -> an in-process echo agent ->\n" +
-			"its confirmed result -> the response handler storing the result and the notification in Redis) beside a\n" +
+		Long: "Measures, on the real RabbitMQ and Redis, a2abus's invoke chain as a program assembles it through pkg/node with\n" +
+			"the default configuration (guard, identity, policy, directory vetting; ops off): caller.Call -> an echo agent on\n" +
+			"its own node -> its confirmed result -> the response handler storing the result and the notification in Redis, beside a\n" +
 			"raw amqp091-go + go-redis chain with the same durability (persistent, confirmed publishes to durable queues,\n" +
 			"manual acks after the work, SET EX + RPUSH + PUBLISH in one MULTI before the response ack).\n" +
 			"Each round measures the latency of both at 1 in flight and their throughput at --in-flight, alternating\n" +
-			"which goes first; the table (or --json) gives both and the ratios a2abus ÷ raw. Without bus.url or\n" +
+			"which goes first; the table (or --json) gives both, the ratios a2abus ÷ raw and the concurrency both ran with\n" +
+			"(agent concurrency = --in-flight, the caller's response concurrency, limits.max_in_flight). --observed adds\n" +
+			"the a2abus+ops chain (metrics, every span sampled and exported). Without bus.url or\n" +
 			"redis.url it uses " + benchDefaultAMQPURL + " and " + benchDefaultRedisURL + ". Every queue and key it creates\n" +
 			"is deleted at the end; the exchange and the dead-letter topology are shared and left in place.",
 		Example: "  a2abus bench\n" +
@@ -94,7 +98,8 @@ func newBenchCmd(c *cli) *cobra.Command {
 	f.IntVar(&o.Rounds, "rounds", bench.DefaultRounds, "rounds; each measures both chains, alternating which goes first")
 	f.IntVar(&o.InFlight, "in-flight", bench.DefaultInFlight, "calls in flight during the throughput phases")
 	f.BoolVar(&asJSON, "json", false, "print exactly one JSON object on stdout instead of the table")
-	f.BoolVar(&o.Observed, "observed", false, "also measure the a2abus chain with metrics and tracing on (every span sampled) and print its ratio to the chain with them off")
+	f.BoolVar(&o.Observed, "observed", false, "also measure the a2abus+ops chain: the same chain with metrics and tracing on (sampled at --sample-ratio), and print its ratio to the chain with them off")
+	f.Float64Var(&o.SampleRatio, "sample-ratio", ops.DefaultTraceSampleRatio, "with --observed: the share of traces sampled (parent-based, as ops.trace_sample_ratio); 1 samples every span")
 	f.BoolVar(&o.ObservedMetricsOnly, "observed-metrics-only", false, "with --observed: metrics on, tracing off (the cost of the metrics alone)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	return cmd

@@ -44,6 +44,9 @@ func TestBenchJSON(t *testing.T) {
 			t.Errorf("JSON lacks %q:\n%s", k, out)
 		}
 	}
+	if s, _ := rep["settings"].(map[string]any); s["inFlight"] != 4.0 || s["agentConcurrency"] != 4.0 || s["responseConcurrency"] == nil {
+		t.Errorf("settings: %v", rep["settings"])
+	}
 	for _, chain := range []string{"raw", "project"} {
 		c, _ := rep[chain].(map[string]any)
 		if c["latencySamples"] != 3.0 || c["throughputCalls"] != 8.0 {
@@ -60,7 +63,7 @@ func TestBenchBadFlags(t *testing.T) {
 	}{
 		{[]string{"bench", "--requests", "0"}, "--requests must be at least 1, got 0"},
 		{[]string{"bench", "--rounds", "-2"}, "--rounds must be at least 1, got -2"},
-		{[]string{"bench", "--in-flight", "2000"}, "in-flight must be between 1 and 1024, got 2000"},
+		{[]string{"bench", "--in-flight", "2000"}, "in-flight must be between 1 and 1000, got 2000"},
 		{[]string{"bench", "--duration", "-1s"}, "duration must not be negative"},
 		{[]string{"bench", "extra"}, "unknown command"},
 	} {

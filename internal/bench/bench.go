@@ -24,7 +24,11 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/ops"
 )
 
 // ErrInvalidOptions is wrapped by every error about unusable Options; the
@@ -41,8 +45,9 @@ const (
 	DefaultKeyPrefix = "a2abus:"
 	DefaultResultTTL = 60 * time.Minute
 	DefaultTimeout   = 2 * time.Second
-	// MaxInFlight bounds InFlight (it is also the consumers' prefetch).
-	MaxInFlight = 1024
+	// MaxInFlight bounds InFlight (it is also the agent's concurrency, which
+	// agent.concurrency bounds to 1000).
+	MaxInFlight = 1000
 )
 
 // dialTimeout bounds each RabbitMQ dial of the raw chain and the clean-up.
@@ -79,10 +84,14 @@ type Options struct {
 	// Logger receives the project chain's logs; nil means none.
 	Logger *zap.Logger
 	// Observed also measures the a2abus chain with metrics and tracing on
-	// (pkg/ops: Prometheus metrics, every span sampled and exported in
-	// batches), interleaved with the others, and reports its ratios to the
-	// chain with them off.
+	// (pkg/ops: Prometheus metrics, spans sampled at SampleRatio and
+	// exported in batches), interleaved with the others, and reports its
+	// ratios to the chain with them off.
 	Observed bool
+	// SampleRatio is the observed chain's trace sampling, parent-based as
+	// ops.trace_sample_ratio (0: its default, ops.DefaultTraceSampleRatio;
+	// 1: every span).
+	SampleRatio float64
 	// ObservedMetricsOnly leaves tracing off in the observed chain: its
 	// ratio is then the cost of the metrics alone.
 	ObservedMetricsOnly bool
@@ -114,6 +123,11 @@ func (o Options) withDefaults() (Options, error) {
 		return bad("timeout must not be negative, got %s", o.Timeout)
 	case o.ResultTTL < 0:
 		return bad("result TTL must not be negative, got %s", o.ResultTTL)
+	case o.SampleRatio < 0 || o.SampleRatio > 1 || o.SampleRatio != o.SampleRatio:
+		return bad("the sample ratio must be between 0 and 1, got %g", o.SampleRatio)
+	}
+	if o.SampleRatio == 0 {
+		o.SampleRatio = ops.DefaultTraceSampleRatio
 	}
 	def := func(v *int, d int) {
 		if *v == 0 {
@@ -126,6 +140,9 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.InFlight, DefaultInFlight)
 	if o.Exchange == "" {
 		o.Exchange = a2a.DefaultExchange
+	}
+	if o.QueueType == "" {
+		o.QueueType = rabbitmq.QueueTypeClassic
 	}
 	if o.KeyPrefix == "" {
 		o.KeyPrefix = DefaultKeyPrefix
@@ -143,6 +160,27 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logger = zap.NewNop()
 	}
 	return o, nil
+}
+
+// Settings are the concurrency settings of a run, the same in every chain.
+type Settings struct {
+	// InFlight is the calls in flight of the throughput phases.
+	InFlight int `json:"inFlight"`
+	// AgentConcurrency is the tasks the agent (the raw worker) runs at once,
+	// its prefetch: agent.concurrency, set to InFlight.
+	AgentConcurrency int `json:"agentConcurrency"`
+	// ResponseConcurrency is the responses the caller (the raw response
+	// consumer) handles at once, its prefetch: the caller's default.
+	ResponseConcurrency int `json:"responseConcurrency"`
+	// GuardMaxInFlight is the a2abus caller's limits.max_in_flight: its
+	// default, raised to InFlight when below (the guard refuses calls beyond it).
+	GuardMaxInFlight int `json:"guardMaxInFlight"`
+}
+
+// settingsOf are the settings of a run of o.
+func settingsOf(o Options) Settings {
+	return Settings{InFlight: o.InFlight, AgentConcurrency: o.InFlight, ResponseConcurrency: caller.DefaultConcurrency,
+		GuardMaxInFlight: max(guard.DefaultMaxInFlight, o.InFlight)}
 }
 
 // Sizes are the body sizes, in bytes, of one call; the raw chain sends
@@ -163,9 +201,10 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 		return nil, err
 	}
 	runID := strings.ToLower(rand.Text()[:10])
+	settings := settingsOf(opts)
 	project, err := newProjectChain(ctx, projectConfig{amqpURL: opts.AMQPURL, redisURL: opts.RedisURL,
 		exchange: opts.Exchange, queueType: opts.QueueType, keyPrefix: opts.KeyPrefix, runID: runID,
-		redisTimeout: opts.Timeout, ttl: opts.ResultTTL, inflight: opts.InFlight, text: benchText, log: opts.Logger})
+		redisTimeout: opts.Timeout, ttl: opts.ResultTTL, settings: settings, text: benchText, log: opts.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -182,29 +221,30 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	}
 	raw, err := newRawChain(ctx, rawConfig{amqpURL: opts.AMQPURL, redisURL: opts.RedisURL,
 		exchange: opts.Exchange, queueType: opts.QueueType, keyPrefix: opts.KeyPrefix, runID: runID,
-		redisTimeout: opts.Timeout, ttl: opts.ResultTTL, inflight: opts.InFlight, sizes: sizes})
+		redisTimeout: opts.Timeout, ttl: opts.ResultTTL, workers: settings.AgentConcurrency,
+		responders: settings.ResponseConcurrency, sizes: sizes})
 	if err != nil {
 		return nil, err
 	}
 	defer raw.close()
 
-	rep = newReport(opts, runID, sizes)
+	rep = newReport(opts, runID, settings, sizes)
 	chains := []chain{raw, project}
 	if opts.Observed {
-		o, closeObs, err := newObservability(!opts.ObservedMetricsOnly)
+		o, closeObs, err := newObservability(!opts.ObservedMetricsOnly, opts.SampleRatio)
 		if err != nil {
 			return nil, err
 		}
 		defer closeObs()
 		observed, err := newProjectChain(ctx, projectConfig{amqpURL: opts.AMQPURL, redisURL: opts.RedisURL,
 			exchange: opts.Exchange, queueType: opts.QueueType, keyPrefix: opts.KeyPrefix, runID: runID + "o",
-			redisTimeout: opts.Timeout, ttl: opts.ResultTTL, inflight: opts.InFlight, text: benchText, log: opts.Logger, ops: o})
+			redisTimeout: opts.Timeout, ttl: opts.ResultTTL, settings: settings, text: benchText, log: opts.Logger, ops: o})
 		if err != nil {
 			return nil, err
 		}
 		queues = append(queues, observed.queues()...)
 		defer func() { err = errors.Join(err, observed.close()) }()
-		rep.Observed, rep.ObservedWith = &ChainResult{}, "metrics and tracing"
+		rep.Observed, rep.ObservedWith = &ChainResult{}, fmt.Sprintf("metrics and tracing, %g of traces sampled", opts.SampleRatio)
 		if opts.ObservedMetricsOnly {
 			rep.ObservedWith = "metrics"
 		}
@@ -260,7 +300,7 @@ func cleanUp(ctx context.Context, opts Options, runID string, queues []string) e
 	if err := deleteQueues(opts.AMQPURL, queues); err != nil {
 		errs = append(errs, fmt.Errorf("bench: clean up queues: %w", err))
 	}
-	n, err := deleteKeys(ctx, opts.RedisURL, opts.Timeout, opts.KeyPrefix, runID)
+	n, err := deleteKeys(ctx, opts.RedisURL, max(opts.Timeout, cleanupCallTimeout), opts.KeyPrefix, runID)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("bench: clean up Redis keys: %w", err))
 	}

@@ -13,11 +13,18 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
-// cleanupTimeout bounds the clean-up, which runs even when the bench was interrupted.
-const cleanupTimeout = 30 * time.Second
+// cleanupTimeout bounds the clean-up, which runs even when the bench was
+// interrupted: a run leaves tens of thousands of keys, which a Redis shared
+// with millions of others scans slowly.
+const cleanupTimeout = 2 * time.Minute
+
+// cleanupCallTimeout bounds each SCAN or UNLINK of the clean-up, above
+// redis.timeout: a step over a large keyspace on a loaded server may take
+// seconds, and one that times out would leave the rest of the run's keys.
+const cleanupCallTimeout = 10 * time.Second
 
 // scanBatch is the COUNT hint of each SCAN step of the key clean-up.
-const scanBatch = 1000
+const scanBatch = 10000
 
 // deleteQueues deletes queues (and any messages left in them) on a
 // connection of its own; a queue that is already gone is not an error.

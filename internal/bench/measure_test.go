@@ -121,7 +121,7 @@ func TestOptionsValidation(t *testing.T) {
 		{func(o *Options) { o.Count = -3 }, "count must be at least 1, got -3"},
 		{func(o *Options) { o.Duration = -time.Second }, "duration must not be negative"},
 		{func(o *Options) { o.Rounds = -1 }, "rounds must be at least 1"},
-		{func(o *Options) { o.InFlight = MaxInFlight + 1 }, "in-flight must be between 1 and 1024, got 1025"},
+		{func(o *Options) { o.InFlight = MaxInFlight + 1 }, "in-flight must be between 1 and 1000, got 1001"},
 	} {
 		o := ok
 		c.mod(&o)
@@ -139,7 +139,7 @@ func TestOptionsValidation(t *testing.T) {
 
 func TestReportRatiosTableAndJSON(t *testing.T) {
 	o, _ := Options{AMQPURL: "amqp://h/", RedisURL: "redis://h/0", Requests: 4, Count: 10, Rounds: 1}.withDefaults()
-	r := newReport(o, "run1", Sizes{Request: 400, Response: 300, Result: 420, Notification: 600})
+	r := newReport(o, "run1", settingsOf(o), Sizes{Request: 400, Response: 300, Result: 420, Notification: 600})
 	r.Raw.addLatency([]time.Duration{time.Millisecond, time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond})
 	r.Raw.addThroughput(throughput{Calls: 10, Elapsed: 10 * time.Millisecond})
 	r.Project.addLatency([]time.Duration{2 * time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond, 8 * time.Millisecond})
@@ -155,7 +155,8 @@ func TestReportRatiosTableAndJSON(t *testing.T) {
 	if err := r.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"latency p50", "1.000 ms", "2.000 ms", "throughput", "1000.0/s", "500.0/s", "0.50", "MISSED"} {
+	for _, want := range []string{"latency p50", "1.000 ms", "2.000 ms", "throughput", "1000.0/s", "500.0/s", "0.50", "MISSED",
+		"agent concurrency 64, caller response concurrency 8", "limits.max_in_flight 64"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
@@ -172,6 +173,10 @@ func TestReportRatiosTableAndJSON(t *testing.T) {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON lacks %q: %s", k, b)
 		}
+	}
+	if s, ok := m["settings"].(map[string]any); !ok || s["agentConcurrency"] != 64.0 || s["responseConcurrency"] != 8.0 ||
+		s["guardMaxInFlight"] != 64.0 || s["inFlight"] != 64.0 {
+		t.Errorf("JSON settings: %s", b)
 	}
 	raw := m["raw"].(map[string]any)
 	for _, k := range []string{"latencyP50Ms", "latencyP99Ms", "throughputCallsPerSecond", "perRound"} {

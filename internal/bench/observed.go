@@ -10,6 +10,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/a2abus/a2abus/pkg/ops"
+	"github.com/a2abus/a2abus/pkg/ops/otlp"
 )
 
 // TargetObservedThroughputRatio is the lowest acceptable throughput of the
@@ -20,11 +21,11 @@ const TargetObservedThroughputRatio = 0.97
 const observedChainName = "a2abus+ops"
 
 // newObservability builds what the observed chain reports to: the
-// Prometheus metrics of pkg/ops, and spans sampled always and exported in
-// batches, as an OTLP exporter would get them, to an exporter that drops
+// Prometheus metrics of pkg/ops, and spans sampled at ratio (parent-based,
+// as ops.trace_sample_ratio samples them) and exported in batches, as an OTLP exporter would get them, to an exporter that drops
 // them (the cost measured is the process's, not a collector's).
 // Without tracing, only the metrics are on.
-func newObservability(tracing bool) (*ops.Ops, func(), error) {
+func newObservability(tracing bool, ratio float64) (*ops.Ops, func(), error) {
 	if !tracing {
 		o, err := ops.New(ops.Options{Metrics: true})
 		if err != nil {
@@ -32,7 +33,7 @@ func newObservability(tracing bool) (*ops.Ops, func(), error) {
 		}
 		return o, func() { _ = o.Close() }, nil
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(discard{}))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(otlp.Sampler(ratio)), sdktrace.WithBatcher(discard{}))
 	o, err := ops.New(ops.Options{Metrics: true, TracerProvider: tp, CloseTracer: true})
 	if err != nil {
 		_ = tp.Shutdown(context.Background())

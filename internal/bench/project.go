@@ -13,31 +13,34 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
-	"github.com/a2abus/a2abus/bus/rabbitmq"
-	"github.com/a2abus/a2abus/memory/redismem"
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/node"
 	"github.com/a2abus/a2abus/pkg/ops"
 )
 
 // echoSkill is the benchmark agent's only skill.
 const echoSkill = "echo"
 
-// projectChain is a2abus's invoke chain: caller.Call → an in-process
-// agent.Agent on RabbitMQ whose echo skill returns the text → its confirmed
-// result → the caller's response handler (Redis result with TTL +
-// notification turn) → the waiting Call. Agent and caller each have their
-// own bus, as separate processes would.
+// projectChain is a2abus's invoke chain as a program assembles it through
+// pkg/node, with the default configuration (guard, identity and policy as
+// they default; ops off): caller.Call, vetted by the host's directory and
+// admitted by the guard → an echo agent on RabbitMQ whose skill returns the
+// text → its confirmed result → the caller's response handler (Redis result
+// with TTL + notification turn) → the waiting Call. Agent and caller each
+// have their own node (bus connection and Redis client) and host, as
+// separate processes would.
 type projectChain struct {
 	agentName, callerName string
 	session, text         string
-	agentBus, callerBus   *rabbitmq.Bus
-	mem                   *redismem.Memory
-	agent                 *agent.Agent
+	agentHost, callerHost *node.Host
+	mem                   memory.Memory // the caller's
 	caller                *caller.Caller
-	// failed is cancelled, with the error as its cause, when the agent's or
-	// the caller's Run fails: calls in flight stop waiting.
+	// failed is cancelled, with the error as its cause, when a part of
+	// either host stops on its own: calls in flight stop waiting.
 	failed context.Context
 	fail   context.CancelCauseFunc
 	// observed: metrics and tracing are on (projectConfig.ops).
@@ -50,63 +53,79 @@ type projectConfig struct {
 	exchange, queueType string
 	keyPrefix, runID    string
 	redisTimeout, ttl   time.Duration
-	inflight            int
+	settings            Settings
 	text                string
 	log                 *zap.Logger
 	ops                 *ops.Ops // observes the chain when set (Options.Observed)
 }
 
-// newProjectChain connects and starts the echo agent and the caller.
+// nodeConfig is the default configuration on the bench's servers with the
+// run's settings: agent.concurrency and limits.max_in_flight. No well-known
+// file: the agent is learned from its announcement.
+func (cfg projectConfig) nodeConfig() *config.Config {
+	c := config.Default()
+	c.Bus.URL, c.Bus.Exchange, c.Bus.QueueType = cfg.amqpURL, cfg.exchange, cfg.queueType
+	c.Redis.URL, c.Redis.KeyPrefix, c.Redis.Timeout = cfg.redisURL, cfg.keyPrefix, cfg.redisTimeout
+	c.Memory.ResultTTL = cfg.ttl
+	c.Agent.Concurrency = cfg.settings.AgentConcurrency
+	c.Limits.MaxInFlight = cfg.settings.GuardMaxInFlight
+	c.Directory.WellKnownFile = ""
+	c.Ops = config.OpsConfig{}
+	return c
+}
+
+// newProjectChain opens the agent's and the caller's nodes, builds the echo
+// agent and the caller on their hosts and starts them.
 func newProjectChain(ctx context.Context, cfg projectConfig) (_ *projectChain, err error) {
 	p := &projectChain{
 		agentName:  "BenchEcho" + cfg.runID,
 		callerName: "BenchCaller" + cfg.runID,
 		session:    "bench-" + cfg.runID,
 		text:       cfg.text,
+		observed:   cfg.ops != nil,
 	}
 	p.failed, p.fail = context.WithCancelCause(context.Background())
 	defer func() {
 		if err != nil {
-			p.close()
+			_ = p.close()
 		}
 	}()
-	dial := func(role string) (*rabbitmq.Bus, error) {
-		b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: cfg.amqpURL, Exchange: cfg.exchange, QueueType: cfg.queueType,
-			ConnectionName: "a2abus-bench-" + role, Logger: cfg.log})
+	nc := cfg.nodeConfig()
+	open := func(role string) (*node.Host, error) {
+		n, err := node.Open(ctx, nc, "a2abus-bench-"+role, cfg.log)
 		if err != nil {
-			return nil, fmt.Errorf("a2abus chain: connect to RabbitMQ: %w", err)
+			return nil, fmt.Errorf("a2abus chain: open the %s node (RabbitMQ, Redis): %w", role, err)
 		}
-		return b, nil
+		if cfg.ops != nil { // replaces what the node built (OTEL_* tracing), before any part
+			_ = n.Ops.Close()
+			n.Ops = cfg.ops
+		}
+		return node.NewHost(n), nil
 	}
-	if p.agentBus, err = dial("agent"); err != nil {
+	if p.agentHost, err = open("agent"); err != nil {
 		return nil, err
 	}
-	if p.callerBus, err = dial("caller"); err != nil {
+	if p.callerHost, err = open("caller"); err != nil {
 		return nil, err
 	}
-	p.mem, err = redismem.New(ctx, redismem.Options{URL: cfg.redisURL, KeyPrefix: cfg.keyPrefix, Timeout: cfg.redisTimeout, Logger: cfg.log})
-	if err != nil {
+	cn := p.callerHost.Node
+	p.mem = cn.Memory
+	cfg.ops.Watch(cn.Bus, cn.Memory, cn.Guard)
+	card := a2a.AgentCard{Name: p.agentName, Version: "bench"}
+	if _, err := p.agentHost.Agent(card, func(a *agent.Agent) error { return a.Handle(echoSkill, echo) }); err != nil {
 		return nil, fmt.Errorf("a2abus chain: %w", err)
 	}
-	p.observed = cfg.ops != nil
-	cfg.ops.Watch(p.callerBus, p.mem, nil)
-	p.agent, err = agent.New(agent.Options{Card: a2a.AgentCard{Name: p.agentName, Version: "bench"}, Bus: p.agentBus,
-		Concurrency: cfg.inflight, StopTimeout: 5 * time.Second, Logger: cfg.log, Observer: cfg.ops.AgentObserver()})
-	if err != nil {
+	if p.caller, err = p.callerHost.Caller(p.callerName); err != nil {
 		return nil, fmt.Errorf("a2abus chain: %w", err)
 	}
-	if err := p.agent.Handle(echoSkill, echo); err != nil {
-		return nil, fmt.Errorf("a2abus chain: %w", err)
-	}
-	p.caller, err = caller.New(caller.Options{Name: p.callerName, Bus: p.callerBus, Memory: p.mem, ResultTTL: cfg.ttl,
-		Concurrency: cfg.inflight, Logger: cfg.log, Observer: cfg.ops.CallerObserver()})
-	if err != nil {
-		return nil, fmt.Errorf("a2abus chain: %w", err)
-	}
-	for what, run := range map[string]func(context.Context) error{"agent": p.agent.Run, "caller": p.caller.Run} {
+	for what, h := range map[string]*node.Host{"agent": p.agentHost, "caller": p.callerHost} {
+		h.Start(context.WithoutCancel(ctx))
 		go func() {
-			if err := run(context.WithoutCancel(ctx)); err != nil {
-				p.fail(fmt.Errorf("a2abus chain: %s stopped: %w", what, err))
+			select {
+			case <-h.Done():
+				p.fail(fmt.Errorf("a2abus chain: a part of the %s host stopped", what))
+				_ = p.caller.Close() // wakes the calls waiting (ErrClosed): call returns the cause
+			case <-p.failed.Done():
 			}
 		}()
 	}
@@ -142,11 +161,10 @@ func (p *projectChain) Call(ctx context.Context) error {
 }
 
 // call runs caller.Call for the echo skill; it gives up when the agent or
-// the caller stopped.
+// the caller stopped (the caller is then closed, which wakes the call),
+// with what stopped. Nothing per call watches for it: the raw chain's calls
+// pay for no such watch either.
 func (p *projectChain) call(ctx context.Context) (*caller.Outcome, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(p.failed, cancel)()
 	out, err := p.caller.Call(ctx, caller.Request{Target: p.agentName, Skill: echoSkill, Text: p.text,
 		SessionID: p.session, Timeout: callTimeout}, nil)
 	if cause := context.Cause(p.failed); err != nil && cause != nil {
@@ -201,23 +219,14 @@ func (p *projectChain) queues() []string {
 	return []string{task.Name, resp.Name}
 }
 
-// close stops the caller and the agent (waiting for their Run) and closes
-// the buses and the memory.
+// close stops the agent's host, then the caller's (each closes its
+// parts in order, then its node).
 func (p *projectChain) close() error {
 	var errs []error
-	if p.caller != nil {
-		errs = append(errs, p.caller.Close())
-	}
-	if p.agent != nil {
-		errs = append(errs, p.agent.Close())
-	}
-	for _, b := range []*rabbitmq.Bus{p.agentBus, p.callerBus} {
-		if b != nil {
-			errs = append(errs, b.Close())
+	for _, h := range []*node.Host{p.agentHost, p.callerHost} {
+		if h != nil {
+			errs = append(errs, h.Close())
 		}
-	}
-	if p.mem != nil {
-		errs = append(errs, p.mem.Close())
 	}
 	p.fail(nil)
 	return errors.Join(errs...)

@@ -52,12 +52,14 @@ type rawConfig struct {
 	exchange, queueType string
 	keyPrefix, runID    string
 	redisTimeout, ttl   time.Duration
-	inflight            int
+	// workers and responders are the handlers (and prefetch) of the task
+	// and response consumers: the agent's and the caller's concurrency.
+	workers, responders int
 	sizes               Sizes
 }
 
 // newRawChain connects, declares the raw chain's two queues and starts its
-// worker and response consumers (inflight handlers each).
+// worker and response consumers (cfg.workers and cfg.responders handlers).
 func newRawChain(ctx context.Context, cfg rawConfig) (_ *rawChain, err error) {
 	queues := rawQueues(cfg.runID)
 	r := &rawChain{
@@ -114,10 +116,10 @@ func newRawChain(ctx context.Context, cfg rawConfig) (_ *rawChain, err error) {
 	if r.replies, err = r.confirmChannel(workerPub); err != nil {
 		return nil, err
 	}
-	if err := r.consume(workerSub, r.taskQueue, cfg.inflight, r.handleRequest); err != nil {
+	if err := r.consume(workerSub, r.taskQueue, cfg.workers, r.handleRequest); err != nil {
 		return nil, err
 	}
-	if err := r.consume(callerSub, r.responseQueue, cfg.inflight, r.handleResponse); err != nil {
+	if err := r.consume(callerSub, r.responseQueue, cfg.responders, r.handleResponse); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -6,10 +6,10 @@ package caller
 import (
 	"context"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -41,7 +41,7 @@ func BenchmarkCallEmbedded(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := testenv.ProcessCPU()
 	b.SetParallelism(32) // 64 calls in flight on 2 cores, as a2abus bench
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -52,16 +52,7 @@ func BenchmarkCallEmbedded(b *testing.B) {
 			}
 		}
 	})
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
-}
-
-// processCPU is the CPU time (user and system) this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((testenv.ProcessCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 }
 
 // BenchmarkReplyVsInvoke compares, in one run, answering a task that waits

@@ -76,6 +76,18 @@ func (c *Caller) guardDone(s *StoredResult) {
 	c.takeTicket(s.TaskID).Done(code) // a nil ticket (not held here) does nothing
 }
 
+// guardSettled frees the slot of a task whose final outcome a waiter of
+// this process learned, from an event or a look-up: the call has ended once
+// its outcome is stored, and a Call that returned must not leave its slot
+// to the response handler (finalized) or a replica's event, which may come
+// later (a look-up can see the outcome first), so that the next call is
+// not refused BUSY. A question is no end: its slot stays taken.
+func (c *Caller) guardSettled(out *Outcome) {
+	if out != nil && out.Result != nil && !out.WaitingForInput() {
+		c.guardDone(out.Result)
+	}
+}
+
 // guardDonePayload reports the outcome another replica handled (a result
 // or an error broadcast as an event); status updates are ignored.
 func (c *Caller) guardDonePayload(p a2a.Payload) {

@@ -343,6 +343,33 @@ func TestSlotsFreedOfOutcomesHandledBeforeRun(t *testing.T) {
 	})
 }
 
+// A Wait that finds the outcome stored (by a replica whose event this
+// process has not seen: here it does not run) frees the slot before it
+// returns, so the next call is not refused BUSY.
+func TestSlotFreedWhenAWaitFindsTheOutcome(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		target, me := w.N("Echo"), w.N("Primary")
+		w.agent(target, map[string]agent.Handler{"echo": echo})
+		g := newGuard(t, guard.Config{Limits: guard.Limits{MaxInFlight: 1}})
+		c := w.caller(me, false, withGuard(g)) // hears no event: it does not run
+		w.caller(me, true)                     // the replica that handles the responses
+		inv, err := c.Invoke(ctxT(t), Request{Target: target, Skill: "echo", Text: "x", Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.Wait(ctxT(t), inv.TaskID, nil)
+		if err != nil || out.Err() != nil {
+			t.Fatalf("wait = %+v, %v", out, err)
+		}
+		if n := g.InFlight(me); n != 0 {
+			t.Fatalf("%d calls in flight once Wait returned the outcome, want 0", n)
+		}
+		if _, err := c.Invoke(ctxT(t), Request{Target: target, Skill: "echo", Text: "y", Timeout: time.Minute}); err != nil {
+			t.Fatalf("the next call: %v", err)
+		}
+	})
+}
+
 // A task whose outcome this process never learns (no Run here) gives its
 // slot back once it is well past its deadline.
 func TestSlotFreedPastTheDeadline(t *testing.T) {

@@ -98,6 +98,7 @@ func (c *Caller) Wait(ctx context.Context, taskID string, onStatus StatusFunc) (
 	defer c.waiters.remove(taskID, events)
 	out, deadline, err := c.settle(ctx, taskID, events, onStatus)
 	if err != nil || out != nil {
+		c.guardSettled(out)
 		return out, err
 	}
 	return c.wait(ctx, taskID, deadline, events, onStatus)
@@ -133,6 +134,7 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 		}
 		switch {
 		case ev.outcome != nil:
+			c.guardSettled(ev.outcome)
 			return ev.outcome, nil
 		case ev.status != nil:
 			if onStatus != nil {
@@ -142,6 +144,7 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 		}
 		out, dl, err := c.settle(ctx, taskID, events, onStatus)
 		if err != nil || out != nil {
+			c.guardSettled(out)
 			return out, err
 		}
 		deadline = dl

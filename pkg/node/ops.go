@@ -31,6 +31,9 @@ func newOps(cfg *config.Config, log *zap.Logger) (*ops.Ops, error) {
 		return nil, nil
 	}
 	o := ops.Options{Metrics: cfg.Ops.Enabled(), CloseTracer: true, Logger: log}
+	if !cfg.Bus.Embedded() {
+		o.MessagingSystem = "rabbitmq"
+	}
 	if tp != nil {
 		o.TracerProvider = tp
 		log.Info("tracing on: spans are exported over OTLP (OTEL_* environment)")

@@ -34,10 +34,10 @@ func (c callerObserver) Invoking(ctx context.Context, tr *a2a.TaskRequest, in a2
 	if c.o.tr == nil {
 		return in, func(error) {}
 	}
-	span, wire := c.o.tr.start(ctx, SpanInvoke, in, trace.SpanKindProducer,
+	span, wire := c.o.tr.start(ctx, SpanInvoke, in, trace.SpanKindProducer, append(c.o.tr.messaging("send", queueOf(a2a.TaskRoutingKey(tr.Target)), tr.TaskID),
 		attribute.String("a2a.caller", tr.Caller), attribute.String("a2a.target", tr.Target),
 		attribute.String("a2a.skill", tr.Skill), attribute.String("a2a.task_id", tr.TaskID),
-		attribute.String("a2a.session_id", tr.SessionID))
+		attribute.String("a2a.session_id", tr.SessionID))...)
 	return wire, func(err error) { endSpan(span, err) }
 }
 
@@ -46,7 +46,8 @@ func (c callerObserver) Finalizing(ctx context.Context, name string, t a2a.Trace
 	if c.o.tr == nil {
 		return func(error) {}
 	}
-	span, _ := c.o.tr.start(ctx, SpanFinalize, t, trace.SpanKindConsumer, attribute.String("a2a.caller", name))
+	span, _ := c.o.tr.start(ctx, SpanFinalize, t, trace.SpanKindConsumer, append(c.o.tr.messaging("process", queueOf(a2a.ResponseRoutingKey(name)), ""),
+		attribute.String("a2a.caller", name))...)
 	return func(err error) { endSpan(span, err) }
 }
 
@@ -116,10 +117,10 @@ func (a agentObserver) Handling(name, skill string, req *a2a.TaskRequest, attemp
 	}
 	var span trace.Span
 	if a.o.tr != nil {
-		span, t = a.o.tr.start(context.Background(), SpanHandle, t, trace.SpanKindConsumer,
+		span, t = a.o.tr.start(context.Background(), SpanHandle, t, trace.SpanKindConsumer, append(a.o.tr.messaging("process", queueOf(a2a.TaskRoutingKey(name)), req.TaskID),
 			attribute.String("a2a.agent", name), attribute.String("a2a.skill", req.Skill),
 			attribute.String("a2a.caller", req.Caller), attribute.String("a2a.task_id", req.TaskID),
-			attribute.Int("a2a.attempt", attempt))
+			attribute.Int("a2a.attempt", attempt))...)
 	}
 	return t, func(out agent.TaskOutcome) {
 		if m != nil {

@@ -52,6 +52,9 @@ type Options struct {
 	CloseTracer bool
 	// Logger receives the listener's errors; nil means none.
 	Logger *zap.Logger
+	// MessagingSystem is the spans' messaging.system ("rabbitmq"); empty
+	// (the embedded bus) leaves the attribute out.
+	MessagingSystem string
 }
 
 // Ops holds the metrics, the tracer and the readiness of one process (one
@@ -101,7 +104,7 @@ func New(o Options) (*Ops, error) {
 		}
 	}
 	if o.TracerProvider != nil {
-		ops.tr = &tracing{tracer: o.TracerProvider.Tracer(TracerName)}
+		ops.tr = &tracing{tracer: o.TracerProvider.Tracer(TracerName), system: o.MessagingSystem}
 	}
 	return ops, nil
 }

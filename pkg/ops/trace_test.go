@@ -39,7 +39,11 @@ func TestTraceTree(t *testing.T) {
 		nodes := make(map[string]*nodeWithOps)
 		for _, name := range []string{relayName, leafName, origin} {
 			n := newNode(t, cfg, w, w.Connect(t))
-			o, err := ops.New(ops.Options{TracerProvider: tp})
+			system := ""
+			if w.Kind == "real" {
+				system = "rabbitmq"
+			}
+			o, err := ops.New(ops.Options{TracerProvider: tp, MessagingSystem: system})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,6 +134,35 @@ func TestTraceTree(t *testing.T) {
 			if e.child.Parent.SpanID() != e.parent.SpanContext.SpanID() {
 				t.Errorf("%s: %s's parent is %s, want %s/%s", e.what, e.child.Name, parentOf(e.child), e.parent.Name, e.parent.SpanContext.SpanID())
 			}
+		}
+		// The messaging attributes: the operation, the queue crossed, the
+		// task as the conversation, and the system only on RabbitMQ.
+		attr := func(s tracetest.SpanStub, key string) string {
+			for _, a := range s.Attributes {
+				if string(a.Key) == key {
+					return a.Value.AsString()
+				}
+			}
+			return ""
+		}
+		for _, c := range []struct {
+			span            tracetest.SpanStub
+			op, queue, conv string
+		}{
+			{invokeRelay, "send", "agent.task." + relayName, attr(invokeRelay, "a2a.task_id")},
+			{handleLeaf, "process", "agent.task." + leafName, attr(handleLeaf, "a2a.task_id")},
+			{finalizeOrigin, "process", "agent.response." + origin, ""},
+		} {
+			got := [3]string{attr(c.span, "messaging.operation.type"), attr(c.span, "messaging.destination.name"), attr(c.span, "messaging.message.conversation_id")}
+			if want := [3]string{c.op, c.queue, c.conv}; got != want {
+				t.Errorf("%s: messaging operation, destination, conversation = %q, want %q", c.span.Name, got, want)
+			}
+			if want := map[string]string{"real": "rabbitmq"}[w.Kind]; attr(c.span, "messaging.system") != want {
+				t.Errorf("%s: messaging.system = %q, want %q", c.span.Name, attr(c.span, "messaging.system"), want)
+			}
+		}
+		if attr(invokeRelay, "a2a.task_id") == "" {
+			t.Error("the invoke span has no a2a.task_id")
 		}
 		if invokeRelay.Parent.IsValid() {
 			t.Errorf("the origin's invoke has a parent: %s", parentOf(invokeRelay))

@@ -153,6 +153,33 @@ func TracingFromEnv(ctx context.Context, service string, sampleRatio float64) (T
 type tracing struct {
 	tracer trace.Tracer
 	prop   propagation.TraceContext
+	system string // messaging.system; empty: left out
+}
+
+// messaging gives a span the OpenTelemetry messaging attributes that fit a
+// task on the bus: the operation (send or process), the queue it crosses,
+// and the task id as the conversation that pairs a request and its answer.
+func (t *tracing) messaging(op, queue, taskID string) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 4)
+	if t.system != "" {
+		attrs = append(attrs, attribute.String("messaging.system", t.system))
+	}
+	attrs = append(attrs, attribute.String("messaging.operation.type", op),
+		attribute.String("messaging.destination.name", queue))
+	if taskID != "" {
+		attrs = append(attrs, attribute.String("messaging.message.conversation_id", taskID))
+	}
+	return attrs
+}
+
+// queueOf is the queue a routing key names (each agent.task.<name> and
+// agent.response.<name> key has the queue of that name); a name refused
+// as a key has none.
+func queueOf(key string, err error) string {
+	if err != nil {
+		return ""
+	}
+	return key
 }
 
 // start starts a span called name whose parent is parent (a traceparent

@@ -16,8 +16,11 @@ import (
 	"github.com/a2abus/a2abus/memory"
 )
 
-// scanCount is the COUNT hint of each SCAN step of List.
-const scanCount = 1000
+// scanCount is the COUNT hint of each SCAN step of List. SCAN walks the
+// whole keyspace whatever it matches, so on a Redis holding many keys the
+// round trips of small steps dominate: 10,000 keys a step take a few
+// milliseconds of the server's time and a tenth of the round trips of 1,000.
+const scanCount = 10_000
 
 // Set stores value under key: SET, with an expiry when ttl > 0.
 func (m *backend) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -110,12 +111,46 @@ func (s *Session) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.
 }
 
 // subscribe accepts a subscription to a result of this session (whether it
-// landed or not) and makes sure the session's conversation is watched.
+// landed or not) and makes sure the session's conversation is watched; a
+// result that already landed is announced again (announceLanded).
 func (s *Session) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	if err := s.checkURI(req.Params.URI); err != nil {
 		return err
 	}
-	return s.watch(ctx, req.Session)
+	if err := s.watch(ctx, req.Session); err != nil {
+		return err
+	}
+	key, _ := ResultKey(req.Params.URI) // checked above
+	if _, err := s.srv.opts.Memory.Get(ctx, key); err == nil {
+		s.announceLanded(req.Params.URI)
+	}
+	return nil
+}
+
+// landedAnnouncements are when a result that landed before its subscription
+// is announced, after the subscription: the SDK records a subscription only
+// once its handler has returned, so the watcher's replay of the result's
+// notification turn (or, for a later subscription, its having passed that
+// turn already) can miss it. A client told twice re-reads the resource twice.
+var landedAnnouncements = []time.Duration{20 * time.Millisecond, 200 * time.Millisecond, time.Second}
+
+// announceLanded sends resources/updated for uri at each of
+// landedAnnouncements, until the session ends.
+func (s *Session) announceLanded(uri string) {
+	go func() {
+		for _, d := range landedAnnouncements {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-s.parent.Done():
+				t.Stop()
+				return
+			}
+			if err := s.mcp.ResourceUpdated(s.parent, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+				s.srv.log.Debug("mcp: resource updated notification not sent", zap.String("uri", uri), zap.Error(err))
+			}
+		}
+	}()
 }
 
 // unsubscribe accepts the end of a subscription to a URI subscribe would take.

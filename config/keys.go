@@ -258,20 +258,30 @@ func toRules(key string, raw any) ([]PolicyRule, error) {
 	return rules, nil
 }
 
+// toMapping reads raw, one entry of a list under key, as a mapping (YAML
+// gives map[string]any or map[any]any); anything else is refused naming
+// the keys the mapping takes.
+func toMapping(key string, raw any, keys []string) (map[string]any, error) {
+	switch x := raw.(type) {
+	case map[string]any:
+		return x, nil
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, v := range x {
+			m[fmt.Sprint(k)] = v
+		}
+		return m, nil
+	}
+	return nil, invalid(key, "must be a mapping of %s, got %s", strings.Join(keys, ", "), describe(raw))
+}
+
 // ruleKeys are the keys of one policy rule.
 var ruleKeys = []string{"caller", "may_call", "allow", "deny"}
 
 func toRule(key string, raw any) (PolicyRule, error) {
-	m := map[string]any{}
-	switch x := raw.(type) {
-	case map[string]any:
-		m = x
-	case map[any]any:
-		for k, v := range x {
-			m[fmt.Sprint(k)] = v
-		}
-	default:
-		return PolicyRule{}, invalid(key, "must be a mapping of %s, got %s", strings.Join(ruleKeys, ", "), describe(raw))
+	m, err := toMapping(key, raw, ruleKeys)
+	if err != nil {
+		return PolicyRule{}, err
 	}
 	var (
 		r    PolicyRule

@@ -295,16 +295,9 @@ func toRemoteAgents(key string, raw any) ([]RemoteAgent, error) {
 }
 
 func toRemoteAgent(key string, raw any) (RemoteAgent, error) {
-	m := map[string]any{}
-	switch x := raw.(type) {
-	case map[string]any:
-		m = x
-	case map[any]any:
-		for k, v := range x {
-			m[fmt.Sprint(k)] = v
-		}
-	default:
-		return RemoteAgent{}, invalid(key, "must be a mapping of %s, got %s", strings.Join(remoteAgentKeys, ", "), describe(raw))
+	m, err := toMapping(key, raw, remoteAgentKeys)
+	if err != nil {
+		return RemoteAgent{}, err
 	}
 	var (
 		a    RemoteAgent

@@ -84,10 +84,11 @@ staticcheck: $(STATICCHECK) ## staticcheck (pinned, installed once into .bin/) o
 
 lint: fmt-check vet staticcheck ## gofmt check, go vet and staticcheck
 
-# UNIT_P is how many test binaries run at once: the slow ones mostly wait on
-# the servers, so 4 on a 2-core machine overlaps their waits (253 s against
-# 359 s at go's default of 2, fresh clone, this machine).
-UNIT_P ?= 4
+# UNIT_P is how many test binaries run at once. 4 overlaps the slow ones'
+# waits on the servers (253 s against 359 s at 2 on a 2-core machine) but
+# loads it enough that timing-sensitive tests failed in 2 of 6 runs: 2 (go's
+# default here) until they are found and mended. `make unit UNIT_P=4` to try.
+UNIT_P ?= 2
 
 unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the race detector, then deploy/'s
 	$(GO) test -race -count=1 -p $(UNIT_P) -skip '^TestFault' ./...

@@ -148,7 +148,7 @@ func TestPrimaryFailsTheTaskWhenTheModelFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	testworld.Start(t, c, caller.ErrClosed)
-	p, err := NewPrimary(PrimaryOptions{Model: llmtest.Client(t, srv.URL, "scripted"), Caller: c, Agents: noAgents{}, Memory: w.Memory, Idle: 50 * time.Millisecond})
+	p, err := NewPrimary(PrimaryOptions{Model: llmtest.Client(t, srv.URL, "scripted"), Caller: c, Agents: noAgents{}, Memory: w.Memory, Idle: 500 * time.Millisecond}) // longer than a loaded machine takes to run the turn
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,8 +118,10 @@ func TestQuestionAnsweredByAnotherReplica(t *testing.T) {
 		if err != nil || inv.Turn != 1 || inv.TaskID != id || inv.ContextID != out.ContextID {
 			t.Fatalf("Reply = %+v, %v", inv, err)
 		}
-		if info, err := c.Task(ctxT(t), id); err != nil || info.WaitingForInput() || !info.Pending || info.Turn != 1 {
-			t.Fatalf("Task after the answer = %+v, %v; want turn 1 running", info, err)
+		// Turn 1 runs, or has already ended: the second replica may answer
+		// before this read (its outcome is checked below).
+		if info, err := c.Task(ctxT(t), id); err != nil || info.WaitingForInput() || (!info.Pending && info.Result == nil) || info.Turn != 1 {
+			t.Fatalf("Task after the answer = %+v, %v; want turn 1 running or ended", info, err)
 		}
 		final, err := c.Wait(ctxT(t), id, nil)
 		if err != nil || final.Err() != nil || final.Turn != 1 {

@@ -90,8 +90,14 @@ lint: fmt-check vet staticcheck ## gofmt check, go vet and staticcheck
 # default here) until they are found and mended. `make unit UNIT_P=4` to try.
 UNIT_P ?= 2
 
+# The mains the tests run as processes are built once into TESTBIN (the
+# tests find them through A2ABUS_TEST_BINDIR) rather than linked again in
+# every test process that starts one.
+TESTBIN := $(CURDIR)/bin/test
+
 unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the race detector, then deploy/'s
-	$(GO) test -race -count=1 -p $(UNIT_P) -skip '^TestFault' ./...
+	$(GO) build -o $(TESTBIN)/ ./cmd/... ./examples/go-caller
+	A2ABUS_TEST_BINDIR=$(TESTBIN) $(GO) test -race -count=1 -p $(UNIT_P) -skip '^TestFault' ./...
 	@$(MAKE) --no-print-directory deploy-test
 
 # deploy/ is a module of its own (github.com/a2abus/a2abus/deploy), so the
@@ -101,7 +107,8 @@ deploy-test: ## the tests of deploy/: the manifests, the image, compose.yaml and
 	cd deploy && $(GO) test -race -count=1 ./...
 
 faults: ## the fault tests (they stop the broker, pause Redis), one package at a time
-	A2ABUS_TEST_FAULTS=1 $(GO) test -race -count=1 -p 1 -run '^TestFault' $(FAULT_PKGS)
+	$(GO) build -o $(TESTBIN)/ ./cmd/... ./examples/go-caller
+	A2ABUS_TEST_BINDIR=$(TESTBIN) A2ABUS_TEST_FAULTS=1 $(GO) test -race -count=1 -p 1 -run '^TestFault' $(FAULT_PKGS)
 
 licenses: ## the license of every module the binaries link, read from the module cache; fails on one not allowed
 	$(GO) run ./internal/licenses/cmd/licenses ./cmd/...

@@ -174,7 +174,7 @@ func TestReleaseStampsChecksumsAndSBOM(t *testing.T) {
 	}
 	// go records no -ldflags in a -trimpath build: the binary says what was stamped.
 	out, err := exec.Command(bin, "version").Output()
-	if want := "a2abus " + version + " (commit " + commit + ", built " + date + ", " + info.GoVersion + ", " +
+	if want := "a2abus version " + version + " (commit " + commit + ", built " + date + ", " + info.GoVersion + ", " +
 		runtime.GOOS + "/" + runtime.GOARCH + ")\n"; err != nil || string(out) != want {
 		t.Errorf("a2abus version: %v, %q, want %q", err, out, want)
 	}

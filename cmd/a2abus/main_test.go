@@ -32,7 +32,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestVersion(t *testing.T) {
 	isolate(t, "")
 	t.Setenv("A2ABUS_BUS_URL", "http://bad") // version needs no configuration
-	want := "a2abus dev (commit dev, built unknown, " + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
+	want := "a2abus version dev (commit dev, built unknown, " + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
 	for _, arg := range []string{"version", "--version"} {
 		code, out, errOut := runCLI(t, arg)
 		if code != 0 || errOut != "" {

@@ -52,7 +52,7 @@ func TestVersion(t *testing.T) {
 	os.Stdout = saved
 	_ = w.Close()
 	out, _ := io.ReadAll(r)
-	if c != 0 || !strings.HasPrefix(string(out), "research-agent dev (commit dev, built unknown, go") {
+	if c != 0 || !strings.HasPrefix(string(out), "research-agent version dev (commit dev, built unknown, go") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", c, out, stderr.String())
 	}
 }

@@ -60,7 +60,7 @@ func TestVersion(t *testing.T) {
 			t.Fatalf("exit %d: %s", c, stderr.String())
 		}
 	})
-	if !strings.HasPrefix(stdout, "sample-agent dev (commit dev, built unknown, go") {
+	if !strings.HasPrefix(stdout, "sample-agent version dev (commit dev, built unknown, go") {
 		t.Fatalf("stdout %q", stdout)
 	}
 }

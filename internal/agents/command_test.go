@@ -119,7 +119,7 @@ func TestCommandsPrintTheirVersion(t *testing.T) {
 			cmd := mk(b)
 			var out bytes.Buffer
 			cmd.SetOut(&out)
-			want := cmd.Name() + " v1.2.3 (commit abc1234, built 2026-11-26T18:03:00Z, go"
+			want := cmd.Name() + " version v1.2.3 (commit abc1234, built 2026-11-26T18:03:00Z, go"
 			if code, stderr := execute(cmd, arg); code != 0 || !strings.HasPrefix(out.String(), want) {
 				t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want it to start with %q", cmd.Name(), arg, code, out.String(), stderr, want)
 			}

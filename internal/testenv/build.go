@@ -22,9 +22,16 @@ var builds struct {
 	errs map[string]error
 }
 
+// BinDirEnv names a directory of binaries built once for a whole test run
+// (make unit builds the mains there before go test): Build uses the one
+// named after pkg's last element when it is there, rather than linking
+// its own copy in every test process that needs it.
+const BinDirEnv = "A2ABUS_TEST_BINDIR"
+
 // Build compiles the main package pkg of this module (a module-relative path
 // such as "./cmd/a2abus"), once per test process, and returns the binary's
-// path (named after the package's last element). A failed build fails tb.
+// path (named after the package's last element); a binary of that name in
+// $A2ABUS_TEST_BINDIR is used as it is. A failed build fails tb.
 // Call RemoveBuilds from TestMain to delete the binaries.
 func Build(tb testing.TB, pkg string) string {
 	tb.Helper()
@@ -32,6 +39,15 @@ func Build(tb testing.TB, pkg string) string {
 	defer builds.mu.Unlock()
 	if bin, ok := builds.bins[pkg]; ok {
 		return bin
+	}
+	if dir := os.Getenv(BinDirEnv); dir != "" {
+		if bin := filepath.Join(dir, path.Base(pkg)); isExecutable(bin) {
+			if builds.bins == nil {
+				builds.bins = map[string]string{}
+			}
+			builds.bins[pkg] = bin
+			return bin
+		}
 	}
 	if err, ok := builds.errs[pkg]; ok {
 		tb.Fatal(err)
@@ -71,6 +87,12 @@ func build(pkg string) (string, error) {
 		return "", fmt.Errorf("testenv: build %s: %w\n%s", pkg, err, out)
 	}
 	return bin, nil
+}
+
+// isExecutable reports whether name is a regular file someone may execute.
+func isExecutable(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // RemoveBuilds deletes what Build compiled; TestMain calls it after m.Run.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +24,12 @@ import (
 // errStreamEnded: the remote's stream ended before the task ended its turn;
 // the bridge reads the task again (transient).
 var errStreamEnded = errors.New("the stream ended before the task ended its turn")
+
+// busyTaskText is what an a2a-go server answers (an internal error, with
+// no code of its own) to a message for a task whose previous turn is still
+// finishing: it has sent input-required, but its executor has not yet
+// returned. The task takes the message moments later, so it is transient.
+const busyTaskText = "task execution is already in progress"
 
 // retryable reports whether err is transient — a connection that failed
 // or was cut, HTTP 429, 502, 503, 504, a stream cut short — and the least
@@ -38,6 +45,9 @@ func retryable(err error) (wait time.Duration, transient bool) {
 	if errors.Is(err, errStreamEnded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, http.ErrServerClosed) {
+		return 0, true
+	}
+	if strings.Contains(err.Error(), busyTaskText) {
 		return 0, true
 	}
 	var op *net.OpError

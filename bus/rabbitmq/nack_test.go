@@ -6,7 +6,6 @@ package rabbitmq
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,30 +20,6 @@ import (
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
-
-// rejectPublishes makes the broker nack every publish to queue (a policy of
-// max-length 0 with overflow reject-publish, which needs no queue argument
-// the bus would disagree with) until the returned function lifts it; the
-// test's end lifts it too.
-func rejectPublishes(t *testing.T, queue string) (lift func()) {
-	t.Helper()
-	testenv.NeedRabbitmqctl(t)
-	name := "a2abus-test-reject-" + unique()
-	if err := testenv.Rabbitmqctl(t, "set_policy", "--apply-to", "queues", "--priority", "100", name,
-		"^"+regexp.QuoteMeta(queue)+"$", `{"max-length":0,"overflow":"reject-publish"}`); err != nil {
-		t.Fatal(err)
-	}
-	var lifted atomic.Bool
-	lift = func() {
-		if lifted.CompareAndSwap(false, true) {
-			if err := testenv.Rabbitmqctl(t, "clear_policy", name); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	t.Cleanup(lift)
-	return lift
-}
 
 // A publish the broker nacks (its queue is full and rejects publishes) is
 // an error, never success: ErrNotConfirmed, saying the broker nacked it,
@@ -100,7 +75,7 @@ func TestNackedRequeueCopyKeepsTheOriginal(t *testing.T) {
 		return handled.handle(ctx, d)
 	})
 	waitClosed(t, first, "the first delivery")
-	lift := rejectPublishes(t, spec.Name)
+	lift := testenv.RejectPublishes(t, spec.Name)
 	close(release)
 	testenv.Eventually(t, "a warning that the copy failed and the original went back", func() bool {
 		return logs.FilterMessage("rabbitmq: settle delivery").FilterFieldKey("error").Len() > 0 &&
@@ -129,7 +104,7 @@ func TestNackedDeadLetterCopyKeepsTheOriginal(t *testing.T) {
 	dead := a2a.DeadLetterQueue(e.exchange)
 	deadSeen := newCollector()
 	consume(t, b, dead, bus.ConsumeOptions{}, deadSeen.handle) // declares it before the policy applies
-	lift := rejectPublishes(t, dead)
+	lift := testenv.RejectPublishes(t, dead)
 	m := message(spec.Name)
 	if err := b.Publish(t.Context(), m); err != nil {
 		t.Fatal(err)

@@ -5,9 +5,12 @@ package testenv
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -51,4 +54,28 @@ func NeedFaults(t testing.TB) {
 	if os.Getenv(FaultsEnv) != "1" {
 		t.Skipf("a fault test disturbs the shared servers: `make faults` runs it (%s=1)", FaultsEnv)
 	}
+}
+
+// RejectPublishes makes the local broker nack every publish to queue (a
+// policy of max-length 0 with overflow reject-publish: no queue argument
+// the bus would disagree with, and scoped to that one name) until the
+// returned lift is called; the test's end lifts it too.
+func RejectPublishes(t testing.TB, queue string) (lift func()) {
+	t.Helper()
+	NeedRabbitmqctl(t)
+	name := "a2abus-test-reject-" + rand.Text()[:12]
+	if err := Rabbitmqctl(t, "set_policy", "--apply-to", "queues", "--priority", "100", name,
+		"^"+regexp.QuoteMeta(queue)+"$", `{"max-length":0,"overflow":"reject-publish"}`); err != nil {
+		t.Fatal(err)
+	}
+	var lifted atomic.Bool
+	lift = func() {
+		if lifted.CompareAndSwap(false, true) {
+			if err := Rabbitmqctl(t, "clear_policy", name); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(lift)
+	return lift
 }

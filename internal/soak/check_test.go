@@ -3,7 +3,10 @@
 
 package soak
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // done is a completed result and its notification for session sid.
 func done(task, text string) (Stored, Note) {
@@ -74,5 +77,44 @@ func TestClassifySeesAResultChangingAfterTheCheck(t *testing.T) {
 	v := Classify(s, map[string]*Observed{"s": {Results: []Stored{r}, Again: []Stored{later}, Notes: []Note{n}}})
 	if v.Overwritten != 1 {
 		t.Fatalf("verdict %+v, want one overwritten", v)
+	}
+}
+
+// Each branch of the checker, alone: a task that is wrong in one way only
+// is counted in its place, with a problem that says what was wrong.
+func TestClassifyEachBranch(t *testing.T) {
+	sent := func(sid string) *Snapshot {
+		return &Snapshot{Entries: map[string]Entry{sid: {Session: sid, Caller: "C", Proc: "p1", Target: "A", Skill: SkillFast, Expect: ExpectComplete, Text: sid}},
+			Sent: map[string]string{sid: "t-" + sid}, Refused: map[string]string{}, Killed: map[string]bool{}, Produced: map[string][]string{}}
+	}
+	r, n := done("t-s", "fast s")
+	failedNote := n
+	failedNote.State = "TASK_STATE_FAILED"
+	timeout := Note{Task: "t-s", State: "TASK_STATE_FAILED", Swept: true, Content: "did not answer"}
+	refused := sent("s")
+	delete(refused.Sent, "s")
+	refused.Refused["s"] = "broker down"
+	for _, c := range []struct {
+		name    string
+		snap    *Snapshot
+		obs     *Observed
+		count   func(Verdict) int
+		problem string
+	}{
+		{"stored state is not the announced one", sent("s"), &Observed{Results: []Stored{r}, Again: []Stored{r}, Notes: []Note{failedNote}},
+			func(v Verdict) int { return v.Overwritten }, "stored state TASK_STATE_COMPLETED, notified TASK_STATE_FAILED"},
+		{"a refused task ran", refused, &Observed{Results: []Stored{r}, Again: []Stored{r}, Notes: []Note{n}},
+			func(v Verdict) int { return v.RefusedRan }, "refused (broker down) but an outcome was stored"},
+		{"two stored results", sent("s"), &Observed{Results: []Stored{r, r}, Again: []Stored{r, r}, Notes: []Note{n}},
+			func(v Verdict) int { return v.Duplicated }, "2 results stored for one request"},
+		{"two timeout notifications", sent("s"), &Observed{Results: []Stored{r}, Again: []Stored{r}, Notes: []Note{timeout, timeout, n}},
+			func(v Verdict) int { return v.Duplicated }, "notified 3 times (1 answers, 2 timeouts)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := Classify(c.snap, map[string]*Observed{"s": c.obs})
+			if c.count(v) != 1 || len(v.Problems) != 1 || !strings.Contains(v.Problems[0], c.problem) {
+				t.Fatalf("verdict %+v: want it counted once, with a problem saying %q", v, c.problem)
+			}
+		})
 	}
 }

@@ -272,7 +272,7 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	v := Classify(snap, obs)
 	sum := &Summary{Tasks: v.Tasks, Lost: v.Lost, Duplicated: v.Duplicated, Overwritten: v.Overwritten, Abandoned: v.Abandoned,
 		Refused: v.Refused, RefusedRan: v.RefusedRan, Outcomes: v.Outcomes, Problems: v.Problems, Faults: in.done,
-		FaultFailures: len(in.failures), LoadSecs: loadSecs, Seed: r.o.Seed, Agents: r.o.Agents, Callers: r.o.Callers, Servers: r.where,
+		FaultsPlanned: len(plan), FaultFailures: len(in.failures), LoadSecs: loadSecs, Seed: r.o.Seed, Agents: r.o.Agents, Callers: r.o.Callers, Servers: r.where,
 		DeadReasons: map[string]int{}}
 	for _, f := range in.failures {
 		sum.Problems = append(sum.Problems, "fault not injected: "+f)

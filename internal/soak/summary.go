@@ -3,6 +3,8 @@
 
 package soak
 
+import "fmt"
+
 // Summary is the one JSON line a run prints.
 type Summary struct {
 	Tasks       int `json:"tasks"`
@@ -18,6 +20,9 @@ type Summary struct {
 	DeadReasons     map[string]int `json:"deadReasons"`
 	// Faults counts the faults injected, by kind.
 	Faults map[FaultKind]int `json:"faults"`
+	// FaultsPlanned is the faults the run's plan held (those planned past
+	// the end of the load are not injected, and are no failure).
+	FaultsPlanned int `json:"faultsPlanned"`
 	// FaultFailures counts the planned faults that could not be injected.
 	FaultFailures int `json:"faultFailures"`
 	// Abandoned: ledger tasks whose caller was killed before it published them (nothing ran).
@@ -43,7 +48,46 @@ type Summary struct {
 	Problems []string `json:"problems,omitempty"`
 }
 
-// Failed reports whether the run found a loss or an inconsistency.
-func (s *Summary) Failed() bool {
-	return s.Lost+s.Duplicated+s.Overwritten+s.Stuck+s.DeadUnexplained+s.RefusedRan > 0
+// MaxUnsentShare is the share of the tasks that may end refused (Invoke
+// or Call failed loudly, nothing sent) or abandoned (their caller killed
+// before it published) before the run fails: faults make some, but a run
+// that sent few of its tasks tested little.
+const MaxUnsentShare = 0.10
+
+// Failed reports whether the run failed: FailReasons has something to say.
+func (s *Summary) Failed() bool { return len(s.FailReasons()) > 0 }
+
+// FailReasons says why the run failed, one reason a line: a loss or an
+// inconsistency found, or a run that did not test what it was asked to —
+// a planned fault that could not be injected, faults planned and none
+// injected, no task at all, or more than MaxUnsentShare of the tasks
+// refused or abandoned.
+func (s *Summary) FailReasons() []string {
+	var why []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{
+		{s.Lost, "lost"}, {s.Duplicated, "duplicated"}, {s.Overwritten, "overwritten"}, {s.Stuck, "stuck in a queue"},
+		{s.DeadUnexplained, "dead-lettered unexplained"}, {s.RefusedRan, "refused yet ran"},
+		{s.FaultFailures, "planned faults not injected"},
+	} {
+		if c.n > 0 {
+			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	injected := 0
+	for _, n := range s.Faults {
+		injected += n
+	}
+	if s.FaultsPlanned > 0 && injected == 0 {
+		why = append(why, fmt.Sprintf("none of the %d planned faults was injected", s.FaultsPlanned))
+	}
+	switch unsent := s.Refused + s.Abandoned; {
+	case s.Tasks == 0:
+		why = append(why, "no task was run")
+	case float64(unsent) > MaxUnsentShare*float64(s.Tasks):
+		why = append(why, fmt.Sprintf("%d of %d tasks refused or abandoned, over %.0f%%", unsent, s.Tasks, 100*MaxUnsentShare))
+	}
+	return why
 }

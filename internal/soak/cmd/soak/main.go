@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -84,7 +85,8 @@ func run(ctx context.Context) int {
 		return 2
 	}
 	fmt.Println(string(line))
-	if sum.Failed() {
+	if why := sum.FailReasons(); len(why) > 0 {
+		fmt.Fprintln(os.Stderr, "soak: failed: "+strings.Join(why, "; "))
 		return 1
 	}
 	return 0

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+package directory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/memory"
+)
+
+// SharedStore is the part of working memory a directory shares its listing
+// through (memory.Memory implements it).
+type SharedStore interface {
+	Get(ctx context.Context, key string) ([]byte, error)
+	Set(ctx context.Context, key string, value []byte, ttl time.Duration) error
+}
+
+// sharedTimeout bounds one read or write of the shared listing.
+const sharedTimeout = 5 * time.Second
+
+// sharedSink writes the listing to Options.Shared under SharedKey, compact,
+// expiring ForgetAfter after the write (what no directory wrote for that
+// long is forgotten anyway).
+func (d *Directory) sharedSink(agents []storedAgent) error {
+	data, err := encodeKnownAgents(agents, "")
+	if err != nil {
+		return fmt.Errorf("directory: save the shared listing %q: encode: %w", d.opts.SharedKey, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+	defer cancel()
+	if err := d.opts.Shared.Set(ctx, d.opts.SharedKey, data, d.opts.ForgetAfter); err != nil {
+		return fmt.Errorf("directory: save the shared listing %q: %w", d.opts.SharedKey, err)
+	}
+	return nil
+}
+
+// restoreShared reads the shared listing and adds what it knows that this
+// directory does not know better (restore's rules, merge's precedence). It
+// is best effort: a listing that cannot be read or does not parse is logged
+// and the directory starts from what it has; the first discovery round and
+// the announcements fill it in, and its next write replaces a bad listing.
+func (d *Directory) restoreShared(ctx context.Context) {
+	if d.opts.Shared == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, sharedTimeout)
+	defer cancel()
+	data, err := d.opts.Shared.Get(ctx, d.opts.SharedKey)
+	if errors.Is(err, memory.ErrNotFound) {
+		return // the deployment's first directory
+	}
+	if err == nil && int64(len(data)) > d.opts.knownAgentsFileBytes() {
+		err = fmt.Errorf("%d bytes, more than the bound of %d", len(data), d.opts.knownAgentsFileBytes())
+	}
+	var stored []storedAgent
+	if err == nil {
+		stored, err = parseKnownAgents(d.opts.SharedKey, data)
+	}
+	if err != nil {
+		if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) { // not stopping
+			d.log.Warn("shared agent listing not restored: starting from the well-known agents and what is announced",
+				zap.String("key", d.opts.SharedKey), zap.Error(err))
+		}
+		return
+	}
+	now := d.opts.Now()
+	restored := d.reg.merge(stored, now)
+	removed := d.reg.trim()
+	_, forgotten := d.reg.sweep(now)
+	d.log.Info("shared agent listing restored", zap.String("key", d.opts.SharedKey), zap.Int("agents", restored),
+		zap.Int("dropped", len(removed)+len(forgotten)))
+	if restored > 0 {
+		d.changed()
+	}
+}

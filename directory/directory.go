@@ -210,6 +210,7 @@ type Directory struct {
 	reg     *registry
 	keys    *keyring // pinned public keys (trust.go)
 	store   *persister
+	shared  sharedState // the last write of the shared listing
 	queue   bus.QueueSpec
 	changes chan struct{}
 

@@ -5,8 +5,12 @@ package directory
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -24,20 +28,63 @@ type SharedStore interface {
 // sharedTimeout bounds one read or write of the shared listing.
 const sharedTimeout = 5 * time.Second
 
+// sharedState is what the directory last wrote to the shared listing.
+type sharedState struct {
+	mu    sync.Mutex
+	shape [sha256.Size]byte // the listing without its times
+	at    time.Time         // when it was written
+}
+
+// sharedRefresh is how often a listing whose only changes are times (an
+// agent announcing itself again) is written: every directory that lists
+// hears every announcement, so writing each would cost one write of the
+// whole listing per announcement and lister. A quarter of StaleAfter keeps
+// the instances' last seen fresh enough that a restored one is not swept
+// as stale while it runs.
+func (d *Directory) sharedRefresh() time.Duration { return d.opts.StaleAfter / 4 }
+
 // sharedSink writes the listing to Options.Shared under SharedKey, compact,
 // expiring ForgetAfter after the write (what no directory wrote for that
-// long is forgotten anyway).
+// long is forgotten anyway). A listing that differs from the last one
+// written only in its times is written at most once per sharedRefresh.
 func (d *Directory) sharedSink(agents []storedAgent) error {
 	data, err := encodeKnownAgents(agents, "")
 	if err != nil {
 		return fmt.Errorf("directory: save the shared listing %q: encode: %w", d.opts.SharedKey, err)
+	}
+	shape, err := listingShape(agents)
+	if err != nil {
+		return fmt.Errorf("directory: save the shared listing %q: encode: %w", d.opts.SharedKey, err)
+	}
+	now := d.opts.Now()
+	d.shared.mu.Lock()
+	defer d.shared.mu.Unlock()
+	if shape == d.shared.shape && !d.shared.at.IsZero() && now.Sub(d.shared.at) < d.sharedRefresh() {
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
 	defer cancel()
 	if err := d.opts.Shared.Set(ctx, d.opts.SharedKey, data, d.opts.ForgetAfter); err != nil {
 		return fmt.Errorf("directory: save the shared listing %q: %w", d.opts.SharedKey, err)
 	}
+	d.shared.shape, d.shared.at = shape, now
 	return nil
+}
+
+// listingShape is a digest of agents without their times: what changes
+// when an agent, an instance, a card or a schema comes or goes.
+func listingShape(agents []storedAgent) ([sha256.Size]byte, error) {
+	timeless := make([]storedAgent, len(agents))
+	for i, a := range agents {
+		a.LastSeen = time.Time{}
+		a.Instances = slices.Clone(a.Instances)
+		for j := range a.Instances {
+			a.Instances[j].LastSeen = time.Time{}
+		}
+		timeless[i] = a
+	}
+	data, err := json.Marshal(timeless)
+	return sha256.Sum256(data), err
 }
 
 // restoreShared reads the shared listing and adds what it knows that this

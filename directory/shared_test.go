@@ -20,6 +20,7 @@ type fakeShared struct {
 	mu   sync.Mutex
 	vals map[string][]byte
 	ttls map[string]time.Duration
+	sets int
 }
 
 func newFakeShared() *fakeShared {
@@ -40,6 +41,7 @@ func (f *fakeShared) Set(_ context.Context, key string, value []byte, ttl time.D
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.vals[key], f.ttls[key] = value, ttl
+	f.sets++
 	return nil
 }
 
@@ -203,6 +205,43 @@ func TestSharedOptionsChecked(t *testing.T) {
 	} {
 		if _, err := New(tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v) = %v, want an error naming %s", tc.opts, err, tc.want)
+		}
+	}
+}
+
+// Every directory that lists hears every announcement: a listing whose only
+// change is a time (an agent announcing itself again) is written at most
+// once per StaleAfter/4, while a new agent, instance or card is written at
+// the next flush.
+func TestSharedListingTimesOnlyWrittenEveryRefresh(t *testing.T) {
+	store, clock := newFakeShared(), newClock()
+	d := newDirectory(t, Options{Bus: embeddedBus(t), Shared: store, SharedKey: sharedKey, StaleAfter: 4 * time.Minute, Now: clock.Now})
+	now := clock.Now()
+	listing := func(at time.Time, instances ...string) []storedAgent {
+		a := storedAgent{Name: "Worker", Card: *card("Worker", "work"), LastSeen: at}
+		for _, id := range instances {
+			a.Instances = append(a.Instances, Instance{ID: id, LastSeen: at})
+		}
+		return []storedAgent{a}
+	}
+	sets := func() int { store.mu.Lock(); defer store.mu.Unlock(); return store.sets }
+	for i, step := range []struct {
+		advance time.Duration
+		agents  []storedAgent
+		want    int
+	}{
+		{0, listing(now, "i1"), 1},                                          // the first write
+		{10 * time.Second, listing(now.Add(10*time.Second), "i1"), 1},       // times only
+		{10 * time.Second, listing(now.Add(20*time.Second), "i1", "i2"), 2}, // a new instance
+		{30 * time.Second, listing(now.Add(50*time.Second), "i1", "i2"), 2}, // times only, within a minute
+		{31 * time.Second, listing(now.Add(81*time.Second), "i1", "i2"), 3}, // times only, past StaleAfter/4
+	} {
+		clock.Advance(step.advance)
+		if err := d.sharedSink(step.agents); err != nil {
+			t.Fatal(err)
+		}
+		if got := sets(); got != step.want {
+			t.Fatalf("step %d: %d writes of the shared listing, want %d", i, got, step.want)
 		}
 	}
 }

@@ -431,15 +431,6 @@ func (d *Directory) changed() {
 	}
 }
 
-// Warm is closed once the directory has restored the shared listing and
-// its first discovery round has ended (DiscoveryRound after its start-up
-// query; at once after the restore for a QueryOnMiss directory), or when
-// Run returned: from then on List shows what the running agents answered.
-// It stays open until Run runs.
-func (d *Directory) Warm() <-chan struct{} { return d.warm }
-
-func (d *Directory) warmUp() { d.warmOnce.Do(func() { close(d.warm) }) }
-
 // Changes signals after changes (coalesced: one pending signal at most),
 // for tests and CLI waits. Meant for one listener.
 func (d *Directory) Changes() <-chan struct{} { return d.changes }

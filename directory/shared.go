@@ -126,3 +126,12 @@ func (d *Directory) restoreShared(ctx context.Context) {
 		d.changed()
 	}
 }
+
+// Warm is closed once the directory has restored the shared listing and
+// its first discovery round has ended (DiscoveryRound after its start-up
+// query; at once after the restore for a QueryOnMiss directory), or when
+// Run returned: from then on List shows what the running agents answered.
+// It stays open until Run runs.
+func (d *Directory) Warm() <-chan struct{} { return d.warm }
+
+func (d *Directory) warmUp() { d.warmOnce.Do(func() { close(d.warm) }) }

@@ -3,7 +3,11 @@
 
 package bus
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
 
 // Sentinel errors every transport returns (wrapped with what was being done).
 var (
@@ -34,3 +38,40 @@ var (
 	// ErrPanicked: a handler panicked; Recover returns it as a *PanicError.
 	ErrPanicked = errors.New("bus: handler panicked")
 )
+
+// ErrOtherDeployment is wrapped by a DeploymentConflictError: a queue this
+// deployment declares belongs to another deployment on the same broker vhost.
+var ErrOtherDeployment = errors.New("bus: queue of another deployment")
+
+// DeploymentConflictError is a declare refused because the queue exists on
+// the vhost dead-lettered to another exchange: another deployment (another
+// bus.exchange) uses the same agent or caller name there. Queue names are
+// not scoped by the exchange (they are the wire protocol's), so two
+// deployments on one vhost cannot share a name: each needs its own vhost.
+// It wraps ErrOtherDeployment and ErrTopologyMismatch.
+type DeploymentConflictError struct {
+	// Queue is the queue both deployments name.
+	Queue string
+	// Exchange is this process's bus.exchange.
+	Exchange string
+	// Other is the other deployment's exchange, as its dead-letter exchange
+	// names it; "" when the broker did not say.
+	Other string
+}
+
+// Error names the queue, both exchanges and the remedy.
+func (e *DeploymentConflictError) Error() string {
+	other := "another exchange"
+	if e.Other != "" {
+		other = "exchange " + strconv.Quote(e.Other)
+	}
+	return fmt.Sprintf("%v: queue %q already belongs to a deployment on %s, on the same vhost as this one (exchange %q): "+
+		"queue names do not include bus.exchange, so two deployments on one vhost cannot share an agent or caller name; "+
+		"give each deployment its own RabbitMQ vhost (bus.url ending in /<vhost>; docs/topology.md#one-deployment-per-vhost)",
+		ErrOtherDeployment, e.Queue, other, e.Exchange)
+}
+
+// Unwrap returns ErrOtherDeployment and ErrTopologyMismatch.
+func (e *DeploymentConflictError) Unwrap() []error {
+	return []error{ErrOtherDeployment, ErrTopologyMismatch}
+}

@@ -96,7 +96,8 @@ func (r *rendering) loadConfig(t *testing.T, p pod, c *corev1.Container) (*confi
 // TestEffectiveConfigIsValid: the configuration every a2abus container
 // loads is valid, reads its well-known agents from a mounted ConfigMap, and
 // gives the agents what they need: the Primary a model whose turns fit in
-// agent.max_task_duration, the directory a known-agents file on its volume.
+// agent.max_task_duration and the Redis its directory restores its listing
+// from, the directory a known-agents file on its volume.
 func TestEffectiveConfigIsValid(t *testing.T) {
 	each(t, func(t *testing.T, r *rendering) {
 		for _, p := range r.pods() {
@@ -123,6 +124,9 @@ func TestEffectiveConfigIsValid(t *testing.T) {
 					}
 					if bound := cfg.LLMTurnBound(); bound > cfg.Agent.MaxTaskDuration {
 						t.Errorf("%s: a turn may take %s, above agent.max_task_duration %s", p.Owner, bound, cfg.Agent.MaxTaskDuration)
+					}
+					if cfg.Redis.Embedded() { // its directory restores the shared listing from there
+						t.Errorf("%s: no redis.url: list_known_agents would start from an empty listing at every restart", p.Owner)
 					}
 				case cfg.LLM.BaseURL != "":
 					t.Errorf("%s gets llm.base_url: only the Primary may have a model", p.Owner)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/component"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -25,6 +26,7 @@ const (
 	DefaultStaleAfter      = 6 * time.Minute // 3 × the agents' default announce interval
 	DefaultForgetAfter     = 24 * time.Hour
 	DefaultPersistDebounce = time.Second
+	DefaultDiscoveryRound  = time.Second // how long the agents get to answer the start-up discovery query
 	maxSweepInterval       = 30 * time.Second
 )
 
@@ -49,6 +51,19 @@ type Options struct {
 	WellKnown []WellKnownAgent
 	// KnownAgentsFile persists the directory across restarts; "" disables persistence.
 	KnownAgentsFile string
+	// Shared, when set, is the working memory holding the listing every
+	// directory of the deployment shares under SharedKey (one known-agents
+	// document, memory.DirectoryListingKey): Run restores it before it
+	// starts listening (agents this directory knows better are kept), and
+	// every change is written to it as to KnownAgentsFile, expiring
+	// ForgetAfter after the last write. Last writer wins: every directory
+	// hears the same announcements, so their listings agree.
+	Shared SharedStore
+	// SharedKey is the key of the shared listing; required with Shared.
+	SharedKey string
+	// DiscoveryRound is how long the answers to the start-up discovery query
+	// are waited for before the directory is warm (Warm); default 1s.
+	DiscoveryRound time.Duration
 	// StaleAfter drops an instance not heard of for this long (default 6m);
 	// ForgetAfter removes an offline agent, never a well-known one (default 24h).
 	StaleAfter, ForgetAfter time.Duration
@@ -111,7 +126,7 @@ func (o *Options) normalize() error {
 		name string
 		val  time.Duration
 	}{{"StaleAfter", o.StaleAfter}, {"ForgetAfter", o.ForgetAfter}, {"PersistDebounce", o.PersistDebounce}, {"SweepInterval", o.SweepInterval},
-		{"MaxClockSkew", o.MaxClockSkew}} {
+		{"MaxClockSkew", o.MaxClockSkew}, {"DiscoveryRound", o.DiscoveryRound}} {
 		if d.val < 0 {
 			return fmt.Errorf("%w: %s must not be negative, got %s", ErrInvalidOptions, d.name, d.val)
 		}
@@ -130,6 +145,12 @@ func (o *Options) normalize() error {
 	o.StaleAfter = cmp.Or(o.StaleAfter, DefaultStaleAfter)
 	o.ForgetAfter = cmp.Or(o.ForgetAfter, DefaultForgetAfter)
 	o.PersistDebounce = cmp.Or(o.PersistDebounce, DefaultPersistDebounce)
+	o.DiscoveryRound = cmp.Or(o.DiscoveryRound, DefaultDiscoveryRound)
+	if o.Shared != nil {
+		if err := memory.ValidateKey(o.SharedKey); err != nil {
+			return fmt.Errorf("%w: SharedKey: %w", ErrInvalidOptions, err)
+		}
+	}
 	o.SweepInterval = cmp.Or(o.SweepInterval, max(min(o.StaleAfter/4, maxSweepInterval), time.Millisecond))
 	if o.InstanceID == "" {
 		o.InstanceID = uuid.NewString()
@@ -189,11 +210,14 @@ type Directory struct {
 	reg     *registry
 	keys    *keyring // pinned public keys (trust.go)
 	store   *persister
+	shared  sharedState // the last write of the shared listing
 	queue   bus.QueueSpec
 	changes chan struct{}
 
 	life     *component.Runner // Run once; Close stops it, bounded
 	bound    chan struct{}     // closed once Run's queue is bound: announcements reach it
+	warm     chan struct{}     // closed once the shared listing is restored and the first discovery round ended
+	warmOnce sync.Once
 	mu       sync.Mutex
 	flushErr error     // the final flush's error, set before Run returns
 	queried  time.Time // when the last look-up-driven query was sent
@@ -224,12 +248,20 @@ func New(opts Options) (*Directory, error) {
 		changes: make(chan struct{}, 1),
 		life:    component.New(ErrClosed, ErrRunning),
 		bound:   make(chan struct{}),
+		warm:    make(chan struct{}),
 	}
 	d.drops = &dropWarner{log: d.log}
 	if d.keys, err = newKeyring(opts.Trust, opts.PinsFile, opts.WellKnown, d.log); err != nil {
 		return nil, err
 	}
-	d.store = newPersister(opts.KnownAgentsFile, opts.PersistDebounce, d.reg.snapshot, d.log)
+	var sinks []sink
+	if opts.KnownAgentsFile != "" {
+		sinks = append(sinks, func(agents []storedAgent) error { return saveKnownAgents(opts.KnownAgentsFile, agents) })
+	}
+	if opts.Shared != nil {
+		sinks = append(sinks, d.sharedSink)
+	}
+	d.store = newPersister(opts.PersistDebounce, d.reg.snapshot, d.log, sinks...)
 	now := opts.Now()
 	changed := false
 	if clamped := d.reg.restore(stored, now); len(clamped) > 0 {
@@ -251,10 +283,13 @@ func New(opts Options) (*Directory, error) {
 	return d, nil
 }
 
-// Run declares the directory's instance queue bound to discovery.announce,
-// publishes discovery.query, then consumes announcements, sweeps stale
-// instances and forgotten agents and persists changes until ctx is done or
-// Close is called; it then flushes the file and returns. A bus failure or a
+// Run restores the shared listing (Options.Shared), declares the
+// directory's instance queue bound to discovery.announce, publishes
+// discovery.query, then consumes announcements, sweeps stale instances and
+// forgotten agents and persists changes until ctx is done or Close is
+// called; it then flushes the file and the shared listing and returns. The
+// directory is warm (Warm) DiscoveryRound after the query (at once after
+// the restore with QueryOnMiss), or when Run returns. A bus failure or a
 // failed final flush is returned.
 func (d *Directory) Run(ctx context.Context) error {
 	runCtx, stop, finish, err := d.life.Start(ctx, nil)
@@ -262,6 +297,7 @@ func (d *Directory) Run(ctx context.Context) error {
 		return err
 	}
 	defer finish()
+	defer d.warmUp()
 	err = d.run(runCtx, stop)
 	flushErr := d.store.flush()
 	d.mu.Lock()
@@ -271,6 +307,7 @@ func (d *Directory) Run(ctx context.Context) error {
 }
 
 func (d *Directory) run(ctx context.Context, stop context.CancelFunc) error {
+	d.restoreShared(ctx)
 	if err := d.opts.Bus.Declare(ctx, d.queue); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while starting
@@ -291,10 +328,14 @@ func (d *Directory) run(ctx context.Context, stop context.CancelFunc) error {
 		d.store.run(ctx)
 	}()
 	d.log.Info("directory started", zap.String("queue", d.queue.Name), zap.Int("agents", d.reg.len()))
-	if !d.opts.QueryOnMiss {
+	if d.opts.QueryOnMiss {
+		d.warmUp()
+	} else {
 		if err := d.Query(ctx); err != nil && ctx.Err() == nil {
 			d.log.Warn("discovery query not published", zap.Error(err))
 		}
+		round := time.AfterFunc(d.opts.DiscoveryRound, d.warmUp)
+		defer round.Stop()
 	}
 	d.sweepLoop(ctx)
 	wg.Wait()

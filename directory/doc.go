@@ -34,4 +34,10 @@
 // temporary file in the target's folder, fsynced and renamed over the
 // target, and flushed when the directory stops. A missing file is a first
 // boot; a bad one stops New with the file, the entry and the reason.
+//
+// Sharing and warm-up (shared.go): with Options.Shared, the listing is also one
+// known-agents document in working memory that every directory of the
+// deployment restores when Run starts and writes after its changes (last
+// writer wins), so a process that starts lists at once what the others
+// knew. Warm says when the first discovery round has ended.
 package directory

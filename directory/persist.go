@@ -5,16 +5,21 @@ package directory
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 )
 
-// persister writes the registry to the known-agents file at most once per
-// debounce after a change, and on demand (flush). Without a path it does nothing.
+// sink saves the registry to one place: the known-agents file, or the
+// shared listing in working memory. Its errors name the place.
+type sink func([]storedAgent) error
+
+// persister writes the registry to its sinks at most once per debounce
+// after a change, and on demand (flush). Without sinks it does nothing.
 type persister struct {
-	path     string
+	sinks    []sink
 	debounce time.Duration
 	snapshot func() []storedAgent
 	log      *zap.Logger
@@ -25,13 +30,13 @@ type persister struct {
 	dirty   bool
 }
 
-func newPersister(path string, debounce time.Duration, snapshot func() []storedAgent, log *zap.Logger) *persister {
-	return &persister{path: path, debounce: debounce, snapshot: snapshot, log: log, kick: make(chan struct{}, 1)}
+func newPersister(debounce time.Duration, snapshot func() []storedAgent, log *zap.Logger, sinks ...sink) *persister {
+	return &persister{sinks: sinks, debounce: debounce, snapshot: snapshot, log: log, kick: make(chan struct{}, 1)}
 }
 
 // changed marks the state as not yet written and wakes run.
 func (p *persister) changed() {
-	if p.path == "" {
+	if len(p.sinks) == 0 {
 		return
 	}
 	p.mu.Lock()
@@ -46,7 +51,7 @@ func (p *persister) changed() {
 // run writes changes, each batch debounce after its first change, until ctx
 // ends. A failed write is logged and retried after the next debounce.
 func (p *persister) run(ctx context.Context) {
-	if p.path == "" {
+	if len(p.sinks) == 0 {
 		return
 	}
 	timer := time.NewTimer(p.debounce)
@@ -65,7 +70,7 @@ func (p *persister) run(ctx context.Context) {
 		case <-timer.C:
 			pending = false
 			if err := p.flush(); err != nil {
-				p.log.Warn("known agents not saved; retrying", zap.String("file", p.path), zap.Error(err))
+				p.log.Warn("known agents not saved; retrying", zap.Error(err))
 				pending = true
 				timer.Reset(p.debounce)
 			}
@@ -73,9 +78,10 @@ func (p *persister) run(ctx context.Context) {
 	}
 }
 
-// flush writes the state now if it changed since the last write.
+// flush writes the state to every sink now if it changed since the last
+// write; a sink that failed is written again by the next flush (all are).
 func (p *persister) flush() error {
-	if p.path == "" {
+	if len(p.sinks) == 0 {
 		return nil
 	}
 	p.writeMu.Lock()
@@ -87,7 +93,14 @@ func (p *persister) flush() error {
 	if !dirty {
 		return nil
 	}
-	if err := saveKnownAgents(p.path, p.snapshot()); err != nil {
+	agents := p.snapshot()
+	var errs []error
+	for _, s := range p.sinks {
+		if err := s(agents); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		p.mu.Lock()
 		p.dirty = true
 		p.mu.Unlock()

@@ -95,28 +95,55 @@ func (r *registry) restore(stored []storedAgent, now time.Time) (clamped []strin
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range stored {
-		rec := r.add(strings.ToLower(s.Name))
-		card := s.Card
-		card.Name = s.Name
-		r.setCard(rec, card)
-		rec.schemas = s.InputSchemas
-		future := false
-		clamp := func(t time.Time) time.Time {
-			if t.After(now) {
-				future = true
-				return now
-			}
-			return t
-		}
-		rec.lastSeen = clamp(s.LastSeen)
-		for _, in := range s.Instances {
-			rec.instances[in.ID] = instance{lastSeen: clamp(in.LastSeen)}
-		}
-		if future {
+		if r.restoreOne(s, now) {
 			clamped = append(clamped, s.Name)
 		}
-		r.refresh(rec)
 	}
+	return clamped
+}
+
+// merge adds the agents of a shared listing (already validated) to a
+// registry that may know some of them: a well-known agent keeps its seed
+// (the file's card, not yet seen this session), an agent known as recently
+// or more keeps what is known; any other replaces or adds its record, as
+// restore does. It returns how many it took.
+func (r *registry) merge(stored []storedAgent, now time.Time) (took int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range stored {
+		key := strings.ToLower(s.Name)
+		if rec := r.agents[key]; rec != nil {
+			if rec.wellKnown || !s.LastSeen.After(rec.lastSeen) {
+				continue
+			}
+			r.remove(key)
+		}
+		r.restoreOne(s, now)
+		took++
+	}
+	return took
+}
+
+// restoreOne adds the record of s, its times clamped to now, and reports
+// whether one was after now; r.mu is held and s.Name is not known.
+func (r *registry) restoreOne(s storedAgent, now time.Time) (clamped bool) {
+	rec := r.add(strings.ToLower(s.Name))
+	card := s.Card
+	card.Name = s.Name
+	r.setCard(rec, card)
+	rec.schemas = s.InputSchemas
+	clamp := func(t time.Time) time.Time {
+		if t.After(now) {
+			clamped = true
+			return now
+		}
+		return t
+	}
+	rec.lastSeen = clamp(s.LastSeen)
+	for _, in := range s.Instances {
+		rec.instances[in.ID] = instance{lastSeen: clamp(in.LastSeen)}
+	}
+	r.refresh(rec)
 	return clamped
 }
 

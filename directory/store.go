@@ -198,14 +198,28 @@ func peekField(raw json.RawMessage, field string) string {
 // same folder, fsynced, then renamed over path (and the folder fsynced), so a
 // crash leaves either the old file or the new one, never a torn one.
 func saveKnownAgents(path string, agents []storedAgent) error {
-	if agents == nil {
-		agents = []storedAgent{}
-	}
-	data, err := json.MarshalIndent(knownAgentsFile{Version: knownAgentsVersion, Agents: agents}, "", "  ")
+	data, err := encodeKnownAgents(agents, "  ")
 	if err != nil {
 		return fmt.Errorf("directory: save %q: encode: %w", path, err)
 	}
-	return writeAtomic(path, append(data, '\n'), 0o644)
+	return writeAtomic(path, data, 0o644)
+}
+
+// encodeKnownAgents is the known-agents document of agents, indented with
+// indent ("" for none), ending in a newline.
+func encodeKnownAgents(agents []storedAgent, indent string) ([]byte, error) {
+	if agents == nil {
+		agents = []storedAgent{}
+	}
+	doc := knownAgentsFile{Version: knownAgentsVersion, Agents: agents}
+	data, err := json.Marshal(doc)
+	if indent != "" {
+		data, err = json.MarshalIndent(doc, "", indent)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }
 
 // writeAtomic writes data to path atomically: a temporary file in the

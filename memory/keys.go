@@ -365,6 +365,19 @@ func ParseCancelMember(member string) (taskID, caller string, ok bool) {
 	return taskID, caller, true
 }
 
+// exchangePattern is bus.exchange's rule (config validates it; the key checks it again).
+var exchangePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,200}$`)
+
+// DirectoryListingKey is the key of the agent listing the directories of
+// the deployment on exchange share (a known-agents document, the format of
+// directory.known_agents_file): "a2a/directory/<exchange>/known-agents".
+func DirectoryListingKey(exchange string) (string, error) {
+	if !exchangePattern.MatchString(exchange) || exchange == "." || exchange == ".." {
+		return "", invalidKey("exchange", exchange, "must be 1 to 200 of [A-Za-z0-9_.-], and neither \".\" nor \"..\"")
+	}
+	return rootA2A + "directory/" + exchange + "/known-agents", nil
+}
+
 // GatewayTasksIndex is the index of the tasks the A2A gateway sent for
 // caller (a principal), newest first (scored by minus the time they were sent,
 // Unix µs): "a2a/gateway/tasks/<caller>". ListTasks reads it.

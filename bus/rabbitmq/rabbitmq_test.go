@@ -469,3 +469,46 @@ func TestHandlerPanicLoggedWithStack(t *testing.T) {
 		t.Errorf("logged stack does not name the panicking function:\n%s", stack)
 	}
 }
+
+// Two deployments on one vhost, each on its own exchange, with the same
+// agent and caller names: the first declares its queues; the second is
+// refused at its first declare with a *bus.DeploymentConflictError naming
+// the queue and both exchanges and saying to use a vhost per deployment,
+// and the first deployment's queue is left as it was.
+func TestSecondDeploymentOnOneVhostRefused(t *testing.T) {
+	t.Parallel()
+	first, second := newTestEnv(t), newTestEnv(t)
+	a, b := first.open(t, Options{}), second.open(t, Options{})
+	name := "Rmq" + unique()
+	task, err := bus.TaskQueue(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := bus.ResponseQueue(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []bus.QueueSpec{task, resp} {
+		first.track(spec.Name)
+		if err := a.Declare(t.Context(), spec); err != nil {
+			t.Fatalf("first deployment: declare %q: %v", spec.Name, err)
+		}
+		err := b.Declare(t.Context(), spec)
+		var conflict *bus.DeploymentConflictError
+		if !errors.As(err, &conflict) || !errors.Is(err, bus.ErrOtherDeployment) || !errors.Is(err, bus.ErrTopologyMismatch) {
+			t.Fatalf("second deployment: declare %q = %v, want a *bus.DeploymentConflictError", spec.Name, err)
+		}
+		if conflict.Queue != spec.Name || conflict.Exchange != second.exchange || conflict.Other != first.exchange {
+			t.Errorf("conflict = %+v, want queue %q, exchange %q, other %q", conflict, spec.Name, second.exchange, first.exchange)
+		}
+		for _, want := range []string{spec.Name, first.exchange, second.exchange, "vhost"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("conflict error %q does not mention %q", err, want)
+			}
+		}
+	}
+	// The first deployment's task queue still takes its tasks.
+	if err := a.Publish(t.Context(), message(task.Name)); err != nil {
+		t.Fatalf("first deployment: publish after the refusal: %v", err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // maxShortString is the AMQP limit on names, routing keys and property strings.
@@ -146,6 +147,9 @@ func (b *Bus) declareQueue(ch *amqp.Channel, spec bus.QueueSpec) error {
 		return fmt.Errorf("declare queue %q: %w", spec.Name, err)
 	}
 	if _, err := ch.QueueDeclare(spec.Name, p.Durable, p.AutoDelete, p.Exclusive, false, p.Args); err != nil {
+		if conflict := deploymentConflict(spec.Name, b.exchange, b.dlx, err); conflict != nil {
+			return fmt.Errorf("declare %s queue %q: %w", spec.Kind, spec.Name, conflict)
+		}
 		return topologyErr(fmt.Sprintf("declare %s queue %q", spec.Kind, spec.Name), err)
 	}
 	source := b.exchange
@@ -169,6 +173,31 @@ func topologyErr(what string, err error) error {
 		return fmt.Errorf("%s: %w: %s", what, bus.ErrTopologyMismatch, ae.Reason)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// deploymentConflict returns a *bus.DeploymentConflictError when err is the
+// broker refusing queue because its x-dead-letter-exchange is not dlx: the
+// queue was declared by a deployment on another exchange of the same vhost
+// (every durable queue of a deployment is dead-lettered to its exchange's
+// dead-letter exchange). Otherwise nil. The broker's reason reads
+// "inequivalent arg 'x-dead-letter-exchange' for queue 'Q' in vhost 'V':
+// received 'mine.dlx' but current is 'other.dlx'"; the other exchange is
+// read from it when it has that shape.
+func deploymentConflict(queue, exchange, dlx string, err error) *bus.DeploymentConflictError {
+	var ae *amqp.Error
+	if !errors.As(err, &ae) || ae.Code != amqp.PreconditionFailed || !strings.Contains(ae.Reason, "'x-dead-letter-exchange'") {
+		return nil
+	}
+	c := &bus.DeploymentConflictError{Queue: queue, Exchange: exchange}
+	_, current, _ := strings.Cut(ae.Reason, "but current is ")
+	current = strings.TrimPrefix(current, "the value ") // older brokers' wording
+	if strings.HasPrefix(current, "none") {
+		return nil // a queue without dead-lettering is no deployment's
+	}
+	if other, _, ok := strings.Cut(strings.TrimPrefix(current, "'"), "'"); ok && strings.HasPrefix(current, "'") && other != dlx {
+		c.Other = strings.TrimSuffix(other, a2a.DeadLetterExchange(""))
+	}
+	return c
 }
 
 // setupPublish runs on every new publish connection.

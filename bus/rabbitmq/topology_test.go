@@ -91,3 +91,32 @@ func TestValidateSpec(t *testing.T) {
 		}
 	}
 }
+
+func TestDeploymentConflict(t *testing.T) {
+	refusal := func(reason string) error {
+		return &amqp.Error{Code: amqp.PreconditionFailed, Reason: "PRECONDITION_FAILED - " + reason}
+	}
+	for _, tc := range []struct {
+		name      string
+		err       error
+		conflict  bool
+		wantOther string
+	}{
+		{"broker 4", refusal("inequivalent arg 'x-dead-letter-exchange' for queue 'agent.task.X' in vhost '/': received 'b.dlx' but current is 'a.dlx'"), true, "a"},
+		{"older wording", refusal("inequivalent arg 'x-dead-letter-exchange' for queue 'agent.task.X' in vhost '/': " +
+			"received the value 'b.dlx' of type 'longstr' but current is the value 'a.dlx' of type 'longstr'"), true, "a"},
+		{"unknown wording", refusal("inequivalent arg 'x-dead-letter-exchange' for queue 'agent.task.X'"), true, ""},
+		{"no dead-lettering", refusal("inequivalent arg 'x-dead-letter-exchange' for queue 'agent.task.X' in vhost '/': received 'b.dlx' but current is none"), false, ""},
+		{"priority", refusal("inequivalent arg 'x-max-priority' for queue 'agent.task.X'"), false, ""},
+		{"access", &amqp.Error{Code: amqp.AccessRefused, Reason: "ACCESS_REFUSED - 'x-dead-letter-exchange'"}, false, ""},
+	} {
+		c := deploymentConflict("agent.task.X", "b", "b.dlx", tc.err)
+		if (c != nil) != tc.conflict {
+			t.Errorf("%s: deploymentConflict = %v, want a conflict: %v", tc.name, c, tc.conflict)
+			continue
+		}
+		if c != nil && (c.Other != tc.wantOther || c.Queue != "agent.task.X" || c.Exchange != "b") {
+			t.Errorf("%s: deploymentConflict = %+v, want queue agent.task.X, exchange b, other %q", tc.name, c, tc.wantOther)
+		}
+	}
+}

@@ -75,6 +75,13 @@ func (c *chatCommands) help() {
 
 func (c *chatCommands) agents() {
 	list := c.directory.ListAgents("", "")
+	if w, ok := c.directory.(tools.Warmer); ok {
+		select {
+		case <-w.Warm():
+		default:
+			c.out.line("(the directory is still warming up: the running agents may not all have answered yet)")
+		}
+	}
 	if len(list) == 0 {
 		c.out.line("(no agents known yet: none announced itself, and the well-known file lists none)")
 		return

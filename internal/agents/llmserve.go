@@ -92,9 +92,16 @@ func loadSpecs(path string) ([]*llmagent.Spec, error) {
 
 // llmAgents builds the agents of specs on the host, each with a caller of
 // its name when a skill may call other agents; all of them vet their
-// targets through the host's one directory. One that stops stops them all.
+// targets through the host's one directory: a Lister (the shared listing
+// restored, a discovery query at start) when a skill offers
+// list_known_agents, else a Vetter. One that stops stops them all.
 func llmAgents(specs []*llmagent.Spec, model llm.Client) node.Build {
 	return func(ctx context.Context, h *node.Host) error {
+		if slices.ContainsFunc(specs, listsAgents) {
+			if _, err := h.Directory(node.Lister); err != nil {
+				return err
+			}
+		}
 		for _, s := range specs {
 			if err := buildLLMAgent(h, s, model); err != nil {
 				return err
@@ -131,6 +138,16 @@ func buildLLMAgent(h *node.Host, s *llmagent.Spec, model llm.Client) error {
 	}
 	_, err = h.Agent(s.Card(), la.Register)
 	return err
+}
+
+// listsAgents reports whether a skill of s offers list_known_agents.
+func listsAgents(s *llmagent.Spec) bool {
+	for _, sk := range s.Skills {
+		if slices.Contains(sk.AllowedTools, llmagent.ToolListKnownAgents) {
+			return true
+		}
+	}
+	return false
 }
 
 func needsTools(s *llmagent.Spec) bool {

@@ -362,7 +362,7 @@ func (c *Caller) declare(ctx context.Context, spec bus.QueueSpec) error {
 		return nil
 	}
 	if err := c.opts.Bus.Declare(ctx, spec); err != nil {
-		if spec.Kind == bus.KindResponse && errors.Is(err, bus.ErrTopologyMismatch) {
+		if spec.Kind == bus.KindResponse && errors.Is(err, bus.ErrTopologyMismatch) && !errors.Is(err, bus.ErrOtherDeployment) {
 			return fmt.Errorf("caller %q: declare %q as a %s caller's response queue: it exists in the other mode "+
 				"(a durable and a transient caller cannot share a name; delete the queue or use the same Options.Transient): %w",
 				c.opts.Name, spec.Name, c.mode(), err)

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -99,10 +100,14 @@ type DirectoryRole int
 // The roles of a directory.
 const (
 	// Lister asks every running agent to announce itself at start and lists
-	// what it hears (a2abus agents, the demo).
+	// what it hears (a2abus agents, chat, mcp, the gateway, the demo, the
+	// Primary, the Orchestrator). With a working memory it restores, and
+	// keeps up to date, the listing the deployment's directories share there
+	// (memory.DirectoryListingKey).
 	Lister DirectoryRole = iota + 1
 	// Keeper is the long-running directory: it also restores and persists
-	// directory.known_agents_file (a2abus directory).
+	// directory.known_agents_file (a2abus directory), and shares its
+	// listing as a Lister does when it has a working memory.
 	Keeper
 	// Vetter only vets the targets of calls (a2abus invoke, an agent's
 	// delegations): it asks the running agents to announce only when a
@@ -123,6 +128,14 @@ func (n *Node) Directory(role DirectoryRole) (*directory.Directory, error) {
 	if role == Keeper {
 		known = cfg.Directory.KnownAgentsFile
 	}
+	var shared directory.SharedStore
+	sharedKey := ""
+	if role != Vetter && n.Memory != nil { // the directories that list share their listing in working memory
+		if sharedKey, err = memory.DirectoryListingKey(cfg.Bus.Exchange); err != nil {
+			return nil, fmt.Errorf("node: directory: %w", err)
+		}
+		shared = n.Memory
+	}
 	if cfg.Directory.AnnounceSecret == "" && !cfg.Bus.Embedded() {
 		warn := n.Log.Debug // a short-lived lister or vetter: the long-running directory says it
 		if role == Keeper {
@@ -131,7 +144,7 @@ func (n *Node) Directory(role DirectoryRole) (*directory.Directory, error) {
 		warn("directory.announce_secret is not set: any process on the bus can announce a card")
 	}
 	d, err := directory.New(directory.Options{
-		Bus: n.Bus, Exchange: cfg.Bus.Exchange, WellKnown: wk, KnownAgentsFile: known,
+		Bus: n.Bus, Exchange: cfg.Bus.Exchange, WellKnown: wk, KnownAgentsFile: known, Shared: shared, SharedKey: sharedKey,
 		AnnounceSecret: []byte(cfg.Directory.AnnounceSecret), StaleAfter: cfg.EffectiveStaleAfter(),
 		ForgetAfter: cfg.Directory.ForgetAfter, MaxAgents: cfg.Directory.MaxAgents, QueryOnMiss: role == Vetter,
 		Codec: n.Codec, Logger: n.Log, Identities: n.Identities,

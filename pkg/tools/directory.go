@@ -13,6 +13,19 @@ type DirectoryLister struct {
 	}
 }
 
+// closedChan is a channel that is always closed: warm from the start.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Warm is the directory's Warm (a *directory.Directory's: its shared
+// listing restored and its first discovery round ended); a directory
+// without one is warm from the start.
+func (l DirectoryLister) Warm() <-chan struct{} {
+	if w, ok := l.Directory.(Warmer); ok {
+		return w.Warm()
+	}
+	return closedChan
+}
+
 // ListAgents lists the directory's agents with skill and query as filters.
 func (l DirectoryLister) ListAgents(skill, query string) []AgentInfo {
 	entries := l.Directory.List(directory.Filter{Skill: skill, Query: query})

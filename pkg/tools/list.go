@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -79,7 +80,16 @@ type AgentList struct {
 	Total int `json:"total"`
 	// NextCursor, passed back as cursor, gives the next page; absent on the last page.
 	NextCursor string `json:"nextCursor,omitempty"`
+	// Warming is true when the listing is still filling in after the
+	// process started (the running agents have not all answered yet):
+	// Note says so, for the model. Absent otherwise.
+	Warming bool   `json:"warming,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
+
+// WarmingNote is AgentList.Note while the listing is warming up.
+const WarmingNote = "the agent directory is still warming up (it started a moment ago and the running agents have not all " +
+	"answered yet): agents may be missing, or shown as not yet seen; list again in a few seconds"
 
 var listKnownAgentsDef = definition{
 	name:  "list_known_agents",
@@ -89,7 +99,8 @@ var listKnownAgentsDef = definition{
 		"always invocable), running instances and when each was last seen. The result is one page "+
 		"{agents, total, nextCursor}: pass nextCursor as cursor for the next page (it is absent on the last one). "+
 		"At most %d skills are shown per agent (moreSkills counts the others; filter by skill to find one) and "+
-		"descriptions are cut at %d characters.", MaxListedSkills, MaxListedText),
+		"descriptions are cut at %d characters. Right after start the listing may still be warming up "+
+		"(warming: true, with a note): list again in a few seconds.", MaxListedSkills, MaxListedText),
 	params: []param{
 		{name: "skill", hint: skillIDHint, schema: map[string]any{
 			"type": "string", "pattern": skillIDPattern,
@@ -120,7 +131,7 @@ type listArgs struct {
 }
 
 // listKnownAgents returns one page of the matching agents as an AgentList.
-func (s *Set) listKnownAgents(_ context.Context, raw json.RawMessage) (any, error) {
+func (s *Set) listKnownAgents(ctx context.Context, raw json.RawMessage) (any, error) {
 	var args listArgs
 	if err := decodeArgs("list_known_agents", raw, &args); err != nil {
 		return nil, err
@@ -133,6 +144,7 @@ func (s *Set) listKnownAgents(_ context.Context, raw json.RawMessage) (any, erro
 	if args.Limit != nil {
 		limit = int(*args.Limit)
 	}
+	warming := !s.warm(ctx)
 	agents := slices.Clone(s.deps.Agents.ListAgents(args.Skill, args.Query))
 	if s.allowed != nil { // only the agents invoke_agent may call
 		agents = slices.DeleteFunc(agents, func(a AgentInfo) bool { return !s.allowed[strings.ToLower(a.Name)] })
@@ -155,7 +167,38 @@ func (s *Set) listKnownAgents(_ context.Context, raw json.RawMessage) (any, erro
 	if end < len(agents) {
 		out.NextCursor = encodeCursor(agents[end-1].Name)
 	}
+	if warming {
+		out.Warming, out.Note = true, WarmingNote
+	}
 	return out, nil
+}
+
+// warm reports whether Agents is warm (or no Warmer), waiting for it up to
+// Deps.WarmWait on the Set's first call that finds it cold (or until ctx ends).
+func (s *Set) warm(ctx context.Context) bool {
+	w, ok := s.deps.Agents.(Warmer)
+	if !ok {
+		return true
+	}
+	ready := w.Warm()
+	select {
+	case <-ready:
+		return true
+	default:
+	}
+	if s.deps.WarmWait < 0 || s.waited.Load() {
+		return false
+	}
+	timer := time.NewTimer(s.deps.WarmWait)
+	defer timer.Stop()
+	select {
+	case <-ready:
+		return true
+	case <-timer.C:
+		s.waited.Store(true)
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // bounded returns a with its texts cut to the listing's bounds and at most

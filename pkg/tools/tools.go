@@ -38,6 +38,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -57,6 +58,18 @@ type Invoker interface {
 type Lister interface {
 	ListAgents(skill, query string) []AgentInfo
 }
+
+// Warmer is a Lister whose listing fills in after its process starts (the
+// directory's restore and first discovery round; DirectoryLister is one):
+// Warm is closed once it has. list_known_agents waits for it, bounded by
+// Deps.WarmWait, and otherwise says that the listing is still warming up.
+type Warmer interface {
+	Warm() <-chan struct{}
+}
+
+// DefaultWarmWait is Deps.WarmWait's default: longer than the directory's
+// first discovery round (1s), short enough for a model's turn.
+const DefaultWarmWait = 5 * time.Second
 
 // TaskReader reads what the caller knows of a task it invoked
 // (*caller.Caller implements it): task_status and cancel_task need it.
@@ -84,6 +97,11 @@ type Deps struct {
 	Caller Invoker
 	// Agents answers list_known_agents. Required for list_known_agents.
 	Agents Lister
+	// WarmWait bounds how long list_known_agents waits for Agents, when it
+	// is a Warmer, to be warm: the first call of a Set waits at most this
+	// long, later ones not at all (each says whether it is still warming
+	// up). 0 is DefaultWarmWait; negative does not wait.
+	WarmWait time.Duration
 	// Resolver checks invoke_agent's agent and skill first; nil sends them as given.
 	Resolver caller.Resolver
 	// Memory is read by get_from_working_memory. Required for get_from_working_memory.
@@ -162,6 +180,9 @@ func (d *Deps) normalize() ([]definition, error) {
 	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
+	}
+	if d.WarmWait == 0 {
+		d.WarmWait = DefaultWarmWait
 	}
 	return offered, nil
 }
@@ -310,6 +331,8 @@ type Set struct {
 	// allowed holds the lower-case names of Deps.AllowedAgents; nil allows all.
 	allowed map[string]bool
 	tasks   *tracker
+	// waited is set once a list_known_agents call waited WarmWait for Agents in vain.
+	waited atomic.Bool
 }
 
 // New binds the tools to d. Missing or invalid dependencies, and an unknown

@@ -24,7 +24,9 @@ const queueLooks = 8
 type agentRow struct {
 	directory.Entry
 	Signed   bool
-	OnDemand bool // well-known, no instance: started per task (a KEDA ScaledJob)
+	// OnDemand: tasks wait in its queue and no instance runs: an agent
+	// started per task (a KEDA ScaledJob), or one that is down.
+	OnDemand bool
 	Queue    queueInfo
 }
 
@@ -41,7 +43,7 @@ type agentsData struct {
 	Query  string
 	Agents []agentRow
 	Pager  pager
-	Counts map[directory.Status]int
+	Counts map[string]int
 	Queues bool
 }
 
@@ -50,9 +52,9 @@ func (c *Console) agentsPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query().Get("q")
 	all := c.opts.Directory.List(directory.Filter{Query: q})
 	p := paginate(r, len(all), c.opts.PageSize)
-	d := agentsData{Query: q, Pager: p, Counts: map[directory.Status]int{}, Queues: c.opts.Queues != nil}
+	d := agentsData{Query: q, Pager: p, Counts: map[string]int{}, Queues: c.opts.Queues != nil}
 	for _, e := range all {
-		d.Counts[e.Status]++
+		d.Counts[string(e.Status)]++
 	}
 	d.Agents = c.agentRows(r.Context(), all[p.From:p.To])
 	c.render(w, "agents", "Agents", d)
@@ -63,7 +65,7 @@ func (c *Console) agentRows(ctx context.Context, entries []directory.Entry) []ag
 	rows := make([]agentRow, len(entries))
 	for i, e := range entries {
 		_, signed := c.opts.Directory.PinnedKey(e.Name)
-		rows[i] = agentRow{Entry: e, Signed: signed, OnDemand: e.WellKnown && len(e.Instances) == 0}
+		rows[i] = agentRow{Entry: e, Signed: signed}
 		if spec, err := bus.TaskQueue(e.Name); err == nil {
 			rows[i].Queue.Name = spec.Name
 		}
@@ -97,6 +99,10 @@ func (c *Console) agentRows(ctx context.Context, entries []directory.Entry) []ag
 		})
 	}
 	wg.Wait()
+	for i := range rows {
+		q := rows[i].Queue
+		rows[i].OnDemand = len(rows[i].Instances) == 0 && q.Known && !q.Missing && q.Messages > 0 && q.Consumers == 0
+	}
 	return rows
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -87,7 +88,7 @@ func (c *Console) sessionEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			tt := toTurn(t)
-			if !send("turn", turnEvent{Seq: t.Seq, Role: t.Role, Content: t.Content, Time: t.Time.UTC().Format(time.RFC3339Nano), Notification: tt.Notification}) {
+			if !send("turn", turnEvent{Seq: t.Seq, Role: t.Role, Content: redact.String(t.Content), Time: t.Time.UTC().Format(time.RFC3339Nano), Notification: tt.Notification}) {
 				return
 			}
 			if tt.Notification && tt.TaskID != "" {

@@ -126,7 +126,7 @@ type taskData struct {
 
 // taskPage shows one task of a session and its stored result, redacted.
 func (c *Console) taskPage(w http.ResponseWriter, r *http.Request) {
-	session, id := r.PathValue("session"), r.PathValue("task")
+	session, id := r.PathValue("id"), r.PathValue("task")
 	if err := memory.ValidateSessionID(session); err != nil {
 		http.Error(w, "console: "+err.Error(), http.StatusBadRequest)
 		return

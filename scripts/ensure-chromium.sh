@@ -4,7 +4,7 @@
 # the console's browser tests (pkg/console, driven with chromedp).
 #
 # A browser already on the PATH (chromium, chromium-browser, google-chrome,
-# or the one A2ABUS_CHROME names) is left alone. Otherwise Debian's
+# or the one A2ABUS_TEST_CHROME names) is left alone. Otherwise Debian's
 # `chromium` package is installed with apt-get (as root, or through
 # passwordless sudo), updating the package lists once if the first attempt
 # fails. Idempotent; prints nothing when a browser is already there.
@@ -17,8 +17,8 @@ die() {
 }
 
 found() {
-	if [[ -n ${A2ABUS_CHROME:-} ]]; then
-		[[ -x ${A2ABUS_CHROME} ]] || command -v "${A2ABUS_CHROME}" >/dev/null 2>&1
+	if [[ -n ${A2ABUS_TEST_CHROME:-} ]]; then
+		[[ -x ${A2ABUS_TEST_CHROME} ]] || command -v "${A2ABUS_TEST_CHROME}" >/dev/null 2>&1
 		return
 	fi
 	local b
@@ -37,7 +37,7 @@ elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
 else
 	die "chromium is not installed and installing it needs root or passwordless sudo: apt-get install -y chromium"
 fi
-command -v apt-get >/dev/null 2>&1 || die "chromium is not installed and apt-get is not available: install Chromium by hand (or set A2ABUS_CHROME to a Chrome binary)"
+command -v apt-get >/dev/null 2>&1 || die "chromium is not installed and apt-get is not available: install Chromium by hand (or set A2ABUS_TEST_CHROME to a Chrome binary)"
 
 log "installing chromium with apt-get"
 out=$(mktemp)

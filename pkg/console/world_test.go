@@ -40,6 +40,7 @@ type mesh struct {
 	dir     *directory.Directory
 	bus     bus.Bus
 	con     *console.Console
+	dead    console.DeadLetterReader
 }
 
 // newMesh starts the agents, the caller and a console; mod adjusts the console's options.
@@ -103,7 +104,7 @@ func newMesh(t testing.TB, w *testworld.World, mod func(*console.Options)) *mesh
 		t.Fatal(err)
 	}
 	testworld.Start(t, con)
-	m.con, m.url = con, "http://"+addr.String()
+	m.con, m.url, m.dead = con, "http://"+addr.String(), o.DeadLetters
 	testenv.Eventually(t, "the agents are listed online", func() bool {
 		for _, name := range []string{m.sample, m.hostile} {
 			if e, ok := d.Lookup(name); !ok || e.Status != directory.StatusOnline {

@@ -5,7 +5,6 @@ package console
 
 import (
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -131,18 +130,16 @@ func (c *Console) taskPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "console: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	tasks, err := c.sessionTasks(r.Context(), session)
+	t, found, err := c.sessionTask(r.Context(), session, id)
 	if err != nil {
-		c.fail(w, "read the tasks of session "+session, err)
+		c.fail(w, "read task "+id+" of session "+session, err)
 		return
 	}
-	d := taskData{Session: session}
-	i := slices.IndexFunc(tasks, func(t task) bool { return t.ID == id })
-	if i < 0 {
+	if !found {
 		http.Error(w, "console: no task "+id+" in session "+session, http.StatusNotFound)
 		return
 	}
-	d.Task, d.Found = tasks[i], true
+	d := taskData{Session: session, Task: t, Found: true}
 	if d.Result, err = loadResult(r.Context(), c.opts.Memory, session, d.Task.Target, id); err != nil {
 		c.fail(w, "read the result of task "+id, err)
 		return

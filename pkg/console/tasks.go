@@ -77,6 +77,31 @@ func (c *Console) sessionTasks(ctx context.Context, session string) ([]task, err
 	return out, nil
 }
 
+// sessionTask returns task id of session: its call history entry, else
+// the unfinished task of a watched caller.
+func (c *Console) sessionTask(ctx context.Context, session, id string) (task, bool, error) {
+	key, err := memory.CallHistoryKey(session, id)
+	if err != nil {
+		return task{}, false, fmt.Errorf("console: task %s: %w", id, err)
+	}
+	b, err := c.opts.Memory.Get(ctx, key)
+	switch {
+	case err == nil:
+		var e caller.HistoryEntry
+		if err := json.Unmarshal(b, &e); err != nil {
+			return task{}, false, fmt.Errorf("console: decode the call history entry of task %s: %w", id, err)
+		}
+		return fromHistory(e), true, nil
+	case !errors.Is(err, memory.ErrNotFound):
+		return task{}, false, fmt.Errorf("console: task %s: %w", id, err)
+	}
+	pending, err := c.inFlight(ctx, c.opts.Callers, func(r *caller.Record) bool { return r.SessionID == session && r.TaskID == id })
+	if err != nil || len(pending) == 0 {
+		return task{}, false, err
+	}
+	return pending[0], true, nil
+}
+
 // inFlight returns the unfinished tasks of callers that keep selects.
 func (c *Console) inFlight(ctx context.Context, callers []string, keep func(*caller.Record) bool) ([]task, error) {
 	var out []task

@@ -23,7 +23,7 @@ const queueLooks = 8
 // agentRow is one agent of the agents page.
 type agentRow struct {
 	directory.Entry
-	Signed   bool
+	Signed bool
 	// OnDemand: tasks wait in its queue and no instance runs: an agent
 	// started per task (a KEDA ScaledJob), or one that is down.
 	OnDemand bool

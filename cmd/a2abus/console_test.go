@@ -26,6 +26,10 @@ func TestConsoleRefusesAnOpenAddressWithoutAToken(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "at least 16 bytes") {
 		t.Errorf("a 5-byte token: exit %d, stderr %q; want 1 naming the length", code, errOut)
 	}
+	code, _, errOut = runCLI(t, "console", "--embedded", "--actions")
+	if code != 1 || !strings.Contains(errOut, "actions need a token") {
+		t.Errorf("--actions without a token: exit %d, stderr %q; want 1 naming the token", code, errOut)
+	}
 	code, _, errOut = runCLI(t, "console", "--embedded", "--token-file", filepath.Join(t.TempDir(), "missing"))
 	if code != 1 || !strings.Contains(errOut, "missing") {
 		t.Errorf("a missing token file: exit %d, stderr %q; want 1 naming the file", code, errOut)

@@ -65,6 +65,10 @@ type Options struct {
 	// Callers are the caller names whose unfinished tasks a session view
 	// shows before they end (besides the callers of the session's history).
 	Callers []string
+	// Actions enables the actions on dead letters (republish, drop;
+	// DeadLetters must be a DeadLetterActor). It needs a Token: an action
+	// is taken by someone authenticated, and logged.
+	Actions bool
 	// Token, when set, is required of every request (bearer header, or
 	// ?token= once, which sets a cookie). Listen refuses an address other
 	// than loopback without one.
@@ -114,6 +118,8 @@ func New(o Options) (*Console, error) {
 		return nil, fmt.Errorf("%w: Directory and Memory are required", ErrInvalidOptions)
 	case o.Token != "" && len(o.Token) < MinTokenBytes:
 		return nil, fmt.Errorf("%w: the token must be at least %d bytes, got %d", ErrInvalidOptions, MinTokenBytes, len(o.Token))
+	case o.Actions && o.Token == "":
+		return nil, fmt.Errorf("%w: actions need a token (who acts must be authenticated)", ErrInvalidOptions)
 	case o.PageSize < 0 || o.PollInterval < 0 || o.MaxDeadLetters < 0:
 		return nil, fmt.Errorf("%w: PageSize, PollInterval and MaxDeadLetters must not be negative", ErrInvalidOptions)
 	}
@@ -158,6 +164,7 @@ func (c *Console) routes() http.Handler {
 	mux.HandleFunc("GET /workflows", c.workflowsPage)
 	mux.HandleFunc("GET /deadletters", c.deadLettersPage)
 	mux.HandleFunc("GET /health", c.healthPage)
+	mux.HandleFunc("POST /deadletters/{id}/{action}", c.deadLetterAction)
 	var h http.Handler = mux
 	if c.opts.Token != "" {
 		h = tokenAuth(h, c.opts.Token)

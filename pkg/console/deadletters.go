@@ -45,12 +45,15 @@ type deadLettersData struct {
 	Letters   []DeadLetter
 	Err       string
 	Max       int
+	Actions   bool
+	Done      string
 }
 
 // deadLettersPage lists the messages of the dead-letter queue (at most
 // MaxDeadLetters), read without taking them off it.
 func (c *Console) deadLettersPage(w http.ResponseWriter, r *http.Request) {
-	d := deadLettersData{Available: c.opts.DeadLetters != nil, Max: c.opts.MaxDeadLetters}
+	_, actor := c.opts.DeadLetters.(DeadLetterActor)
+	d := deadLettersData{Available: c.opts.DeadLetters != nil, Max: c.opts.MaxDeadLetters, Actions: c.opts.Actions && actor, Done: r.URL.Query().Get("done")}
 	if d.Available {
 		ctx, cancel := context.WithTimeout(r.Context(), healthCheckTimeout*2)
 		defer cancel()

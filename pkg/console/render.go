@@ -80,15 +80,16 @@ func parsePages() (map[string]*template.Template, error) {
 
 // view is what every page gets: its title, which tab is open, and its data.
 type view struct {
-	Title string
-	Tab   string
-	Data  any
+	Title   string
+	Tab     string
+	Data    any
+	Actions bool
 }
 
 // render writes page with data, or a 500 naming what failed.
 func (c *Console) render(w http.ResponseWriter, page, title string, data any) {
 	var b bytes.Buffer
-	if err := c.pages[page].ExecuteTemplate(&b, "layout.html", view{Title: title, Tab: page, Data: data}); err != nil {
+	if err := c.pages[page].ExecuteTemplate(&b, "layout.html", view{Title: title, Tab: page, Data: data, Actions: c.opts.Actions}); err != nil {
 		c.fail(w, "render "+page, err)
 		return
 	}

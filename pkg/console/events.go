@@ -4,6 +4,7 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -72,7 +73,12 @@ func (c *Console) sessionEvents(w http.ResponseWriter, r *http.Request) {
 	if _, err := fmt.Fprint(w, ": following\n\n"); err != nil || rc.Flush() != nil {
 		return
 	}
-	known := map[string]bool{} // tasks already sent as started
+	known := map[string]bool{} // tasks already sent, or read and not of this session: not read again
+	callers, err := c.followedCallers(ctx, id)
+	if err != nil {
+		c.fail(w, "follow session "+id, err)
+		return
+	}
 	poll := time.NewTicker(c.opts.PollInterval)
 	defer poll.Stop()
 	idle := time.NewTicker(keepAlive)
@@ -98,7 +104,10 @@ func (c *Console) sessionEvents(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		case <-poll.C:
-			started, err := c.inFlight(ctx, c.opts.Callers, func(rec *caller.Record) bool { return rec.SessionID == id && !known[rec.TaskID] })
+			started, err := c.inFlight(ctx, callers, func(t string) bool { return known[t] }, func(rec *caller.Record) bool {
+				known[rec.TaskID] = rec.SessionID != id // another session's task is not read again
+				return rec.SessionID == id
+			})
 			if err != nil {
 				continue // working memory failed: the next tick tries again
 			}
@@ -115,6 +124,16 @@ func (c *Console) sessionEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// followedCallers are the callers whose unfinished tasks a live view of
+// session reads: the watched ones and those of its call history.
+func (c *Console) followedCallers(ctx context.Context, session string) ([]string, error) {
+	hist, err := caller.History(ctx, c.opts.Memory, session)
+	if err != nil {
+		return nil, err
+	}
+	return c.callersOf(hist), nil
 }
 
 // endedTask is the event of the task a notification turn reports.

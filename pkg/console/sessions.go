@@ -25,7 +25,7 @@ func (c *Console) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/sessions/"+id, http.StatusSeeOther)
 		return
 	}
-	tasks, err := c.inFlight(r.Context(), c.opts.Callers, func(*caller.Record) bool { return true })
+	tasks, err := c.inFlight(r.Context(), c.opts.Callers, nil, func(*caller.Record) bool { return true })
 	if err != nil {
 		c.fail(w, "read the tasks in flight", err)
 		return

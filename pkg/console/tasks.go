@@ -60,15 +60,11 @@ func (c *Console) sessionTasks(ctx context.Context, session string) ([]task, err
 	}
 	out := make([]task, 0, len(hist))
 	seen := make(map[string]bool, len(hist))
-	callers := slices.Clone(c.opts.Callers)
 	for _, e := range hist {
 		out = append(out, fromHistory(e))
 		seen[e.TaskID] = true
-		if e.Caller != "" && !slices.Contains(callers, e.Caller) {
-			callers = append(callers, e.Caller)
-		}
 	}
-	pending, err := c.inFlight(ctx, callers, func(r *caller.Record) bool { return r.SessionID == session && !seen[r.TaskID] })
+	pending, err := c.inFlight(ctx, c.callersOf(hist), func(id string) bool { return seen[id] }, func(r *caller.Record) bool { return r.SessionID == session })
 	if err != nil {
 		return nil, err
 	}
@@ -95,15 +91,27 @@ func (c *Console) sessionTask(ctx context.Context, session, id string) (task, bo
 	case !errors.Is(err, memory.ErrNotFound):
 		return task{}, false, fmt.Errorf("console: task %s: %w", id, err)
 	}
-	pending, err := c.inFlight(ctx, c.opts.Callers, func(r *caller.Record) bool { return r.SessionID == session && r.TaskID == id })
+	pending, err := c.inFlight(ctx, c.opts.Callers, func(t string) bool { return t != id }, func(r *caller.Record) bool { return r.SessionID == session })
 	if err != nil || len(pending) == 0 {
 		return task{}, false, err
 	}
 	return pending[0], true, nil
 }
 
-// inFlight returns the unfinished tasks of callers that keep selects.
-func (c *Console) inFlight(ctx context.Context, callers []string, keep func(*caller.Record) bool) ([]task, error) {
+// callersOf are the watched callers and the callers of hist.
+func (c *Console) callersOf(hist []caller.HistoryEntry) []string {
+	callers := slices.Clone(c.opts.Callers)
+	for _, e := range hist {
+		if e.Caller != "" && !slices.Contains(callers, e.Caller) {
+			callers = append(callers, e.Caller)
+		}
+	}
+	return callers
+}
+
+// inFlight returns the unfinished tasks of callers that keep selects;
+// the ids skip says are not read (nil: none).
+func (c *Console) inFlight(ctx context.Context, callers []string, skip func(id string) bool, keep func(*caller.Record) bool) ([]task, error) {
 	var out []task
 	for _, name := range callers {
 		ids, err := caller.PendingTasks(ctx, c.opts.Memory, name, maxPendingRead)
@@ -111,6 +119,9 @@ func (c *Console) inFlight(ctx context.Context, callers []string, keep func(*cal
 			return nil, err
 		}
 		for _, id := range ids {
+			if skip != nil && skip(id) {
+				continue
+			}
 			r, err := loadRecord(ctx, c.opts.Memory, name, id)
 			if err != nil {
 				return nil, err
@@ -234,8 +245,9 @@ func waterfall(tasks []task) (bars []bar, span time.Duration) {
 	span = max(end.Sub(start), time.Millisecond)
 	for i, t := range tasks {
 		left := float64(t.Created.Sub(start)) / float64(span) * 100
-		width := max(float64(t.Duration)/float64(span)*100, 0.5)
-		bars = append(bars, bar{Task: t, Left: left, Width: min(width, 100-left), Y: i * barHeight})
+		width := min(max(float64(t.Duration)/float64(span)*100, 0.5), 100)
+		left = min(left, 100-width) // a short bar at the end stays on the axis
+		bars = append(bars, bar{Task: t, Left: left, Width: width, Y: i * barHeight})
 	}
 	return bars, span
 }

@@ -251,6 +251,18 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("sessions in flight", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), browserWait)
+		defer cancel()
+		inv, err := m.caller.Invoke(ctx, caller.Request{Target: m.sample, Skill: "sleep", Text: "3000", SessionID: "console-in-flight"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		br.until(t, "the task in flight and its session", m.url+"/sessions",
+			`[...document.querySelectorAll("main td")].some(td => td.textContent === `+js(inv.TaskID)+`) && document.querySelector('main a[href="/sessions/console-in-flight"]') !== null`)
+		br.screenshot(t, "sessions")
+	})
+
 	t.Run("health and workflows", func(t *testing.T) {
 		br.open(t, m.url+"/health")
 		br.waitFor(t, "the checks", `document.querySelectorAll("#checks tr.ok").length >= 2`)

@@ -28,6 +28,7 @@ const stateSubmitted = "submitted"
 // history, or an unfinished one from a caller's pending index.
 type task struct {
 	ID, Caller, Target, Skill string
+	Session                   string
 	Chain                     []string
 	State, Status, Code, Err  string
 	Created                   time.Time
@@ -42,7 +43,7 @@ func shortState(s a2a.TaskState) string {
 
 // fromHistory is the row of a call history entry.
 func fromHistory(e caller.HistoryEntry) task {
-	t := task{ID: e.TaskID, Caller: e.Caller, Target: e.Target, Skill: e.Skill, Chain: e.Chain, State: shortState(e.State),
+	t := task{ID: e.TaskID, Caller: e.Caller, Target: e.Target, Skill: e.Skill, Session: e.SessionID, Chain: e.Chain, State: shortState(e.State),
 		Status: e.Status, Code: string(e.Code), Err: e.Error, Created: e.CreatedAt, Duration: e.Duration(), Late: e.Late}
 	if e.State == "" {
 		t.State = strings.ToLower(e.Status) // REFUSED, WAITING
@@ -137,7 +138,7 @@ func (c *Console) inFlight(ctx context.Context, callers []string, skip func(id s
 
 // fromRecord is the row of an unfinished task.
 func fromRecord(r *caller.Record, now time.Time) task {
-	return task{ID: r.TaskID, Caller: r.Caller, Target: r.Target, Skill: r.Skill, Chain: r.Chain, State: stateSubmitted,
+	return task{ID: r.TaskID, Caller: r.Caller, Target: r.Target, Skill: r.Skill, Session: r.SessionID, Chain: r.Chain, State: stateSubmitted,
 		Created: r.CreatedAt, Duration: now.Sub(r.CreatedAt), InFlight: true}
 }
 

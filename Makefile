@@ -34,7 +34,7 @@ FUZZFLAGS ?=
 FAULT_PKGS := $(shell grep -rl --include='*_test.go' '^func TestFault' . | xargs -r -n1 dirname | sort -u)
 
 .DEFAULT_GOAL := help
-.PHONY: help build release image run test services fmt-check vet staticcheck lint unit deploy-test faults soak soak-short bench fuzz licenses clean
+.PHONY: help build release image run test services chromium fmt-check vet staticcheck lint unit deploy-test faults soak soak-short bench fuzz licenses clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -63,8 +63,12 @@ test: ## everything CI runs, in order: services, lint, all tests, then the fault
 	@# one's output printed whole when it ends
 	@$(MAKE) --no-print-directory -j2 -O faults soak-short
 
-services: ## make sure RabbitMQ and Redis answer on 127.0.0.1 (start or install them)
+services: ## make sure RabbitMQ and Redis answer on 127.0.0.1 (start or install them), and Chromium is installed
 	bash scripts/ensure-services.sh
+	@$(MAKE) --no-print-directory chromium
+
+chromium: ## make sure Chromium is installed for the console's browser test (apt-get install chromium when missing)
+	bash scripts/ensure-chromium.sh
 
 fmt-check: ## fail, listing them, if files are not gofmt-ed
 	@files=$$(gofmt -l .); if [ -n "$$files" ]; then echo "gofmt needed on:"; echo "$$files"; exit 1; fi

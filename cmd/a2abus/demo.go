@@ -32,7 +32,8 @@ import (
 // caller in one process, on the embedded bus and memory unless --amqp-url /
 // --redis-url point at real servers.
 func newDemoCmd(c *cli) *cobra.Command {
-	return cliutil.SetProfile(&cobra.Command{
+	var o demoConsole
+	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run SampleAgent and ResearchAgent in this process, invoke them and show every step",
 		Long: "Starts SampleAgent and ResearchAgent and a caller in one process, invokes them, and shows the\n" +
@@ -40,15 +41,29 @@ func newDemoCmd(c *cli) *cobra.Command {
 			"the conversation and the result fetched back, as an LLM would with get_from_working_memory; then an\n" +
 			"agent's question answered (the task waits for input) and a follow-up task in the same context.\n" +
 			"Runs on the embedded bus and memory (no servers needed); with --amqp-url and --redis-url the\n" +
-			"same demo runs on RabbitMQ and Redis.",
+			"same demo runs on RabbitMQ and Redis. With --console it also serves the web console of its mesh\n" +
+			"(read-only, on loopback), prints its URL first and keeps it open after the demo until Ctrl-C.",
 		Example: "  a2abus demo\n" +
+			"  a2abus demo --console\n" +
 			"  a2abus demo --amqp-url amqp://guest:guest@127.0.0.1:5672/ --redis-url redis://127.0.0.1:6379/0",
 		Args: cobra.NoArgs,
-		RunE: c.withConfig(runDemo),
-	}, cliutil.Demo)
+		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error { return runDemo(ctx, e, o) }),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "console", "", "also serve the web console of the demo's mesh on this loopback host:port (--console alone: a free port)")
+	f.Lookup("console").NoOptDefVal = "127.0.0.1:0"
+	f.DurationVar(&o.linger, "console-linger", 0, "with --console, how long the console stays open after the demo (0: until Ctrl-C)")
+	return cliutil.SetProfile(cmd, cliutil.Demo)
 }
 
-func runDemo(ctx context.Context, e *env, _ []string) (err error) {
+// demoConsole is the demo's console: where it listens ("" for none) and
+// how long it stays open after the demo.
+type demoConsole struct {
+	listen string
+	linger time.Duration
+}
+
+func runDemo(ctx context.Context, e *env, con demoConsole) (err error) {
 	cfg := e.Config
 	n, err := e.OpenNode(ctx, "a2abus-demo")
 	if err != nil {
@@ -90,6 +105,11 @@ func runDemo(ctx context.Context, e *env, _ []string) (err error) {
 	dir, err := h.Directory(node.Lister)
 	if err != nil {
 		return err
+	}
+	if con.listen != "" { // the console of this mesh, which the demo's caller's tasks show in live
+		if _, err := buildConsole(h, e, consoleFlags{listen: con.listen, callers: []string{"DemoCaller"}}); err != nil {
+			return err
+		}
 	}
 	h.Start(ctx)
 	runCtx := ctx
@@ -143,6 +163,24 @@ func runDemo(ctx context.Context, e *env, _ []string) (err error) {
 	if d.err == nil { // the shipped business-case workflow through the Orchestrator (docs/workflows.md)
 		d.err = demoWorkflow(runCtx, h, demoCaller, d.out)
 	}
+	if d.err == nil && con.listen != "" {
+		d.err = lingerConsole(ctx, d, con.linger, session)
+	}
+	return d.err
+}
+
+// lingerConsole keeps the demo's console open after the demo: for linger,
+// or until ctx ends (Ctrl-C) when linger is 0.
+func lingerConsole(ctx context.Context, d *demo, linger time.Duration, session string) error {
+	if linger > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, linger)
+		defer cancel()
+		d.printf("\nThe console stays open for %s (its session: /sessions/%s).\n", linger, session)
+	} else {
+		d.printf("\nThe console stays open until Ctrl-C (its session: /sessions/%s).\n", session)
+	}
+	<-ctx.Done()
 	return d.err
 }
 

@@ -79,6 +79,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newChatCmd(c),
 		cliutil.SetProfile(newMCPCmd(c), cliutil.Daemon),
 		newGatewayCmd(c),
+		newConsoleCmd(c),
 		newConformanceCmd(c),
 		newWorkflowCmd(c),
 		newConverseCmd(c),

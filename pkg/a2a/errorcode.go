@@ -23,15 +23,15 @@ const (
 	// wait bound (the request's startBy); it never ran. Retry later (the
 	// agent may be starting); its contract status is TIMEOUT.
 	CodeExpiredInQueue ErrorCode = "EXPIRED_IN_QUEUE"
-	CodeCanceled          ErrorCode = "CANCELED"
-	CodeCycleDetected     ErrorCode = "CYCLE_DETECTED"
-	CodeDepthExceeded     ErrorCode = "DEPTH_EXCEEDED"
-	CodeForbidden         ErrorCode = "FORBIDDEN"
-	CodeRateLimited       ErrorCode = "RATE_LIMITED"
-	CodeBusy              ErrorCode = "BUSY"
-	CodeCircuitOpen       ErrorCode = "CIRCUIT_OPEN"
-	CodeUnavailable       ErrorCode = "UNAVAILABLE"
-	CodeInternal          ErrorCode = "INTERNAL"
+	CodeCanceled       ErrorCode = "CANCELED"
+	CodeCycleDetected  ErrorCode = "CYCLE_DETECTED"
+	CodeDepthExceeded  ErrorCode = "DEPTH_EXCEEDED"
+	CodeForbidden      ErrorCode = "FORBIDDEN"
+	CodeRateLimited    ErrorCode = "RATE_LIMITED"
+	CodeBusy           ErrorCode = "BUSY"
+	CodeCircuitOpen    ErrorCode = "CIRCUIT_OPEN"
+	CodeUnavailable    ErrorCode = "UNAVAILABLE"
+	CodeInternal       ErrorCode = "INTERNAL"
 	// CodeResultTooLarge: the skill's result exceeds the bus's message size
 	// limit, so it can never be delivered; not retryable.
 	CodeResultTooLarge ErrorCode = "RESULT_TOO_LARGE"

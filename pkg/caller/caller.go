@@ -159,6 +159,10 @@ type Options struct {
 	// See queuewait.go.
 	DefaultWait time.Duration
 	MaxWait     time.Duration
+	// TakeGrace is how long past a task's startBy the sweeper waits for
+	// the take notice of an agent that took it just in time, before it
+	// says EXPIRED_IN_QUEUE; default DefaultTakeGrace (5s).
+	TakeGrace time.Duration
 	// SweepInterval is how often overdue tasks are looked for; default 1s.
 	SweepInterval time.Duration
 	// MaxDepth is the longest call chain (origin included) a call may
@@ -216,6 +220,7 @@ func (o *Options) normalize() error {
 	component.Default(&o.DefaultTimeout, DefaultTimeout)
 	component.Default(&o.MaxTimeout, DefaultMaxTimeout)
 	component.Default(&o.MaxWait, DefaultMaxWait)
+	component.Default(&o.TakeGrace, DefaultTakeGrace)
 	if o.DefaultWait < 0 || o.MaxWait < 0 {
 		return fmt.Errorf("%w: DefaultWait %s and MaxWait %s must not be negative", ErrInvalidOptions, o.DefaultWait, o.MaxWait)
 	}

@@ -46,7 +46,7 @@ type Request struct {
 	// clamped to Options.MaxWait. With no wait bound at all, Timeout covers
 	// the wait and the run together. See queuewait.go.
 	WaitTimeout time.Duration
-	Priority a2a.Priority
+	Priority    a2a.Priority
 	// CorrelationID groups the calls of one workflow.
 	CorrelationID string
 	// Handoff is context passed to the agent untouched (a JSON value).
@@ -347,6 +347,9 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		Message: tr.Message, ContextHistory: tr.ContextHistory, Priority: tr.Priority, CorrelationID: tr.CorrelationID,
 		Handoff: tr.Handoff, AllowNestedCalls: tr.AllowNestedCalls, Stream: tr.Stream,
 		CallerContext: tr.CallerContext, AllowedTools: tr.AllowedTools, MaxContextTokens: tr.MaxContextTokens}
+	if !rec.StartBy.IsZero() {
+		rec.SweepFrom = rec.StartBy.Add(c.opts.TakeGrace)
+	}
 	return tr, rec, nil
 }
 

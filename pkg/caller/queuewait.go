@@ -28,9 +28,10 @@ import (
 // DefaultMaxWait is the default of Options.MaxWait.
 const DefaultMaxWait = time.Hour
 
-// takeGrace is how long past a task's startBy the sweeper waits for the
-// take notice of an agent that took it just in time.
-const takeGrace = 5 * time.Second
+// DefaultTakeGrace is the default of Options.TakeGrace: how long past a
+// task's startBy the sweeper waits for the take notice of an agent that
+// took it just in time (it travels agent, broker, caller, working memory).
+const DefaultTakeGrace = 5 * time.Second
 
 // WaitBounds is implemented by a Resolver that knows how long a task may
 // wait for a target to take it, for targets with a default of their own
@@ -61,18 +62,46 @@ func (c *Caller) waitFor(req Request) (time.Duration, error) {
 
 // firstSweep is when the sweeper first looks at a task's first turn: past
 // its startBy and the take grace when it has a wait bound (no agent took it
-// by then, unless one said so), else at its deadline.
+// by then, unless one said so), else at its deadline. The record keeps it
+// (SweepFrom), as every replica must agree on it.
 func (r *Record) firstSweep() time.Time {
-	if r.StartBy.IsZero() {
+	if r.StartBy.IsZero() || r.SweepFrom.IsZero() || r.SweepFrom.After(r.Deadline) {
 		return r.Deadline
 	}
-	return r.StartBy.Add(takeGrace)
+	return r.SweepFrom
+}
+
+// earliestClaim is the earliest time the sweeper may claim a task's first
+// turn: its first sweep, or, for a task with a wait bound taken at once, its
+// run time and the take grace after its creation (markTaken).
+func (r *Record) earliestClaim() time.Time {
+	first := r.firstSweep()
+	if r.StartBy.IsZero() || r.SweepFrom.IsZero() {
+		return first
+	}
+	taken := r.CreatedAt.Add(r.Deadline.Sub(r.StartBy) + r.SweepFrom.Sub(r.StartBy))
+	if taken.Before(first) {
+		return taken
+	}
+	return first
+}
+
+// runEnd is when the run of a task with a wait bound that was taken at
+// took is over for the sweeper: its run time and the take grace later,
+// never past the deadline.
+func (r *Record) runEnd(took time.Time) time.Time {
+	end := took.Add(r.Deadline.Sub(r.StartBy) + r.SweepFrom.Sub(r.StartBy))
+	if r.SweepFrom.IsZero() || end.After(r.Deadline) {
+		return r.Deadline
+	}
+	return end
 }
 
 // markTaken records that an agent took task id from its queue (a status of
-// it arrived), for the sweeper; only for a task with a wait bound, once per
-// process. A failure is not an error of the status: the sweeper then says
-// EXPIRED_IN_QUEUE where it could have said TIMEOUT.
+// it arrived) and when, for the sweeper, which then looks at the task once
+// its run time is over (not at the end of the wait); only for a task with
+// a wait bound, once per process. A failure is not an error of the status:
+// the sweeper then says EXPIRED_IN_QUEUE where it could have said TIMEOUT.
 func (c *Caller) markTaken(ctx context.Context, id string) {
 	if !c.local.takeOnce(id) {
 		return
@@ -85,25 +114,39 @@ func (c *Caller) markTaken(ctx context.Context, id string) {
 	if err != nil {
 		return
 	}
-	ttl := rec.Deadline.Sub(c.opts.Now()) + c.opts.ResultTTL
-	if _, err := c.opts.Memory.SetIfAbsent(ctx, key, []byte(c.opts.Now().UTC().Format(time.RFC3339Nano)), ttl); err != nil {
+	now := c.opts.Now()
+	ttl := rec.Deadline.Sub(now) + c.opts.ResultTTL
+	first, err := c.opts.Memory.SetIfAbsent(ctx, key, []byte(now.UTC().Format(time.RFC3339Nano)), ttl)
+	if err == nil && first && rec.runEnd(now).Before(rec.firstSweep()) {
+		// Still pending (a score is added only while it is): its run ends first.
+		if _, pending, perr := c.opts.Memory.IndexScore(ctx, c.pending, id); perr == nil && pending {
+			err = c.opts.Memory.IndexAdd(ctx, c.pending, id, rec.runEnd(now).UnixMilli())
+		}
+	}
+	if err != nil {
 		c.log.Debug("take of a task not recorded", zap.String("task", id), zap.Error(err))
 	}
 }
 
-// taken reports whether an agent was heard to take rec's task.
-func (c *Caller) taken(ctx context.Context, rec *Record) (bool, error) {
+// taken reports whether an agent was heard to take rec's task, and when
+// its run is over for the sweeper (runEnd).
+func (c *Caller) taken(ctx context.Context, rec *Record) (bool, time.Time, error) {
 	key, err := memory.TaskTakenKey(c.opts.Name, rec.TaskID)
 	if err != nil {
-		return false, err
+		return false, time.Time{}, err
 	}
-	switch _, err := c.opts.Memory.Get(ctx, key); {
+	v, err := c.opts.Memory.Get(ctx, key)
+	switch {
 	case errors.Is(err, memory.ErrNotFound):
-		return false, nil
+		return false, time.Time{}, nil
 	case err != nil:
-		return false, err
+		return false, time.Time{}, err
 	}
-	return true, nil
+	took, err := time.Parse(time.RFC3339Nano, string(v))
+	if err != nil {
+		return true, rec.Deadline, nil
+	}
+	return true, rec.runEnd(took), nil
 }
 
 // expiredInQueue is the outcome of a task no agent was heard to take within

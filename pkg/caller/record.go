@@ -30,7 +30,10 @@ type Record struct {
 	// StartBy is when the first request may be taken from its queue at the
 	// latest (its wait bound; queuewait.go); zero when the deadline bounds
 	// the wait and the run together.
-	StartBy   time.Time `json:"startBy,omitzero"`
+	StartBy time.Time `json:"startBy,omitzero"`
+	// SweepFrom is, with StartBy, when the sweeper first looks at the task:
+	// StartBy plus Options.TakeGrace.
+	SweepFrom time.Time `json:"sweepFrom,omitzero"`
 	CreatedAt time.Time `json:"createdAt"`
 	// Chain is the call chain of the request (origin … this caller), for the call history.
 	Chain []string `json:"chain,omitempty"`

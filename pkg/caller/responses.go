@@ -132,7 +132,7 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	if a2a.WaitsForInput(s.State) {
 		return c.finalizeQuestion(ctx, rec, s, by) // question.go
 	}
-	deadline, sweepFrom := rec.Deadline, rec.firstSweep() // the sweeper claims turn 0 from sweepFrom (queuewait.go)
+	deadline, sweepFrom := rec.Deadline, rec.earliestClaim() // the sweeper claims turn 0 from sweepFrom (queuewait.go)
 	if s.Turn > 0 {
 		start, err := c.startOf(ctx, rec, s.Turn)
 		if err != nil {

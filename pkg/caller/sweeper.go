@@ -70,12 +70,12 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 	}
 	turn, allowed, expired := 0, rec.Deadline.Sub(rec.CreatedAt), false
 	if w == nil && !rec.StartBy.IsZero() { // a wait bound apart from the run (queuewait.go)
-		taken, err := c.taken(ctx, rec)
+		taken, runEnd, err := c.taken(ctx, rec)
 		switch {
 		case err != nil:
 			return err
-		case taken && c.opts.Now().Before(rec.Deadline):
-			return c.opts.Memory.IndexAdd(ctx, c.pending, taskID, rec.Deadline.UnixMilli()) // it runs: its run time is not over
+		case taken && c.opts.Now().Before(runEnd):
+			return c.opts.Memory.IndexAdd(ctx, c.pending, taskID, runEnd.UnixMilli()) // it runs: its run time is not over
 		}
 		expired, allowed = !taken, rec.Deadline.Sub(rec.StartBy)
 	}

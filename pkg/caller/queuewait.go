@@ -60,6 +60,18 @@ func (c *Caller) waitFor(req Request) (time.Duration, error) {
 	return min(wait, c.opts.MaxWait), nil
 }
 
+// WaitBound is how long a task of req may wait in its queue to be taken:
+// its WaitTimeout, else its target's default, else Options.DefaultWait,
+// clamped to Options.MaxWait; 0 when it has no wait bound (or req's is
+// negative). Target is taken as spelled (canonical after a Resolver).
+func (c *Caller) WaitBound(req Request) time.Duration {
+	wait, err := c.waitFor(req)
+	if err != nil {
+		return 0
+	}
+	return wait
+}
+
 // firstSweep is when the sweeper first looks at a task's first turn: past
 // its startBy and the take grace when it has a wait bound (no agent took it
 // by then, unless one said so), else at its deadline. The record keeps it

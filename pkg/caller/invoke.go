@@ -322,6 +322,9 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		startBy = now.Add(wait)
 	}
 	deadline := now.Add(wait + timeout)
+	if end, ok := ctx.Deadline(); nested && ok && end.Before(parent.Deadline) {
+		parent.Deadline = end // the task's run ends first (taken with a wait bound, or clamped by its agent)
+	}
 	if nested && parent.Deadline.Before(deadline) {
 		// A sub-call never outlives its task: the time its task has left
 		// bounds the wait and the run together.

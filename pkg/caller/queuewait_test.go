@@ -188,3 +188,37 @@ func (r waitResolver) WaitBound(agent string) (time.Duration, bool) {
 	d, ok := r[agent]
 	return d, ok
 }
+
+// A later turn of a task with a wait bound may wait as long to be taken
+// (its agent may have to start again), and runs for the turn's timeout
+// from the take.
+func TestLaterTurnKeepsTheWait(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		type seen struct {
+			startBy time.Time
+			left    time.Duration
+		}
+		later := make(chan seen, 1)
+		w.agent(w.N("Asker"), map[string]agent.Handler{"find": func(ctx context.Context, tk *agent.Task) (*agent.Result, error) {
+			if tk.Turn() == 0 {
+				return agent.Ask("which edition?"), nil
+			}
+			dl, _ := ctx.Deadline()
+			later <- seen{startBy: tk.Request.StartBy, left: time.Until(dl)}
+			return agent.TextResult("found"), nil
+		}})
+		c := w.caller(w.N("Cli"), true)
+		out, err := c.Call(ctxT(t), Request{Target: w.N("Asker"), Skill: "find", Text: "x", SessionID: "s-wait", WaitTimeout: time.Minute}, nil)
+		if err != nil || !out.WaitingForInput() {
+			t.Fatalf("turn 0: %+v, %v; want the question", out, err)
+		}
+		final, err := c.Continue(ctxT(t), Reply{TaskID: out.TaskID, Text: "1", Timeout: 5 * time.Second}, nil)
+		if err != nil || final.Result.Text() != "found" {
+			t.Fatalf("Continue = %+v, %v", final, err)
+		}
+		s := <-later
+		if s.startBy.IsZero() || s.left > 5*time.Second {
+			t.Fatalf("later turn: startBy %v, %s left to run; want a wait bound and at most the turn's 5s from the take", s.startBy, s.left)
+		}
+	})
+}

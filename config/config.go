@@ -154,6 +154,10 @@ type DirectoryConfig struct {
 	// VetWait is how long a call to an agent the directory does not know yet
 	// waits for it to announce itself before it is refused AGENT_NOT_FOUND.
 	VetWait time.Duration `mapstructure:"vet_wait" yaml:"vet_wait"`
+	// WellKnownWait is how long a task for a well-known agent (it may not
+	// be running: a KEDA job) may wait in its queue to be taken, unless its
+	// entry's waitTimeout says.
+	WellKnownWait time.Duration `mapstructure:"well_known_wait" yaml:"well_known_wait"`
 }
 
 // AgentConfig configures the agent runtime (a2abus serve, the agent mains).
@@ -186,6 +190,11 @@ type CallerConfig struct {
 	DefaultTimeout time.Duration `mapstructure:"default_timeout" yaml:"default_timeout"`
 	// MaxTimeout clamps every call's timeout.
 	MaxTimeout time.Duration `mapstructure:"max_timeout" yaml:"max_timeout"`
+	// DefaultWait is how long a task may wait in its queue to be taken when
+	// neither the call nor the target (a well-known agent) says; 0: no wait
+	// bound apart from the timeout. MaxWait clamps every wait bound.
+	DefaultWait time.Duration `mapstructure:"default_wait" yaml:"default_wait"`
+	MaxWait     time.Duration `mapstructure:"max_wait" yaml:"max_wait"`
 	// SweepInterval is how often overdue tasks are looked for and timed out.
 	SweepInterval time.Duration `mapstructure:"sweep_interval" yaml:"sweep_interval"`
 	// MaxDepth is the longest call chain (origin included) a call may extend;
@@ -386,6 +395,7 @@ func Default() *Config {
 			KnownAgentsFile: DefaultKnownAgentsFile,
 			ForgetAfter:     directory.DefaultForgetAfter,
 			VetWait:         directory.DefaultVetWait,
+			WellKnownWait:   directory.DefaultWellKnownWait,
 			MaxAgents:       directory.DefaultMaxAgents,
 			Trust:           TrustPinned,
 		},
@@ -401,6 +411,7 @@ func Default() *Config {
 			Name:             DefaultCallerName,
 			DefaultTimeout:   caller.DefaultTimeout,
 			MaxTimeout:       caller.DefaultMaxTimeout,
+			MaxWait:          caller.DefaultMaxWait,
 			SweepInterval:    caller.DefaultSweepInterval,
 			MaxDepth:         a2a.DefaultMaxDepth,
 			MemoryRetryBound: caller.DefaultMemoryRetryBound,

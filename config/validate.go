@@ -74,7 +74,7 @@ func (c *Config) validate() []error {
 		errs = append(errs, invalid("directory.stale_after", "must be 0 (3 × agent.announce_interval) or a positive duration, got %s", c.Directory.StaleAfter))
 	}
 	errs = append(errs, positive("directory.forget_after", c.Directory.ForgetAfter))
-	errs = append(errs, positive("directory.vet_wait", c.Directory.VetWait))
+	errs = append(errs, positive("directory.vet_wait", c.Directory.VetWait), positive("directory.well_known_wait", c.Directory.WellKnownWait))
 	if n := c.Directory.MaxAgents; n < 1 || n > maxMaxAgents {
 		errs = append(errs, invalid("directory.max_agents", "must be within 1..%d, got %d", maxMaxAgents, n))
 	}
@@ -124,6 +124,10 @@ func (c *CallerConfig) validate() []error {
 		positive("caller.default_timeout", c.DefaultTimeout),
 		positive("caller.max_timeout", c.MaxTimeout),
 		positive("caller.sweep_interval", c.SweepInterval),
+		positive("caller.max_wait", c.MaxWait),
+	}
+	if c.DefaultWait < 0 {
+		errs = append(errs, invalid("caller.default_wait", "must not be negative, got %s", c.DefaultWait))
 	}
 	if err := a2a.ValidateAgentName(c.Name); err != nil {
 		errs = append(errs, invalid("caller.name", "must be an agent name (a letter, then letters, digits, '_' or '-'; at most 64), got %q", c.Name))

@@ -49,6 +49,10 @@ type Options struct {
 	Exchange string
 	// WellKnown agents are listed at every start, whether or not they run.
 	WellKnown []WellKnownAgent
+	// WellKnownWait is how long a task for a well-known agent without a
+	// waitTimeout of its own may wait in its queue to be taken (WaitBound);
+	// default DefaultWellKnownWait (10m).
+	WellKnownWait time.Duration
 	// KnownAgentsFile persists the directory across restarts; "" disables persistence.
 	KnownAgentsFile string
 	// Shared, when set, is the working memory holding the listing every
@@ -126,7 +130,7 @@ func (o *Options) normalize() error {
 		name string
 		val  time.Duration
 	}{{"StaleAfter", o.StaleAfter}, {"ForgetAfter", o.ForgetAfter}, {"PersistDebounce", o.PersistDebounce}, {"SweepInterval", o.SweepInterval},
-		{"MaxClockSkew", o.MaxClockSkew}, {"DiscoveryRound", o.DiscoveryRound}} {
+		{"MaxClockSkew", o.MaxClockSkew}, {"DiscoveryRound", o.DiscoveryRound}, {"WellKnownWait", o.WellKnownWait}} {
 		if d.val < 0 {
 			return fmt.Errorf("%w: %s must not be negative, got %s", ErrInvalidOptions, d.name, d.val)
 		}
@@ -142,6 +146,7 @@ func (o *Options) normalize() error {
 	o.MaxAgents = cmp.Or(o.MaxAgents, DefaultMaxAgents)
 	o.MaxCardBytes = cmp.Or(o.MaxCardBytes, DefaultMaxCardBytes)
 	o.MaxClockSkew = cmp.Or(o.MaxClockSkew, DefaultMaxClockSkew)
+	o.WellKnownWait = cmp.Or(o.WellKnownWait, DefaultWellKnownWait)
 	o.StaleAfter = cmp.Or(o.StaleAfter, DefaultStaleAfter)
 	o.ForgetAfter = cmp.Or(o.ForgetAfter, DefaultForgetAfter)
 	o.PersistDebounce = cmp.Or(o.PersistDebounce, DefaultPersistDebounce)

@@ -41,6 +41,10 @@ type WellKnownAgent struct {
 	// Auth is how that bridge authenticates to the remote agent (files
 	// only: this file holds no secret); only with URL.
 	Auth *WellKnownAuth `json:"auth,omitempty"`
+	// WaitTimeout is how long a task for this agent may wait in its queue
+	// to be taken (a Go duration: "10m"; "0s": no wait bound apart from the
+	// call's timeout); empty: the directory's default (wait.go).
+	WaitTimeout string `json:"waitTimeout,omitempty"`
 }
 
 // WellKnownSkill is one skill of a WellKnownAgent.
@@ -163,6 +167,9 @@ func parseWellKnown(file string, data []byte) ([]WellKnownAgent, error) {
 			if _, err := a2a.ParsePublicKey(a.PublicKey); err != nil {
 				entryErr(a.AgentName, "publicKey: %v", err)
 			}
+		}
+		if reason := a.validateWait(); reason != "" {
+			entryErr(a.AgentName, "%s", reason)
 		}
 		for _, reason := range a.validateRemote() {
 			entryErr(a.AgentName, "%s", reason)

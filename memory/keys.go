@@ -254,6 +254,18 @@ func TaskWaitKey(caller, taskID string) (string, error) {
 	return key + "/wait", nil
 }
 
+// TaskTakenKey is the key of the mark that an agent took task taskID of
+// caller from its queue (a status of it reached the caller), which tells
+// a task that ran out of its run time from one no agent took in time:
+// "a2a/tasks/<caller>/<taskID>/taken".
+func TaskTakenKey(caller, taskID string) (string, error) {
+	key, err := callerTaskKey("tasks/", caller, taskID)
+	if err != nil {
+		return "", err
+	}
+	return key + "/taken", nil
+}
+
 // TaskTurnKey is the key of how turn turn (1 or more) of task taskID of
 // caller started — the caller's answer that started it, or the end of the
 // wait for one (a timeout, a cancel); it is set once, so it is also the

@@ -247,6 +247,7 @@ func TestSchemaKeys(t *testing.T) {
 		must(memory.PendingIndex("Cli")):                      "a2a/pending/Cli",
 		must(memory.DirectoryListingKey("a2a")):               "a2a/directory/a2a/known-agents",
 		must(memory.TaskWaitKey("Cli", "task-1")):             "a2a/tasks/Cli/task-1/wait",
+		must(memory.TaskTakenKey("Cli", "task-1")):            "a2a/tasks/Cli/task-1/taken",
 		must(memory.TaskTurnKey("Cli", "task-1", 2)):          "a2a/tasks/Cli/task-1/turns/2",
 		must(memory.TaskTurnClaimKey("Cli", "task-1", 0)):     "a2a/final/Cli/task-1",
 		must(memory.TaskTurnClaimKey("Cli", "task-1", 3)):     "a2a/final/Cli/task-1/turn/3",

@@ -25,7 +25,7 @@ import (
 
 type invokeFlags struct {
 	input, session, callerName, priority, contextID, task string
-	timeout, directoryWait                                time.Duration
+	timeout, directoryWait, waitTimeout                   time.Duration
 	wait, asJSON, stream                                  bool
 	callerContext                                         callerContextFlags // invoke_context.go
 	answer                                                replyFlags         // --option, --message-id (with --task)
@@ -86,7 +86,8 @@ func newInvokeCmd(c *cli) *cobra.Command {
 	fl.StringVar(&f.session, "session", "", "session id the result is notified into (default: a new one)")
 	fl.StringVar(&f.callerName, "caller", "", "caller name; results come back on agent.response.<caller> (default caller.name)")
 	fl.StringVar(&f.priority, "priority", "", "high, normal or low")
-	fl.DurationVar(&f.timeout, "timeout", 0, "time allowed for the result (default caller.default_timeout, clamped to caller.max_timeout)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "time allowed for the result (default caller.default_timeout, clamped to caller.max_timeout); with a wait bound, the time the task may run once an agent took it")
+	fl.DurationVar(&f.waitTimeout, "wait-timeout", 0, "how long the task may wait in its queue for an agent to take it, apart from --timeout (default: the target's, directory.well_known_wait for a well-known agent, else caller.default_wait); past it EXPIRED_IN_QUEUE")
 	fl.BoolVar(&f.wait, "wait", false, "wait for the result, showing status updates on stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fl.StringVar(&f.contextID, "context", "", "the context id of an earlier task, to continue its context (default: a new one)")
@@ -113,7 +114,7 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 		return fmt.Errorf("--priority: %w", err)
 	}
 	req := caller.Request{Target: target, Skill: skill, Text: text, Input: input, SessionID: f.session, ContextID: f.contextID,
-		Timeout: f.timeout, Priority: prio, Stream: f.stream}
+		Timeout: f.timeout, WaitTimeout: f.waitTimeout, Priority: prio, Stream: f.stream}
 	if err := f.callerContext.apply(&req); err != nil {
 		return err
 	}
@@ -143,7 +144,14 @@ func runInvoke(ctx context.Context, e *env, f invokeFlags, target, skill, text s
 		if qi, ok := oc.node.Bus.(queueInspector); ok {
 			watchCtx, stop := context.WithCancel(ctx)
 			watched := make(chan struct{})
-			go func() { defer close(watched); watchQueue(watchCtx, qi, oc.canonical(target, skill), p) }()
+			name := oc.canonical(target, skill)
+			var waitUntil time.Time
+			bounded := req
+			bounded.Target = name
+			if wait := oc.cl.WaitBound(bounded); wait > 0 {
+				waitUntil = time.Now().Add(wait)
+			}
+			go func() { defer close(watched); watchQueue(watchCtx, qi, name, waitUntil, p) }()
 			defer func() { stop(); <-watched }()
 		}
 		out, err := oc.cl.Call(ctx, req, p.print)

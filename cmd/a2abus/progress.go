@@ -180,6 +180,14 @@ func queueNote(queue string, messages, consumers int) string {
 	return fmt.Sprintf("waiting in %s: %d ready, %d %s running", queue, messages, consumers, plural(consumers, "agent", "agents"))
 }
 
+// waitLeft says how long a task may still wait to be taken.
+func waitLeft(d time.Duration) string {
+	if d <= 0 {
+		return "its wait to be taken is over: EXPIRED_IN_QUEUE unless an agent took it"
+	}
+	return "it may wait " + elapsed(d) + " more to be taken, then EXPIRED_IN_QUEUE"
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one

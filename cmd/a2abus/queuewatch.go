@@ -28,7 +28,10 @@ type queueInspector interface {
 // watchQueue shows on p, until ctx ends or the agent's first status update
 // arrives, how the task queue of target looks: how many tasks are ahead and
 // whether any agent consumes it. A failed look is skipped: the note is advice.
-func watchQueue(ctx context.Context, qi queueInspector, target string, p *progress) {
+//
+// With a wait bound (waitUntil not zero: the time the task may be taken by),
+// the note says how long it may still wait before it ends EXPIRED_IN_QUEUE.
+func watchQueue(ctx context.Context, qi queueInspector, target string, waitUntil time.Time, p *progress) {
 	spec, err := bus.TaskQueue(target)
 	if err != nil {
 		return
@@ -45,7 +48,11 @@ func watchQueue(ctx context.Context, qi queueInspector, target string, p *progre
 			return
 		}
 		if st, err := qi.Inspect(ctx, spec.Name); err == nil {
-			p.queued(queueNote(spec.Name, st.Messages, st.Consumers))
+			note := queueNote(spec.Name, st.Messages, st.Consumers)
+			if note != "" && !waitUntil.IsZero() {
+				note += "; " + waitLeft(time.Until(waitUntil))
+			}
+			p.queued(note)
 		}
 		t.Reset(queueCheckInterval)
 	}

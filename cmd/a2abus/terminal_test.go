@@ -281,6 +281,12 @@ func TestQueueNote(t *testing.T) {
 			t.Errorf("queueNote(%d, %d) = %q, want %q", tc.messages, tc.consumers, got, tc.want)
 		}
 	}
+	if got := waitLeft(9*time.Minute + 12*time.Second); got != "it may wait 9m12s more to be taken, then EXPIRED_IN_QUEUE" {
+		t.Errorf("waitLeft = %q", got)
+	}
+	if got := waitLeft(-time.Second); !strings.Contains(got, "over") {
+		t.Errorf("waitLeft past the bound = %q", got)
+	}
 	for d, want := range map[time.Duration]string{400 * time.Millisecond: "0.4s", 12340 * time.Millisecond: "12.3s",
 		125 * time.Second: "2m05s", 62 * time.Minute: "1h02m"} {
 		if got := elapsed(d); got != want {

@@ -39,7 +39,7 @@ SKILL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 RFC3339 = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 # A2A state of a task.error by code (wire-protocol.md, "task.error").
 REJECTED = {"SKILL_NOT_SUPPORTED", "INVALID_INPUT", "FORBIDDEN"}
-RETRYABLE = {"TIMEOUT", "RATE_LIMITED", "BUSY", "CIRCUIT_OPEN", "UNAVAILABLE"}
+RETRYABLE = {"TIMEOUT", "EXPIRED_IN_QUEUE", "RATE_LIMITED", "BUSY", "CIRCUIT_OPEN", "UNAVAILABLE"}
 SKILLS = ("echo", "fail", "sleep", "clarify")
 # clarify's answers (wire-protocol.md, "Turns"): the options of its question, and the greeting of each.
 GREETINGS = {"formal": "Good day, %s.", "casual": "Hi %s!"}
@@ -92,6 +92,16 @@ def decode_request(body):
         req["_deadline"] = parse_time(req.get("deadline"))
     except ValueError as e:
         raise Invalid('field "deadline": %s' % e)
+    # startBy (optional): the wait to be taken, apart from the run
+    # (wire-protocol.md, "Waiting and running"). Absent: the deadline bounds both.
+    req["_start_by"] = None
+    if req.get("startBy") is not None:
+        try:
+            req["_start_by"] = parse_time(req["startBy"])
+        except ValueError as e:
+            raise Invalid('field "startBy": %s' % e)
+        if req["_start_by"] > req["_deadline"]:
+            raise Invalid('field "startBy": %s is after the deadline %s' % (req["startBy"], req["deadline"]))
     chain = req.get("callChain") or []
     if not isinstance(chain, list) or len(chain) > 64 or not all(isinstance(c, str) and AGENT_NAME.match(c) for c in chain):
         raise Invalid('field "callChain": at most 64 agent names')
@@ -293,7 +303,12 @@ class Agent:
             return
         event = threading.Event()
         self.running[req["taskId"]] = (req["caller"], event)
-        if req.get("stream"):
+        # The run deadline starts now, when the task is taken: the run time
+        # (deadline - startBy) from now, never past the deadline.
+        if req["_start_by"] is not None:
+            taken = datetime.datetime.now(datetime.timezone.utc)
+            req["_deadline"] = min(req["_deadline"], taken + (req["_deadline"] - req["_start_by"]))
+        if req.get("stream") or req["_start_by"] is not None:  # with startBy: the take notice
             status = {"taskId": req["taskId"], "agent": self.name, "state": "TASK_STATE_WORKING", "time": now_rfc3339()}
             try:  # advisory: a lost status goes unnoticed
                 self.publish("agent.response." + req["caller"], "task.status", status,
@@ -309,7 +324,10 @@ class Agent:
             return "INVALID_INPUT", "task for agent %r was delivered to %r" % (req["target"], self.name)
         if attempt > self.max_attempts:
             return "EXECUTION_FAILED", "task gave up after %d delivery attempts (limit %d)" % (attempt - 1, self.max_attempts)
-        if req["_deadline"] <= datetime.datetime.now(datetime.timezone.utc):
+        now = datetime.datetime.now(datetime.timezone.utc)
+        if req["_start_by"] is not None and attempt <= 1 and req["_start_by"] <= now:
+            return "EXPIRED_IN_QUEUE", "no agent took the task from its queue by %s" % req["startBy"]
+        if req["_deadline"] <= now:
             return "TIMEOUT", "deadline %s passed before the task started" % req["deadline"]
         if any(c.lower() == self.name.lower() for c in req.get("callChain") or []):
             return "CYCLE_DETECTED", "%s is already in the call chain" % self.name

@@ -24,6 +24,7 @@ import (
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/internal/testworld/callers"
+	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
 )
 
@@ -125,5 +126,39 @@ func TestPythonAgentAsksAGoCaller(t *testing.T) {
 	}
 	if out.Err() != nil || out.Result.Text() != "Hi Ada!" || out.Result.Turn != 2 {
 		t.Fatalf("answered = %+v, %v; want Hi Ada! on turn 2", out.Result, out.Err())
+	}
+}
+
+// A cold start: the Python agent starts after a Go caller's call, later
+// than the call's timeout, takes the task within its wait bound (sending
+// the take notice), and completes it.
+func TestPythonAgentColdStart(t *testing.T) {
+	w := testworld.Real(t)
+	py := python(t)
+	name := w.N("PyCold")
+	tester := callers.Start(t, w, w.N("PyColdCaller"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const run = 2 * time.Second
+	inv, err := tester.Invoke(ctx, caller.Request{Target: name, Skill: "echo", Text: "cold", Timeout: run, WaitTimeout: 45 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(run) // the cold start outlasts the run time: one deadline would have expired
+	start(t, w, py, name)
+	var notices int
+	out, err := tester.Wait(ctx, inv.TaskID, func(st *a2a.TaskStatus) {
+		if st.State == a2a.TaskStateWorking {
+			notices++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Err() != nil || out.Result.Text() != "cold" {
+		t.Fatalf("outcome %+v, %v; want the echo", out.Result, out.Err())
+	}
+	if notices == 0 {
+		t.Fatal("no take notice (a working task.status) reached the caller")
 	}
 }

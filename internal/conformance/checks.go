@@ -37,6 +37,8 @@ func (k *kit) checks() []check {
 		{"wrong-target", Must, "a task addressed to another agent is refused INVALID_INPUT", k.wrongTarget},
 		{"unknown-skill", Must, "an unknown skill is refused SKILL_NOT_SUPPORTED", k.unknownSkill},
 		{"expired", Must, "a task past its deadline is answered TIMEOUT, not run", k.expired},
+		{"expired-in-queue", Should, "a first delivery past its startBy is answered EXPIRED_IN_QUEUE, not run", k.expiredInQueue},
+		{"take-notice", Should, "an unstreamed request with startBy gets a working task.status (the take notice) before its result", k.takeNotice},
 		{"cancel", Must, "a running task canceled by its caller ends CANCELED", k.cancel},
 		{"cancel-before-start", Should, "a task canceled before it is dequeued ends CANCELED, not run", k.cancelEarly},
 		{"attempts", Must, "a delivery past the attempt limit is answered EXECUTION_FAILED and dead-lettered, not run", k.attempts},

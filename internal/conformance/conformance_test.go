@@ -64,8 +64,8 @@ func TestSampleAgentConforms(t *testing.T) {
 	rep := conformancetest.RequireAllBut(t, conformance.Options{
 		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: w.N("ConfKit"), Stop: stop, Timeout: 20 * time.Second,
 	}, "question", "later-turn", "turn-from-history", "attempt-echo")
-	if rep.Failed() || len(rep.Results) != 21 {
-		t.Errorf("report failed=%v with %d results, want 21 and no failure", rep.Failed(), len(rep.Results))
+	if rep.Failed() || len(rep.Results) != 23 {
+		t.Errorf("report failed=%v with %d results, want 23 and no failure", rep.Failed(), len(rep.Results))
 	}
 	for _, r := range rep.Results {
 		if r.ID == "question" && !strings.Contains(r.Detail, "optional for agents") {
@@ -187,7 +187,7 @@ func TestAgentThatAsksConforms(t *testing.T) {
 	rep := conformancetest.RequireAll(t, conformance.Options{
 		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: w.N("ConfKit"), Stop: stop, Timeout: 20 * time.Second,
 	})
-	if len(rep.Results) != 21 {
-		t.Errorf("%d results, want 21", len(rep.Results))
+	if len(rep.Results) != 23 {
+		t.Errorf("%d results, want 23", len(rep.Results))
 	}
 }

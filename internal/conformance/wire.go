@@ -72,7 +72,7 @@ func (k *kit) sendRequest(ctx context.Context, req *a2a.TaskRequest, edit func(*
 	p := publishing(a2a.KindTaskRequest, req.TaskID, body)
 	p.ReplyTo = k.s.responseQueue
 	p.Priority = req.Priority.AMQP()
-	if left := time.Until(req.Deadline); left > 0 {
+	if left := time.Until(req.TakeBy()); left > 0 {
 		p.Expiration = fmt.Sprint(max(left.Milliseconds(), 1))
 	}
 	if edit != nil {

@@ -51,7 +51,8 @@ func (c Codec) newID() string {
 
 // Encode validates p and builds its envelope: a new message id, the task id
 // as correlation id, and for requests reply_to, priority and the expiration
-// left to the deadline. A request whose deadline has passed is refused.
+// left to the time it may be taken by (StartBy, else the deadline). A
+// request that could no longer be taken is refused.
 func (c Codec) Encode(p Payload, trace Trace) (Envelope, error) {
 	if p == nil {
 		return Envelope{}, fmt.Errorf("a2a: encode: %w: payload is nil", ErrMissingField)
@@ -84,10 +85,15 @@ func (c Codec) Encode(p Payload, trace Trace) (Envelope, error) {
 		}
 	}
 	if req, ok := p.(*TaskRequest); ok {
-		left := req.Deadline.Sub(now)
+		// The message expires in its queue when it may no longer be taken.
+		field, by := "deadline", req.Deadline
+		if !req.StartBy.IsZero() {
+			field, by = "startBy", req.StartBy
+		}
+		left := by.Sub(now)
 		if left <= 0 {
-			return Envelope{}, fmt.Errorf("a2a: encode %s: %w", kind, fieldErr("deadline", ErrInvalidField,
-				fmt.Sprintf("deadline %s has already passed", req.Deadline.Format(time.RFC3339Nano))))
+			return Envelope{}, fmt.Errorf("a2a: encode %s: %w", kind, fieldErr(field, ErrInvalidField,
+				fmt.Sprintf("%s %s has already passed", field, by.Format(time.RFC3339Nano))))
 		}
 		env.ReplyTo, _ = ResponseRoutingKey(req.Caller) // validated above
 		env.Priority = req.Priority.AMQP()

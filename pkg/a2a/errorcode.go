@@ -19,15 +19,19 @@ const (
 	CodeInvalidInput      ErrorCode = "INVALID_INPUT"
 	CodeExecutionFailed   ErrorCode = "EXECUTION_FAILED"
 	CodeTimeout           ErrorCode = "TIMEOUT"
-	CodeCanceled          ErrorCode = "CANCELED"
-	CodeCycleDetected     ErrorCode = "CYCLE_DETECTED"
-	CodeDepthExceeded     ErrorCode = "DEPTH_EXCEEDED"
-	CodeForbidden         ErrorCode = "FORBIDDEN"
-	CodeRateLimited       ErrorCode = "RATE_LIMITED"
-	CodeBusy              ErrorCode = "BUSY"
-	CodeCircuitOpen       ErrorCode = "CIRCUIT_OPEN"
-	CodeUnavailable       ErrorCode = "UNAVAILABLE"
-	CodeInternal          ErrorCode = "INTERNAL"
+	// CodeExpiredInQueue: no agent took the task from its queue within its
+	// wait bound (the request's startBy); it never ran. Retry later (the
+	// agent may be starting); its contract status is TIMEOUT.
+	CodeExpiredInQueue ErrorCode = "EXPIRED_IN_QUEUE"
+	CodeCanceled       ErrorCode = "CANCELED"
+	CodeCycleDetected  ErrorCode = "CYCLE_DETECTED"
+	CodeDepthExceeded  ErrorCode = "DEPTH_EXCEEDED"
+	CodeForbidden      ErrorCode = "FORBIDDEN"
+	CodeRateLimited    ErrorCode = "RATE_LIMITED"
+	CodeBusy           ErrorCode = "BUSY"
+	CodeCircuitOpen    ErrorCode = "CIRCUIT_OPEN"
+	CodeUnavailable    ErrorCode = "UNAVAILABLE"
+	CodeInternal       ErrorCode = "INTERNAL"
 	// CodeResultTooLarge: the skill's result exceeds the bus's message size
 	// limit, so it can never be delivered; not retryable.
 	CodeResultTooLarge ErrorCode = "RESULT_TOO_LARGE"
@@ -44,6 +48,11 @@ const (
 	// expects a final answer does not take the question for one.
 	CodeInputRequired ErrorCode = "INPUT_REQUIRED"
 )
+
+// TimedOut reports whether c says a bound passed with no answer: TIMEOUT
+// (the run, or the one deadline of an older request) or EXPIRED_IN_QUEUE
+// (the wait to be taken). Both have the contract status TIMEOUT.
+func (c ErrorCode) TimedOut() bool { return c == CodeTimeout || c == CodeExpiredInQueue }
 
 // Valid reports whether c is well formed (upper case, digits and '_').
 func (c ErrorCode) Valid() bool { return errorCodePattern.match(string(c)) }
@@ -86,7 +95,7 @@ func (r Retry) String() string {
 // Retry is this code's retry rule; docs/wire-protocol.md has the table.
 func (c ErrorCode) Retry() Retry {
 	switch c {
-	case CodeTimeout, CodeRateLimited, CodeBusy, CodeCircuitOpen, CodeUnavailable:
+	case CodeTimeout, CodeExpiredInQueue, CodeRateLimited, CodeBusy, CodeCircuitOpen, CodeUnavailable:
 		return RetryLater
 	case CodeAgentNotFound, CodeSkillNotSupported, CodeInvalidInput, CodeCanceled, CodeCycleDetected,
 		CodeDepthExceeded, CodeForbidden, CodeResultTooLarge, CodeTaskFinished, CodeInvalidState, CodeInputRequired:

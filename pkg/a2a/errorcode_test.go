@@ -12,7 +12,7 @@ import (
 // knownCodes are the codes a2abus produces, in the order of the docs' table.
 var knownCodes = []ErrorCode{
 	CodeAgentNotFound, CodeSkillNotSupported, CodeInvalidInput, CodeExecutionFailed, CodeTimeout,
-	CodeCanceled, CodeCycleDetected, CodeDepthExceeded, CodeForbidden, CodeRateLimited, CodeBusy,
+	CodeExpiredInQueue, CodeCanceled, CodeCycleDetected, CodeDepthExceeded, CodeForbidden, CodeRateLimited, CodeBusy,
 	CodeCircuitOpen, CodeUnavailable, CodeInternal, CodeResultTooLarge, CodeTaskFinished, CodeInvalidState, CodeInputRequired,
 }
 
@@ -23,7 +23,7 @@ func TestRetryRulePerCode(t *testing.T) {
 		CodeCanceled: RetryNever, CodeCycleDetected: RetryNever, CodeDepthExceeded: RetryNever,
 		CodeForbidden: RetryNever, CodeResultTooLarge: RetryNever,
 		CodeTaskFinished: RetryNever, CodeInvalidState: RetryNever, CodeInputRequired: RetryNever,
-		CodeTimeout: RetryLater, CodeRateLimited: RetryLater, CodeBusy: RetryLater,
+		CodeTimeout: RetryLater, CodeExpiredInQueue: RetryLater, CodeRateLimited: RetryLater, CodeBusy: RetryLater,
 		CodeCircuitOpen: RetryLater, CodeUnavailable: RetryLater,
 		CodeExecutionFailed: RetrySenderKnows, CodeInternal: RetrySenderKnows, "SOMETHING_NEWER": RetrySenderKnows,
 	}

@@ -35,8 +35,15 @@ type TaskRequest struct {
 	// Input is optional structured input (any JSON value).
 	Input    json.RawMessage `json:"input,omitempty"`
 	Priority Priority        `json:"priority,omitempty"`
-	// Deadline is when the result is due; the task is not started after it.
+	// Deadline is when the result is due at the latest; the task is not
+	// started after it.
 	Deadline time.Time `json:"deadline"`
+	// StartBy, when set, bounds the wait in the queue apart from the run:
+	// no agent takes the task (its first delivery) after it (the answer is
+	// EXPIRED_IN_QUEUE), and an agent that takes it runs it for at most
+	// RunTimeout() from then (Deadline minus StartBy), never past Deadline.
+	// Zero (an older caller): Deadline bounds the wait and the run together.
+	StartBy time.Time `json:"startBy,omitzero"`
 	// CorrelationID groups the calls of one workflow.
 	CorrelationID string `json:"correlationId,omitempty"`
 	// Handoff is context passed through from the caller untouched.
@@ -77,6 +84,25 @@ type TaskRequest struct {
 	MaxContextTokens int `json:"maxContextTokens,omitempty"`
 }
 
+// TakeBy is when the request may be taken from its queue at the latest:
+// StartBy, or Deadline for a request without one.
+func (r *TaskRequest) TakeBy() time.Time {
+	if r.StartBy.IsZero() {
+		return r.Deadline
+	}
+	return r.StartBy
+}
+
+// RunTimeout is how long an agent may run the task once it took it
+// (Deadline minus StartBy); 0 for a request without StartBy, whose run
+// ends at Deadline.
+func (r *TaskRequest) RunTimeout() time.Duration {
+	if r.StartBy.IsZero() {
+		return 0
+	}
+	return r.Deadline.Sub(r.StartBy)
+}
+
 // Kind is task.request.
 func (*TaskRequest) Kind() Kind       { return KindTaskRequest }
 func (r *TaskRequest) taskID() string { return r.TaskID }
@@ -106,6 +132,10 @@ func (r *TaskRequest) Validate() error {
 	}
 	if r.Deadline.IsZero() {
 		return fieldErr("deadline", ErrMissingField, "required")
+	}
+	if !r.StartBy.IsZero() && r.StartBy.After(r.Deadline) {
+		return fieldErr("startBy", ErrInvalidField, fmt.Sprintf("startBy %s is after the deadline %s",
+			r.StartBy.Format(time.RFC3339Nano), r.Deadline.Format(time.RFC3339Nano)))
 	}
 	if r.Turn < 0 {
 		return fieldErr("turn", ErrInvalidField, fmt.Sprintf("must not be negative, got %d", r.Turn))

@@ -26,13 +26,13 @@ func (s ResultStatus) State() TaskState {
 
 // StatusFor derives the contract status of a terminal outcome that carries
 // none (a task.error, or a result from a peer that omits it): TIMEOUT when
-// the code is TIMEOUT, SUCCESS for a completed task, ERROR for any other
+// the code is TIMEOUT or EXPIRED_IN_QUEUE, SUCCESS for a completed task, ERROR for any other
 // terminal state (failed, rejected, canceled); "" while the task is not over.
 func StatusFor(state TaskState, code ErrorCode) ResultStatus {
 	switch {
 	case !validState(state) || !state.Terminal():
 		return ""
-	case code == CodeTimeout:
+	case code.TimedOut():
 		return StatusTimeout
 	case state == TaskStateCompleted && code == "":
 		return StatusSuccess

@@ -30,6 +30,7 @@ func TestStatusStates(t *testing.T) {
 	}{
 		{TaskStateCompleted, "", StatusSuccess},
 		{TaskStateFailed, CodeTimeout, StatusTimeout},
+		{TaskStateFailed, CodeExpiredInQueue, StatusTimeout},
 		{TaskStateFailed, CodeExecutionFailed, StatusError},
 		{TaskStateFailed, "", StatusError},
 		{TaskStateRejected, CodeInvalidInput, StatusError},

@@ -361,6 +361,8 @@ func (r *jsonReader) taskRequest(w *wireTaskRequest) bool {
 			return strInto(r, &v.Priority)
 		case "deadline":
 			return r.time(&v.Deadline)
+		case "startBy":
+			return r.time(&v.StartBy)
 		case "correlationId":
 			return strInto(r, &v.CorrelationID)
 		case "handoff":

@@ -125,6 +125,11 @@ func (a *Agent) process(workCtx, dctx context.Context, d *bus.Delivery) (reply *
 		r := fail(a2a.CodeExecutionFailed, "task gave up after %d delivery attempts (limit %d)", d.Attempt-1, a.opts.MaxAttempts)
 		r.deadLetter = true
 		return r, false
+	case !req.StartBy.IsZero() && d.Attempt <= 1 && !a.opts.Now().Before(req.StartBy):
+		// Not taken within its wait bound: it never ran (a later attempt was
+		// taken before, and is bound by the deadline only).
+		return fail(a2a.CodeExpiredInQueue, "no agent took the task from its queue by %s (it waited %s)",
+			req.StartBy.Format(time.RFC3339Nano), a.waited(req)), false
 	case !a.opts.Now().Before(req.Deadline):
 		return fail(a2a.CodeTimeout, "deadline %s passed before the task started", req.Deadline.Format(time.RFC3339Nano)), false
 	}
@@ -175,8 +180,8 @@ func (a *Agent) execute(workCtx, dctx context.Context, d *bus.Delivery, req *a2a
 	mem, _ := a.opts.Memory.(memoryReader)
 	task := &Task{Request: req, Attempt: d.Attempt, Trace: trace, agentName: a.Name(), now: a.opts.Now, memory: mem,
 		publishStatus: func(ctx context.Context, st *a2a.TaskStatus) error { return a.publishStatus(ctx, req, trace, st) }}
-	if req.Stream {
-		a.announceWorking(ctx, task)
+	if req.Stream || !req.StartBy.IsZero() {
+		a.announceWorking(ctx, task) // with startBy, the take notice: the task left its queue
 	}
 
 	start := time.Now()
@@ -193,6 +198,9 @@ func (a *Agent) execute(workCtx, dctx context.Context, d *bus.Delivery, req *a2a
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeCanceled, "task canceled by %s", req.Caller)), false
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (err != nil || res == nil) && clamped:
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeTimeout, "task exceeded the agent's maximum task duration of %s", a.opts.MaxTaskDuration)), false
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (err != nil || res == nil) && req.RunTimeout() > 0:
+		return a.errorReply(req, trace, a2a.NewError(a2a.CodeTimeout, "task exceeded its run time of %s (it ran %s)",
+			req.RunTimeout().Round(time.Millisecond), elapsed.Round(time.Millisecond))), false
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (err != nil || res == nil):
 		return a.errorReply(req, trace, a2a.NewError(a2a.CodeTimeout, "task exceeded its deadline after %s", elapsed.Round(time.Millisecond))), false
 	case err != nil:
@@ -228,15 +236,30 @@ func (a *Agent) execute(workCtx, dctx context.Context, d *bus.Delivery, req *a2a
 	return &outgoing{taskID: req.TaskID, caller: req.Caller, skill: req.Skill, payload: result, trace: trace}, false
 }
 
-// taskDeadline is the deadline of req's handler: the request's, clamped to
-// MaxTaskDuration after received so that no delivery stays unacked past the
-// broker's consumer_timeout. clamped tells whether the clamp applied.
+// taskDeadline is the deadline of req's handler: its run time from when it
+// was taken (received) for a request with a wait bound (StartBy), never past
+// the request's deadline; for one without, the deadline. Either is clamped
+// to MaxTaskDuration after received so that no delivery stays unacked past
+// the broker's consumer_timeout. clamped tells whether the clamp applied.
 func (a *Agent) taskDeadline(req *a2a.TaskRequest, received time.Time) (deadline time.Time, clamped bool) {
+	deadline = req.Deadline
+	if run := req.RunTimeout(); run > 0 && received.Add(run).Before(deadline) {
+		deadline = received.Add(run)
+	}
 	limit := received.Add(a.opts.MaxTaskDuration)
-	if req.Deadline.IsZero() || limit.Before(req.Deadline) {
+	if deadline.IsZero() || limit.Before(deadline) {
 		return limit, true
 	}
-	return req.Deadline, false
+	return deadline, false
+}
+
+// waited is how long req waited before this agent dequeued it, from its
+// creation (0 when the caller set no createdAt).
+func (a *Agent) waited(req *a2a.TaskRequest) time.Duration {
+	if req.CreatedAt.IsZero() {
+		return 0
+	}
+	return max(a.opts.Now().Sub(req.CreatedAt), 0).Round(time.Millisecond)
 }
 
 // maxPanicValue bounds the text of a panic value sent to the caller.

@@ -48,7 +48,7 @@ func resultStatus(s *StoredResult) string {
 	switch {
 	case a2a.WaitsForInput(s.State):
 		return HistoryWaiting
-	case s.Error != nil && s.Error.Code == a2a.CodeTimeout:
+	case s.Error != nil && s.Error.Code.TimedOut(): // TIMEOUT, EXPIRED_IN_QUEUE
 		return string(a2a.StatusTimeout)
 	case s.Error != nil:
 		return string(a2a.StatusError)

@@ -152,6 +152,17 @@ type Options struct {
 	// DefaultTimeout applies to requests without one (30s); MaxTimeout clamps all (5m).
 	DefaultTimeout time.Duration
 	MaxTimeout     time.Duration
+	// DefaultWait is how long a task may wait in its queue to be taken when
+	// neither the call nor its target (WaitBounds) says; 0 (the default):
+	// no wait bound of its own, the timeout covers the wait and the run.
+	// MaxWait clamps every wait bound; default DefaultMaxWait (1h).
+	// See queuewait.go.
+	DefaultWait time.Duration
+	MaxWait     time.Duration
+	// TakeGrace is how long past a task's startBy the sweeper waits for
+	// the take notice of an agent that took it just in time, before it
+	// says EXPIRED_IN_QUEUE; default DefaultTakeGrace (5s).
+	TakeGrace time.Duration
 	// SweepInterval is how often overdue tasks are looked for; default 1s.
 	SweepInterval time.Duration
 	// MaxDepth is the longest call chain (origin included) a call may
@@ -208,6 +219,11 @@ func (o *Options) normalize() error {
 	component.Default(&o.ResultTTL, DefaultResultTTL)
 	component.Default(&o.DefaultTimeout, DefaultTimeout)
 	component.Default(&o.MaxTimeout, DefaultMaxTimeout)
+	component.Default(&o.MaxWait, DefaultMaxWait)
+	component.Default(&o.TakeGrace, DefaultTakeGrace)
+	if o.DefaultWait < 0 || o.MaxWait < 0 {
+		return fmt.Errorf("%w: DefaultWait %s and MaxWait %s must not be negative", ErrInvalidOptions, o.DefaultWait, o.MaxWait)
+	}
 	component.Default(&o.SweepInterval, DefaultSweepInterval)
 	component.Default(&o.MemoryRetryBound, DefaultMemoryRetryBound)
 	component.Default(&o.TransientExpiry, DefaultTransientExpiry)

@@ -36,9 +36,17 @@ type Request struct {
 	// to the next Request to continue the conversation. Validated as a
 	// session id (a2a.ValidateContextID).
 	ContextID string
-	// Timeout is the time allowed for the result; 0 means the default, it is clamped to the maximum.
-	Timeout  time.Duration
-	Priority a2a.Priority
+	// Timeout is the time allowed for the result — with a wait bound, the
+	// time the task may run once an agent took it; 0 means the default, it
+	// is clamped to the maximum.
+	Timeout time.Duration
+	// WaitTimeout is how long the task may wait in its queue for an agent
+	// to take it (a KEDA job that starts for it), apart from Timeout; 0
+	// means the target's default (WaitBounds, else Options.DefaultWait),
+	// clamped to Options.MaxWait. With no wait bound at all, Timeout covers
+	// the wait and the run together. See queuewait.go.
+	WaitTimeout time.Duration
+	Priority    a2a.Priority
 	// CorrelationID groups the calls of one workflow.
 	CorrelationID string
 	// Handoff is context passed to the agent untouched (a JSON value).
@@ -82,6 +90,9 @@ type Invocation struct {
 	MemoryKey string
 	// Deadline is when the current turn's answer is due.
 	Deadline time.Time
+	// StartBy is when the first turn's request may be taken from its queue
+	// at the latest; zero without a wait bound.
+	StartBy time.Time
 	// Turn is 0 for Invoke, n for the n-th Reply to the task's questions.
 	Turn int
 }
@@ -159,7 +170,7 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	}
 	_, err = c.opts.Memory.Batch(ctx, append(append([]memory.Op{
 		memory.SetOp(recKey, recJSON, recTTL),
-		memory.IndexAddOp(c.pending, rec.TaskID, rec.Deadline.UnixMilli())}, sessionOps...), spilled...)...)
+		memory.IndexAddOp(c.pending, rec.TaskID, rec.firstSweep().UnixMilli())}, sessionOps...), spilled...)...)
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
@@ -302,15 +313,28 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 			return nil, nil, err
 		}
 	}
-	deadline := now.Add(timeout)
+	wait, err := c.waitFor(req) // queuewait.go
+	if err != nil {
+		return nil, nil, err
+	}
+	var startBy time.Time
+	if wait > 0 {
+		startBy = now.Add(wait)
+	}
+	deadline := now.Add(wait + timeout)
+	if end, ok := ctx.Deadline(); nested && ok && end.Before(parent.Deadline) {
+		parent.Deadline = end // the task's run ends first (taken with a wait bound, or clamped by its agent)
+	}
 	if nested && parent.Deadline.Before(deadline) {
-		deadline = parent.Deadline // a sub-call never outlives its task
+		// A sub-call never outlives its task: the time its task has left
+		// bounds the wait and the run together.
+		deadline, startBy = parent.Deadline, time.Time{}
 	}
 	tr := &a2a.TaskRequest{
 		TaskID: uuid.NewString(), ContextID: req.ContextID, SessionID: req.SessionID,
 		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
 		Message: a2a.NewTextMessage(a2a.MessageRoleUser, text), Input: req.Input, Priority: req.Priority,
-		Deadline: deadline, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
+		Deadline: deadline, StartBy: startBy, CorrelationID: req.CorrelationID, Handoff: req.Handoff,
 		CallChain: chain, Stream: req.Stream, CreatedAt: now, AllowNestedCalls: req.AllowNestedCalls, ContextHistory: contextHistory,
 		CallerContext: callerCtx, AllowedTools: req.AllowedTools, MaxContextTokens: req.MaxContextTokens,
 	}
@@ -322,10 +346,13 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	rec := &Record{TaskID: tr.TaskID, Caller: c.opts.Name, Target: tr.Target, Skill: tr.Skill, SessionID: tr.SessionID,
-		ContextID: tr.ContextID, MemoryKey: key, Deadline: tr.Deadline, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh,
+		ContextID: tr.ContextID, MemoryKey: key, Deadline: tr.Deadline, StartBy: tr.StartBy, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh,
 		Message: tr.Message, ContextHistory: tr.ContextHistory, Priority: tr.Priority, CorrelationID: tr.CorrelationID,
 		Handoff: tr.Handoff, AllowNestedCalls: tr.AllowNestedCalls, Stream: tr.Stream,
 		CallerContext: tr.CallerContext, AllowedTools: tr.AllowedTools, MaxContextTokens: tr.MaxContextTokens}
+	if !rec.StartBy.IsZero() {
+		rec.SweepFrom = rec.StartBy.Add(c.opts.TakeGrace)
+	}
 	return tr, rec, nil
 }
 

@@ -30,6 +30,7 @@ type localTasks struct {
 	byID      map[string]*Record
 	nextPrune time.Time // when full, no entry expires before this
 	turns     map[string]localTurn
+	taken     map[string]bool // tasks whose take this process recorded (queuewait.go)
 }
 
 // localTurn is what this process knows of a task's turns: the question it
@@ -41,7 +42,22 @@ type localTurn struct {
 }
 
 func newLocalTasks() *localTasks {
-	return &localTasks{byID: map[string]*Record{}, turns: map[string]localTurn{}}
+	return &localTasks{byID: map[string]*Record{}, turns: map[string]localTurn{}, taken: map[string]bool{}}
+}
+
+// takeOnce reports whether this is the first time this process sees task
+// id taken (so that its take is recorded once, not on every status).
+func (l *localTasks) takeOnce(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.taken[id] {
+		return false
+	}
+	if len(l.taken) >= maxLocalTasks {
+		clear(l.taken) // hints only: a second record is harmless
+	}
+	l.taken[id] = true
+	return true
 }
 
 // putWait remembers that task id waits on w (and forgets the turn it
@@ -119,4 +135,5 @@ func (l *localTasks) drop(id string) {
 	defer l.mu.Unlock()
 	delete(l.byID, id)
 	delete(l.turns, id)
+	delete(l.taken, id)
 }

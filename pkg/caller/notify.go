@@ -62,6 +62,10 @@ func notificationTurn(s *StoredResult, key string, swept bool) memory.Turn {
 		outcome = OutcomeCanceled
 		text = fmt.Sprintf("[Task %s of agent '%s' was canceled while it waited for an answer (state=%s, code=CANCELED)]. No agent was running it; the task is over.",
 			s.TaskID, s.Agent, state)
+	case swept && s.Error != nil && s.Error.Code == a2a.CodeExpiredInQueue:
+		outcome = OutcomeSwept
+		text = fmt.Sprintf("[No agent '%s' took task %s from its queue in time (state=%s, code=EXPIRED_IN_QUEUE)]: %s. It never ran; invoke it again once the agent runs. A result that still arrives will be stored at key '%s' and notified as late.",
+			s.Agent, s.TaskID, state, s.Error.Message, key)
 	case swept:
 		outcome = OutcomeSwept
 		text = fmt.Sprintf("[Agent '%s' did not answer task %s before its deadline (state=%s, code=TIMEOUT)]: %s. A cancel was sent; a result that still arrives will be stored at key '%s' and notified as late.",

@@ -27,6 +27,13 @@ type Record struct {
 	ContextID string    `json:"contextId,omitempty"`
 	MemoryKey string    `json:"memoryKey"`
 	Deadline  time.Time `json:"deadline"`
+	// StartBy is when the first request may be taken from its queue at the
+	// latest (its wait bound; queuewait.go); zero when the deadline bounds
+	// the wait and the run together.
+	StartBy time.Time `json:"startBy,omitzero"`
+	// SweepFrom is, with StartBy, when the sweeper first looks at the task:
+	// StartBy plus Options.TakeGrace.
+	SweepFrom time.Time `json:"sweepFrom,omitzero"`
 	CreatedAt time.Time `json:"createdAt"`
 	// Chain is the call chain of the request (origin … this caller), for the call history.
 	Chain []string `json:"chain,omitempty"`
@@ -66,7 +73,7 @@ func (r *Record) encode() ([]byte, error) {
 
 // invocation is what Invoke returns for the task.
 func (r *Record) invocation() Invocation {
-	return Invocation{TaskID: r.TaskID, SessionID: r.SessionID, ContextID: r.ContextID, Target: r.Target, MemoryKey: r.MemoryKey, Deadline: r.Deadline}
+	return Invocation{TaskID: r.TaskID, SessionID: r.SessionID, ContextID: r.ContextID, Target: r.Target, MemoryKey: r.MemoryKey, Deadline: r.Deadline, StartBy: r.StartBy}
 }
 
 // turnInvocation is what a turn of the task returns: its turn number and

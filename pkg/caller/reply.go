@@ -213,9 +213,16 @@ func (c *Caller) answer(ctx context.Context, rec *Record, w *waitState, r Reply)
 	}
 	msg := a2a.NewTextMessage(a2a.MessageRoleUser, text)
 	msg.ID = r.MessageID
+	// A task with a wait bound waits as long for each later turn (its agent
+	// may have to start again, a KEDA job), then runs for the turn's timeout.
+	var startBy time.Time
+	wait := rec.StartBy.Sub(rec.CreatedAt)
+	if !rec.StartBy.IsZero() && wait > 0 {
+		startBy = now.Add(wait).UTC().Round(0)
+	}
 	tr := &a2a.TaskRequest{TaskID: rec.TaskID, ContextID: rec.ContextID, SessionID: rec.SessionID, Caller: c.opts.Name,
-		Target: rec.Target, Skill: rec.Skill, Message: msg, Input: r.Input, Priority: rec.Priority,
-		Deadline:      now.Add(r.Timeout).UTC().Round(0), // as working memory gives it back: the same answer again returns the same Invocation
+		Target: rec.Target, Skill: rec.Skill, Message: msg, Input: r.Input, Priority: rec.Priority, StartBy: startBy,
+		Deadline:      now.Add(max(wait, 0) + r.Timeout).UTC().Round(0), // as working memory gives it back: the same answer again returns the same Invocation
 		CorrelationID: rec.CorrelationID, Handoff: rec.Handoff, CallChain: rec.Chain, AllowNestedCalls: rec.AllowNestedCalls,
 		Stream: rec.Stream || r.Stream, CreatedAt: now, Turn: n, History: w.History, ContextHistory: rec.ContextHistory,
 		CallerContext: rec.CallerContext, AllowedTools: rec.AllowedTools, MaxContextTokens: rec.MaxContextTokens}

@@ -38,6 +38,7 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	var stored *StoredResult
 	switch r := p.(type) {
 	case *a2a.TaskStatus:
+		c.markTaken(ctx, r.TaskID) // an agent took it (queuewait.go)
 		c.tell(ctx, r.TaskID, event{status: r}, &d.Message)
 		return d.Ack()
 	case *a2a.TaskResult:
@@ -131,7 +132,7 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	if a2a.WaitsForInput(s.State) {
 		return c.finalizeQuestion(ctx, rec, s, by) // question.go
 	}
-	deadline := rec.Deadline
+	deadline, sweepFrom := rec.Deadline, rec.earliestClaim() // the sweeper claims turn 0 from sweepFrom (queuewait.go)
 	if s.Turn > 0 {
 		start, err := c.startOf(ctx, rec, s.Turn)
 		if err != nil {
@@ -140,7 +141,7 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 		if start == nil || start.By != startReply {
 			return c.ignore(s, by, "none: its turn never started")
 		}
-		deadline = start.Deadline
+		deadline, sweepFrom = start.Deadline, start.Deadline
 	}
 	claimKey, err := memory.TaskTurnClaimKey(c.opts.Name, s.TaskID, s.Turn)
 	if err != nil {
@@ -155,7 +156,7 @@ func (c *Caller) finalize(ctx context.Context, s *StoredResult, by string) (*Out
 	// then the claim's (its turn-0 writes are once-only besides). Any other
 	// answer, and the sweeper, decide the claim first, then write.
 	var winner string
-	if by != claimTimeout && s.attempt <= 1 && s.once && s.StoredAt.Before(deadline.Add(-claimMargin)) {
+	if by != claimTimeout && s.attempt <= 1 && s.once && s.StoredAt.Before(sweepFrom.Add(-claimMargin)) {
 		var entry *HistoryEntry
 		winner, entry, err = c.storeEarly(ctx, rec, s, by, claimKey)
 		if err != nil {

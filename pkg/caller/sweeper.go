@@ -46,7 +46,10 @@ func (c *Caller) sweep(ctx context.Context) error {
 // sweepBatch bounds the tasks one sweep times out.
 const sweepBatch = 1000
 
-// timeout ends a task overdue in the pending index. A task that runs
+// timeout ends a task overdue in the pending index. A first turn with a
+// wait bound (queuewait.go) that no agent was heard to take by its startBy
+// ends EXPIRED_IN_QUEUE, and no cancel is sent; one that an agent took is
+// put back at its deadline, and ends TIMEOUT there. A task that runs
 // (its first turn, or a later one its caller's answer started) gets a
 // stored and notified TIMEOUT, its waiters are woken and its target is
 // sent a cancel. A task that waits for input past Options.InputTimeout
@@ -65,7 +68,17 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 	if err != nil {
 		return err
 	}
-	turn, allowed := 0, rec.Deadline.Sub(rec.CreatedAt)
+	turn, allowed, expired := 0, rec.Deadline.Sub(rec.CreatedAt), false
+	if w == nil && !rec.StartBy.IsZero() { // a wait bound apart from the run (queuewait.go)
+		taken, runEnd, err := c.taken(ctx, rec)
+		switch {
+		case err != nil:
+			return err
+		case taken && c.opts.Now().Before(runEnd):
+			return c.opts.Memory.IndexAdd(ctx, c.pending, taskID, runEnd.UnixMilli()) // it runs: its run time is not over
+		}
+		expired, allowed = !taken, rec.Deadline.Sub(rec.StartBy)
+	}
 	if w != nil { // it asked: it waits, or a later turn runs
 		start, err := c.loadStart(ctx, rec, w.Turn+1)
 		switch {
@@ -88,6 +101,12 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 	te := &a2a.TaskError{TaskID: taskID, Agent: rec.Target, State: a2a.TaskStateFailed, Code: a2a.CodeTimeout, Retryable: true, Turn: turn,
 		Message: "no answer from " + rec.Target + " within the deadline of " + allowed.Round(time.Millisecond).String(),
 		Time:    c.opts.Now()}
+	switch {
+	case expired:
+		te = expiredInQueue(rec, c.opts.Now())
+	case turn == 0 && !rec.StartBy.IsZero():
+		te.Message = "no answer from " + rec.Target + " within its run time of " + allowed.Round(time.Millisecond).String() + " after it took the task"
+	}
 	s := &StoredResult{TaskID: taskID, Agent: rec.Target, State: te.State, Status: te.Status(), Error: te.AsError(), Turn: turn}
 	out, err := c.finalize(ctx, s, claimTimeout)
 	if err != nil {
@@ -102,6 +121,12 @@ func (c *Caller) timeout(ctx context.Context, taskID string) error {
 		m = &bus.Message{Envelope: env}
 	}
 	c.tell(ctx, taskID, event{outcome: out}, m)
+	if expired {
+		// No agent is known to have it: the broker dropped it, or an agent
+		// dequeuing it now refuses it. One that took it without a word may
+		// still answer, and its result replaces this one, late.
+		return nil
+	}
 	if err := c.sendCancel(ctx, rec, "deadline passed"); err != nil && !errors.Is(err, bus.ErrUnroutable) {
 		c.log.Warn("cancel after timeout not sent", zap.String("task", taskID), zap.Error(err))
 	}

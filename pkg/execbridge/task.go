@@ -156,8 +156,12 @@ func requestFrame(ctx context.Context, id string, t *agent.Task) (*Frame, error)
 	if r.CallerContext != nil && callerCtx == nil {
 		callerCtx = []a2a.ContextMessage{} // the caller chose to send nothing
 	}
+	deadline := r.Deadline
+	if end, ok := ctx.Deadline(); ok && end.Before(deadline) {
+		deadline = end // the run's end: its run time from the take (startBy), or the agent's clamp
+	}
 	return &Frame{Type: TypeTaskRequest, RequestID: id, TaskID: r.TaskID, Skill: r.Skill, Text: t.Text(),
-		Input: r.Input, SessionID: r.SessionID, Caller: r.Caller, Deadline: formatDeadline(r.Deadline),
+		Input: r.Input, SessionID: r.SessionID, Caller: r.Caller, Deadline: formatDeadline(deadline),
 		Turn: r.Turn, History: historyOf(r.History), ContextID: r.ContextID, ContextHistory: historyOf(r.ContextHistory),
 		CallerContext: callerCtx, AllowedTools: r.AllowedTools, MaxContextTokens: r.MaxContextTokens}, nil
 }
@@ -284,7 +288,11 @@ func (b *Bridge) call(ctx context.Context, t *agent.Task, f *Frame, reply *Frame
 	if err := a2a.ValidateSkillID(f.Skill); err != nil {
 		return nil, a2a.NewError(a2a.CodeInvalidInput, "invoke: skill: %v", err)
 	}
-	left := time.Until(t.Request.Deadline)
+	end := t.Request.Deadline
+	if d, ok := ctx.Deadline(); ok && d.Before(end) {
+		end = d // the task's run ends first
+	}
+	left := time.Until(end)
 	if left <= 0 {
 		return nil, context.DeadlineExceeded
 	}

@@ -15,12 +15,13 @@ import (
 )
 
 // IsFailure reports whether an outcome with code counts against the
-// target's circuit: TIMEOUT, EXECUTION_FAILED, UNAVAILABLE and INTERNAL.
+// target's circuit: TIMEOUT, EXPIRED_IN_QUEUE (no agent took the task),
+// EXECUTION_FAILED, UNAVAILABLE and INTERNAL.
 // The caller's own faults (INVALID_INPUT, FORBIDDEN, SKILL_NOT_SUPPORTED,
 // CANCELED, ...) do not: the target answered them.
 func IsFailure(code a2a.ErrorCode) bool {
 	switch code {
-	case a2a.CodeTimeout, a2a.CodeExecutionFailed, a2a.CodeUnavailable, a2a.CodeInternal:
+	case a2a.CodeTimeout, a2a.CodeExpiredInQueue, a2a.CodeExecutionFailed, a2a.CodeUnavailable, a2a.CodeInternal:
 		return true
 	}
 	return false

@@ -52,6 +52,7 @@ func (n *Node) newCaller(name string, resolver caller.Resolver, transient bool) 
 	c, err := caller.New(caller.Options{
 		Name: name, Transient: transient, Bus: n.Bus, Memory: n.Memory, Resolver: resolver, Guard: n.Guard,
 		ResultTTL: cfg.Memory.ResultTTL, DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout,
+		DefaultWait: cfg.Caller.DefaultWait, MaxWait: cfg.Caller.MaxWait,
 		SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth, MemoryRetryBound: cfg.Caller.MemoryRetryBound,
 		InputTimeout: cfg.Caller.InputTimeout, MaxTaskHistory: cfg.Caller.MaxTaskHistory,
 		MaxContextMessages: contextMessages(cfg.Memory.MaxContextMessages), ContextTTL: cfg.Memory.ConversationTTL,
@@ -145,6 +146,7 @@ func (n *Node) Directory(role DirectoryRole) (*directory.Directory, error) {
 	}
 	d, err := directory.New(directory.Options{
 		Bus: n.Bus, Exchange: cfg.Bus.Exchange, WellKnown: wk, KnownAgentsFile: known, Shared: shared, SharedKey: sharedKey,
+		WellKnownWait:  cfg.Directory.WellKnownWait,
 		AnnounceSecret: []byte(cfg.Directory.AnnounceSecret), StaleAfter: cfg.EffectiveStaleAfter(),
 		ForgetAfter: cfg.Directory.ForgetAfter, MaxAgents: cfg.Directory.MaxAgents, QueryOnMiss: role == Vetter,
 		Codec: n.Codec, Logger: n.Log, Identities: n.Identities,

@@ -65,7 +65,7 @@ func (c callerObserver) Finished(e *caller.HistoryEntry) {
 	}
 	outcome := OutcomeCompleted
 	switch {
-	case e.Code == a2a.CodeTimeout:
+	case e.Code.TimedOut():
 		outcome = OutcomeTimeout
 	case e.Code != "":
 		outcome = OutcomeFailed

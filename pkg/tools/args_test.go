@@ -15,7 +15,7 @@ import (
 // TestInvalidArguments checks each tool rejects bad arguments before acting,
 // with the exact message an LLM will read and the argument's path.
 func TestInvalidArguments(t *testing.T) {
-	const invokeKnown = "(known: agent_name, skill, message, input, timeout_seconds, priority, wait, task_id, option, context_id, context, max_context_tokens, allowed_tools, allow_nested_calls)"
+	const invokeKnown = "(known: agent_name, skill, message, input, timeout_seconds, wait_timeout_seconds, priority, wait, task_id, option, context_id, context, max_context_tokens, allowed_tools, allow_nested_calls)"
 	long := strings.Repeat("q", 201)
 	cases := []struct {
 		tool, args string

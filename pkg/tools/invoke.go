@@ -22,6 +22,9 @@ import (
 // maxTimeoutSeconds is invoke_agent's largest timeout_seconds: the caller's maximum.
 const maxTimeoutSeconds = int(caller.DefaultMaxTimeout / time.Second)
 
+// maxWaitSeconds is invoke_agent's largest wait_timeout_seconds: the caller's maximum wait.
+const maxWaitSeconds = int(caller.DefaultMaxWait / time.Second)
+
 // invoke_agent's statuses.
 const (
 	// StatusSubmitted: the task is queued for the agent.
@@ -66,7 +69,13 @@ var invokeAgentDef = definition{
 		}},
 		{name: "timeout_seconds", schema: map[string]any{
 			"type": "integer", "minimum": 1, "maximum": maxTimeoutSeconds,
-			"description": fmt.Sprintf("How long the agent has to answer, 1 to %d seconds; omit it for the default.", maxTimeoutSeconds),
+			"description": fmt.Sprintf("How long the agent has to answer once it started the task, 1 to %d seconds; omit it for the default.", maxTimeoutSeconds),
+		}},
+		{name: "wait_timeout_seconds", schema: map[string]any{
+			"type": "integer", "minimum": 1, "maximum": maxWaitSeconds,
+			"description": fmt.Sprintf("How long the task may wait in the agent's queue for the agent to start it (an on-demand "+
+				"agent may take minutes to start), 1 to %d seconds; omit it for the agent's default (long for on-demand agents). "+
+				"Past it the task ends EXPIRED_IN_QUEUE without running.", maxWaitSeconds),
 		}},
 		{name: "priority", schema: map[string]any{
 			"type": "string", "enum": []string{string(a2a.PriorityHigh), string(a2a.PriorityNormal), string(a2a.PriorityLow)},
@@ -103,8 +112,10 @@ type invokeArgs struct {
 	Input     json.RawMessage `json:"input"`
 	// TimeoutSeconds is a float: JSON Schema counts 30.0 and 3e1 as integers.
 	TimeoutSeconds *float64 `json:"timeout_seconds"`
-	Priority       string   `json:"priority"`
-	Wait           bool     `json:"wait"`
+	// WaitTimeoutSeconds bounds the wait in the queue (caller.Request.WaitTimeout).
+	WaitTimeoutSeconds *float64 `json:"wait_timeout_seconds"`
+	Priority           string   `json:"priority"`
+	Wait               bool     `json:"wait"`
 	callerContextArgs
 	TaskID    string `json:"task_id"`
 	Option    string `json:"option"`
@@ -189,6 +200,9 @@ func (s *Set) invokeAgent(ctx context.Context, raw json.RawMessage) (any, error)
 	}
 	if args.TimeoutSeconds != nil {
 		req.Timeout = time.Duration(*args.TimeoutSeconds) * time.Second
+	}
+	if args.WaitTimeoutSeconds != nil {
+		req.WaitTimeout = time.Duration(*args.WaitTimeoutSeconds) * time.Second
 	}
 	args.callerContextArgs.apply(&req) // callercontext.go
 	inv, watch, err := s.start(ctx, req, args.Wait)

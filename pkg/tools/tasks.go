@@ -33,7 +33,8 @@ const (
 	StateCanceled = "canceled"
 	// StateRejected: the agent refused the task.
 	StateRejected = "rejected"
-	// StateTimeout: the agent did not answer before the task's deadline.
+	// StateTimeout: the agent did not answer before the task's deadline
+	// (TIMEOUT), or no agent took the task in time (EXPIRED_IN_QUEUE).
 	StateTimeout = "timeout"
 	// StateExpired: the task ended, but its outcome is no longer kept.
 	StateExpired = "expired"
@@ -253,9 +254,9 @@ func stateName(st a2a.TaskState) string {
 }
 
 // finalState is the state of an ended task: StateTimeout for the TIMEOUT
-// of a task that got no answer in time.
+// (or EXPIRED_IN_QUEUE) of a task that got no answer in time.
 func finalState(res *caller.StoredResult) string {
-	if res.Error != nil && res.Error.Code == a2a.CodeTimeout {
+	if res.Error != nil && res.Error.Code.TimedOut() {
 		return StateTimeout
 	}
 	return stateName(res.State)

@@ -251,7 +251,7 @@ func TestDefinitionsShape(t *testing.T) {
 		props    []string
 		required []string
 	}{
-		{"invoke_agent", []string{"agent_name", "skill", "message", "input", "timeout_seconds", "priority", "wait", "task_id", "option", "context_id",
+		{"invoke_agent", []string{"agent_name", "skill", "message", "input", "timeout_seconds", "wait_timeout_seconds", "priority", "wait", "task_id", "option", "context_id",
 			"context", "max_context_tokens", "allowed_tools", "allow_nested_calls"}, []string{}},
 		{"list_known_agents", []string{"skill", "query", "limit", "cursor"}, []string{}},
 		{"get_from_working_memory", []string{"key"}, []string{"key"}},

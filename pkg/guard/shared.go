@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+package guard
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/a2abus/a2abus/pkg/a2a"
+)
+
+// Shared keeps the limits of every process of a caller in one place, so
+// that replicas together stay under one limit (pkg/guard/redislimits keeps
+// them in Redis). Each method bounds its own wait; one that returns an
+// error leaves the call to the per-process limits (see Config.Shared). It
+// must be safe for concurrent use.
+type Shared interface {
+	// TakeSlot takes one of max in-flight slots of caller across processes;
+	// ok false: all are taken. release frees the slot (without waiting); a
+	// slot not released frees itself once its holder stops renewing it.
+	TakeSlot(caller string, max int) (release func(), ok bool, err error)
+	// TakeToken takes a token of the rate limit of calls from caller to
+	// target (rate per second, bucket of burst); ok false refuses, wait
+	// saying when one is there.
+	TakeToken(caller, target string, rate float64, burst int) (wait time.Duration, ok bool, err error)
+	// EnterCircuit lets a call to target through the target's shared
+	// circuit, which opens after failures consecutive failures and probes
+	// after cooldown; a refusal has report nil, the state ("open" or
+	// "half-open") and the wait before a retry. report tells the circuit the
+	// call's outcome, once, without waiting.
+	EnterCircuit(target string, failures int, cooldown time.Duration) (report func(Outcome), state string, wait time.Duration, err error)
+	// Close stops renewing the slots this process holds; they free
+	// themselves within their lease. Idempotent.
+	Close() error
+}
+
+// Outcome is what a finished call tells a circuit.
+type Outcome int
+
+// Outcomes of a call.
+const (
+	// OutcomeSuccess: the target answered (a result, or an error that is the caller's fault).
+	OutcomeSuccess Outcome = iota
+	// OutcomeFailure: the target failed or did not answer in time (IsFailure).
+	OutcomeFailure
+	// OutcomeNone: no outcome (abandoned, canceled): counted neither way.
+	OutcomeNone
+)
+
+// DefaultSharedRetry is how long the guard uses only its per-process limits
+// after the shared ones failed, before it asks them again.
+const DefaultSharedRetry = time.Second
+
+// shared is a Guard's use of its Shared limits: skipped for SharedRetry
+// after a failure (the per-process limits hold meanwhile), which is logged
+// once, as is the recovery.
+type shared struct {
+	s     Shared
+	retry time.Duration
+	log   *zap.Logger
+
+	down    atomic.Bool
+	mu      sync.Mutex
+	retryAt time.Time // while down: when the shared limits are asked again
+}
+
+// use reports whether the shared limits are asked now: always while they
+// answer; after a failure, again once SharedRetry has passed (by one call
+// at a time).
+func (s *shared) use(now time.Time) bool {
+	if s == nil {
+		return false
+	}
+	if !s.down.Load() {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now.Before(s.retryAt) {
+		return false
+	}
+	s.retryAt = now.Add(s.retry) // the calls meanwhile do not wait on a server that may hang
+	return true
+}
+
+// failed records that the shared limits did not answer: logged once until they answer again.
+func (s *shared) failed(err error, now time.Time) {
+	s.mu.Lock()
+	s.retryAt = now.Add(s.retry)
+	s.mu.Unlock()
+	if !s.down.Swap(true) {
+		s.log.Warn("shared limits unreachable: each process keeps only its own limits until they answer (limits.shared)", zap.Error(err))
+	}
+}
+
+// answered records that the shared limits answered.
+func (s *shared) answered() {
+	if s.down.Load() && s.down.Swap(false) {
+		s.log.Info("shared limits answer again: the limits hold across processes")
+	}
+}
+
+// admit takes the shared slot, circuit pass and token of a call the
+// per-process limits admitted, in that order, and sets them on t; a refusal
+// gives back what was taken. An unreachable store admits the call (the
+// per-process limits have) and is skipped for a while.
+func (g *Guard) admitShared(t *Ticket, caller, target string) *a2a.Error {
+	s, now := g.shared, time.Now() // the retry runs on time.Now, as the circuits' cool-down
+	if !s.use(now) {
+		return nil
+	}
+	if g.inFlight.max > 0 {
+		release, ok, err := s.s.TakeSlot(caller, g.inFlight.max)
+		if err != nil {
+			s.failed(err, now)
+			return nil
+		}
+		if !ok {
+			s.answered()
+			return a2a.NewError(a2a.CodeBusy, "%s already has %d calls in flight across its processes, the limit (limits.max_in_flight, limits.shared); retry when one of them finishes",
+				caller, g.inFlight.max)
+		}
+		t.releaseSlot = release
+	}
+	if g.breakers != nil {
+		report, state, wait, err := s.s.EnterCircuit(target, int(g.breakers.failures), g.breakers.cooldown)
+		if err != nil {
+			t.giveBackShared()
+			s.failed(err, now)
+			return nil
+		}
+		if report == nil {
+			t.giveBackShared()
+			s.answered()
+			if state == "half-open" {
+				return a2a.NewError(a2a.CodeCircuitOpen,
+					"the circuit to %s is half-open: a probe call of one of the caller's processes is testing whether it recovered; retry once it has answered (limits.shared)", target)
+			}
+			return a2a.NewError(a2a.CodeCircuitOpen,
+				"the circuit to %s is open after %d consecutive failures or timeouts seen by the caller's processes (limits.breaker_failures, limits.shared); retry in %s, when one probe call is let through",
+				target, g.breakers.failures, roundUp(max(wait, time.Millisecond)))
+		}
+		t.reportShared = report
+	}
+	if g.rates != nil {
+		wait, ok, err := s.s.TakeToken(caller, target, float64(g.rates.limit), g.rates.burst)
+		if err != nil {
+			t.giveBackShared()
+			s.failed(err, now)
+			return nil
+		}
+		if !ok {
+			t.giveBackShared()
+			s.answered()
+			return a2a.NewError(a2a.CodeRateLimited, "calls from %s to %s are limited to %g per second across the caller's processes (burst %d; limits.rate, limits.burst, limits.shared); retry in %s",
+				caller, target, float64(g.rates.limit), g.rates.burst, roundUp(max(wait, time.Millisecond)))
+		}
+	}
+	s.answered()
+	return nil
+}
+
+// giveBackShared frees the shared slot and circuit pass of a call that is
+// refused after all, counting it neither way.
+func (t *Ticket) giveBackShared() {
+	if t.releaseSlot != nil {
+		t.releaseSlot()
+		t.releaseSlot = nil
+	}
+	if t.reportShared != nil {
+		t.reportShared(OutcomeNone)
+		t.reportShared = nil
+	}
+}
+
+// Close stops the shared limits' renewals (Config.Shared): the slots this
+// process holds free themselves within their lease. Idempotent; a Guard
+// without shared limits has nothing to close.
+func (g *Guard) Close() error {
+	if g == nil || g.shared == nil {
+		return nil
+	}
+	return g.shared.s.Close()
+}
+
+// SharedUp reports whether the guard's shared limits answered last time
+// they were asked (false without shared limits).
+func (g *Guard) SharedUp() bool {
+	return g != nil && g.shared != nil && !g.shared.down.Load()
+}

@@ -49,9 +49,9 @@ type Config struct {
 	// Shared, when set, keeps the limits across every process of a caller
 	// (pkg/guard/redislimits): a call must pass both the per-process limits
 	// and the shared ones. While Shared fails, the per-process limits hold
-	// alone, logged once; it is asked again every SharedRetry.
+	// alone, logged once, and it is pinged every SharedRetry until it answers.
 	Shared Shared
-	// SharedRetry is how long an unreachable Shared is left alone; 0 means
+	// SharedRetry is how often an unreachable Shared is pinged; 0 means
 	// DefaultSharedRetry.
 	SharedRetry time.Duration
 }
@@ -105,7 +105,7 @@ func New(cfg Config) (*Guard, error) {
 		if cfg.SharedRetry <= 0 {
 			cfg.SharedRetry = DefaultSharedRetry
 		}
-		g.shared = &shared{s: cfg.Shared, retry: cfg.SharedRetry, log: cfg.Logger.Named("guard")}
+		g.shared = &shared{s: cfg.Shared, retry: cfg.SharedRetry, log: cfg.Logger.Named("guard"), stop: make(chan struct{})}
 	}
 	return g, nil
 }

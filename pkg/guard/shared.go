@@ -4,6 +4,7 @@
 package guard
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,10 +34,17 @@ type Shared interface {
 	// "half-open") and the wait before a retry. report tells the circuit the
 	// call's outcome, once, without waiting.
 	EnterCircuit(target string, failures int, cooldown time.Duration) (report func(Outcome), state string, wait time.Duration, err error)
+	// Ping checks that the shared limits answer (asked while they do not).
+	Ping() error
 	// Close stops renewing the slots this process holds; they free
 	// themselves within their lease. Idempotent.
 	Close() error
 }
+
+// ErrNotShared is wrapped by a Shared's error about a call it cannot keep
+// (a name it has no key for): the call is left to the per-process limits,
+// and the shared limits stay in use for the others.
+var ErrNotShared = errors.New("guard: the call cannot be shared")
 
 // Outcome is what a finished call tells a circuit.
 type Outcome int
@@ -51,76 +59,74 @@ const (
 	OutcomeNone
 )
 
-// DefaultSharedRetry is how long the guard uses only its per-process limits
-// after the shared ones failed, before it asks them again.
+// DefaultSharedRetry is how often the guard pings its shared limits while
+// they do not answer (the per-process limits hold alone meanwhile).
 const DefaultSharedRetry = time.Second
 
-// shared is a Guard's use of its Shared limits: skipped for SharedRetry
-// after a failure (the per-process limits hold meanwhile), which is logged
-// once, as is the recovery.
+// shared is a Guard's use of its Shared limits. After a failure the calls
+// leave them alone (the per-process limits hold meanwhile) while one
+// goroutine pings them every retry until they answer; both are logged once.
 type shared struct {
 	s     Shared
 	retry time.Duration
 	log   *zap.Logger
 
-	down    atomic.Bool
-	mu      sync.Mutex
-	retryAt time.Time // while down: when the shared limits are asked again
+	down      atomic.Bool
+	stop      chan struct{} // closed by Close: ends the pings
+	closeOnce sync.Once
+	pinging   sync.WaitGroup
 }
 
-// use reports whether the shared limits are asked now: always while they
-// answer; after a failure, again once SharedRetry has passed (by one call
-// at a time).
-func (s *shared) use(now time.Time) bool {
-	if s == nil {
-		return false
+// use reports whether the calls ask the shared limits now.
+func (s *shared) use() bool { return s != nil && !s.down.Load() }
+
+// failed records that the shared limits did not answer and, the first
+// time, starts pinging them. ErrNotShared is no failure of theirs.
+func (s *shared) failed(err error) {
+	if errors.Is(err, ErrNotShared) || s.down.Swap(true) {
+		return
 	}
-	if !s.down.Load() {
-		return true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if now.Before(s.retryAt) {
-		return false
-	}
-	s.retryAt = now.Add(s.retry) // the calls meanwhile do not wait on a server that may hang
-	return true
+	s.log.Warn("shared limits unreachable: each process keeps only its own limits until they answer (limits.shared)", zap.Error(err))
+	s.pinging.Add(1)
+	go s.ping()
 }
 
-// failed records that the shared limits did not answer: logged once until they answer again.
-func (s *shared) failed(err error, now time.Time) {
-	s.mu.Lock()
-	s.retryAt = now.Add(s.retry)
-	s.mu.Unlock()
-	if !s.down.Swap(true) {
-		s.log.Warn("shared limits unreachable: each process keeps only its own limits until they answer (limits.shared)", zap.Error(err))
-	}
-}
-
-// answered records that the shared limits answered.
-func (s *shared) answered() {
-	if s.down.Load() && s.down.Swap(false) {
-		s.log.Info("shared limits answer again: the limits hold across processes")
+// ping asks the shared limits every retry until they answer or Close.
+func (s *shared) ping() {
+	defer s.pinging.Done()
+	t := time.NewTicker(s.retry)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		if s.s.Ping() == nil {
+			s.down.Store(false)
+			s.log.Info("shared limits answer again: the limits hold across processes")
+			return
+		}
 	}
 }
 
-// admit takes the shared slot, circuit pass and token of a call the
+// admitShared takes the shared slot, circuit pass and token of a call the
 // per-process limits admitted, in that order, and sets them on t; a refusal
-// gives back what was taken. An unreachable store admits the call (the
-// per-process limits have) and is skipped for a while.
+// gives back what was taken. Shared limits that fail admit the call (the
+// per-process limits have) and are left alone until a ping answers; an
+// ErrNotShared leaves only this call to the per-process limits.
 func (g *Guard) admitShared(t *Ticket, caller, target string) *a2a.Error {
-	s, now := g.shared, time.Now() // the retry runs on time.Now, as the circuits' cool-down
-	if !s.use(now) {
+	s := g.shared
+	if !s.use() {
 		return nil
 	}
 	if g.inFlight.max > 0 {
 		release, ok, err := s.s.TakeSlot(caller, g.inFlight.max)
 		if err != nil {
-			s.failed(err, now)
-			return nil
+			s.failed(err)
+			return nil // the per-process limits admitted it
 		}
 		if !ok {
-			s.answered()
 			return a2a.NewError(a2a.CodeBusy, "%s already has %d calls in flight across its processes, the limit (limits.max_in_flight, limits.shared); retry when one of them finishes",
 				caller, g.inFlight.max)
 		}
@@ -130,12 +136,11 @@ func (g *Guard) admitShared(t *Ticket, caller, target string) *a2a.Error {
 		report, state, wait, err := s.s.EnterCircuit(target, int(g.breakers.failures), g.breakers.cooldown)
 		if err != nil {
 			t.giveBackShared()
-			s.failed(err, now)
-			return nil
+			s.failed(err)
+			return nil // the per-process limits admitted it
 		}
 		if report == nil {
 			t.giveBackShared()
-			s.answered()
 			if state == "half-open" {
 				return a2a.NewError(a2a.CodeCircuitOpen,
 					"the circuit to %s is half-open: a probe call of one of the caller's processes is testing whether it recovered; retry once it has answered (limits.shared)", target)
@@ -150,17 +155,15 @@ func (g *Guard) admitShared(t *Ticket, caller, target string) *a2a.Error {
 		wait, ok, err := s.s.TakeToken(caller, target, float64(g.rates.limit), g.rates.burst)
 		if err != nil {
 			t.giveBackShared()
-			s.failed(err, now)
-			return nil
+			s.failed(err)
+			return nil // the per-process limits admitted it
 		}
 		if !ok {
 			t.giveBackShared()
-			s.answered()
 			return a2a.NewError(a2a.CodeRateLimited, "calls from %s to %s are limited to %g per second across the caller's processes (burst %d; limits.rate, limits.burst, limits.shared); retry in %s",
 				caller, target, float64(g.rates.limit), g.rates.burst, roundUp(max(wait, time.Millisecond)))
 		}
 	}
-	s.answered()
 	return nil
 }
 
@@ -177,14 +180,17 @@ func (t *Ticket) giveBackShared() {
 	}
 }
 
-// Close stops the shared limits' renewals (Config.Shared): the slots this
-// process holds free themselves within their lease. Idempotent; a Guard
-// without shared limits has nothing to close.
+// Close stops the shared limits' renewals and pings (Config.Shared): the
+// slots this process holds free themselves within their lease. Idempotent
+// and bounded; a Guard without shared limits has nothing to close.
 func (g *Guard) Close() error {
 	if g == nil || g.shared == nil {
 		return nil
 	}
-	return g.shared.s.Close()
+	s := g.shared
+	s.closeOnce.Do(func() { close(s.stop) })
+	s.pinging.Wait() // a ping is bounded by the shared limits' own timeout
+	return s.s.Close()
 }
 
 // SharedUp reports whether the guard's shared limits answered last time

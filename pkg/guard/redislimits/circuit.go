@@ -24,9 +24,10 @@ const (
 )
 
 // enterCircuit lets a call through the circuit KEYS[1] (ARGV[1] the
-// cool-down in ms): {state, wait ms}. When the cool-down of an open circuit
-// has passed and no probe runs, the call becomes the probe for one
-// cool-down at most (a probe whose process died is replaced after that).
+// cool-down in ms, ARGV[2] the probe's lease in ms): {state, wait ms}. When
+// the cool-down of an open circuit has passed and no probe runs, the call
+// becomes the probe for one probe lease at most (a probe whose process died
+// is replaced after that).
 var enterCircuit = goredis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -42,7 +43,7 @@ local probe = tonumber(redis.call('HGET', KEYS[1], 'p') or '0')
 if probe > now then
   return {3, probe - now}
 end
-redis.call('HSET', KEYS[1], 'p', now + cooldown)
+redis.call('HSET', KEYS[1], 'p', now + tonumber(ARGV[2]))
 return {1, 0}
 `)
 
@@ -89,12 +90,12 @@ return f
 func (l *Limits) EnterCircuit(target string, failures int, cooldown time.Duration) (func(guard.Outcome), string, time.Duration, error) {
 	k, err := memory.CircuitKey(target)
 	if err != nil {
-		return nil, "", 0, fmt.Errorf("redislimits: enter a circuit: %w", err)
+		return nil, "", 0, fmt.Errorf("redislimits: enter a circuit: %w: %w", guard.ErrNotShared, err)
 	}
 	key := l.prefix + k
 	ctx, cancel := l.bounded()
 	defer cancel()
-	v, err := enterCircuit.Run(ctx, l.client, []string{key}, cooldown.Milliseconds()).Int64Slice()
+	v, err := enterCircuit.Run(ctx, l.client, []string{key}, cooldown.Milliseconds(), max(cooldown, l.lease).Milliseconds()).Int64Slice()
 	if err == nil && len(v) != 2 {
 		err = fmt.Errorf("the script answered %d values, want 2", len(v))
 	}

@@ -163,7 +163,7 @@ return #ARGV - 1
 func (l *Limits) TakeSlot(caller string, max int) (release func(), ok bool, err error) {
 	k, err := memory.InFlightSlotsKey(caller)
 	if err != nil {
-		return nil, false, fmt.Errorf("redislimits: take a slot: %w", err)
+		return nil, false, fmt.Errorf("redislimits: take a slot: %w: %w", guard.ErrNotShared, err)
 	}
 	key := l.prefix + k
 	slot := l.replica + "-" + strconv.FormatUint(l.seq.Add(1), 36)
@@ -295,7 +295,7 @@ func (l *Limits) renew() error {
 func (l *Limits) TakeToken(caller, target string, rate float64, burst int) (time.Duration, bool, error) {
 	k, err := memory.RateKey(caller, target)
 	if err != nil {
-		return 0, false, fmt.Errorf("redislimits: take a token: %w", err)
+		return 0, false, fmt.Errorf("redislimits: take a token: %w: %w", guard.ErrNotShared, err)
 	}
 	ctx, cancel := l.bounded()
 	defer cancel()
@@ -317,6 +317,16 @@ func gcra(rate float64, burst int) redis_rate.Limit {
 		return redis_rate.Limit{Rate: int(rate), Burst: burst, Period: time.Second}
 	}
 	return redis_rate.Limit{Rate: max(1, int(math.Round(rate*3600))), Burst: burst, Period: time.Hour}
+}
+
+// Ping checks that Redis answers within the timeout.
+func (l *Limits) Ping() error {
+	ctx, cancel := l.bounded()
+	defer cancel()
+	if err := l.client.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redislimits: ping: %w", err)
+	}
+	return nil
 }
 
 // Close stops the writer, after the queued writes made within one timeout:

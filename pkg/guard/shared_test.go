@@ -52,7 +52,7 @@ func (f *fakeShared) EnterCircuit(target string, failures int, cooldown time.Dur
 	return func(o Outcome) { f.mu.Lock(); f.outcomes = append(f.outcomes, o); f.mu.Unlock() }, "closed", 0, nil
 }
 
-func (f *fakeShared) Ping() error { f.mu.Lock(); defer f.mu.Unlock(); return f.pingErr }
+func (f *fakeShared) Ping() error  { f.mu.Lock(); defer f.mu.Unlock(); return f.pingErr }
 func (f *fakeShared) Close() error { return nil }
 
 func (f *fakeShared) set(fn func(*fakeShared)) { f.mu.Lock(); fn(f); f.mu.Unlock() }
@@ -128,7 +128,9 @@ func TestSharedDownAndBack(t *testing.T) {
 	if !g.SharedUp() {
 		t.Fatal("ErrNotShared took the shared limits down")
 	}
-	f.set(func(f *fakeShared) { f.notShared, f.fail, f.pingErr = nil, errors.New("connection refused"), errors.New("connection refused") })
+	f.set(func(f *fakeShared) {
+		f.notShared, f.fail, f.pingErr = nil, errors.New("connection refused"), errors.New("connection refused")
+	})
 	admit(t, g, "Cli", "T").Done("")
 	if g.SharedUp() {
 		t.Fatal("shared limits up after a failure")

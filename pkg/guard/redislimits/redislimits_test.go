@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/guard"
 	"github.com/a2abus/a2abus/pkg/guard/redislimits"
@@ -45,12 +46,8 @@ func prefix(t testing.TB, c goredis.UniversalClient) string {
 	_, _ = rand.Read(b)
 	p := "a2abus-test-limits-" + hex.EncodeToString(b) + ":"
 	t.Cleanup(func() {
-		ctx := context.Background()
-		for _, pattern := range []string{p + "*", "rate:" + p + "*"} {
-			keys, _ := c.Keys(ctx, pattern).Result()
-			if len(keys) > 0 {
-				_ = c.Del(ctx, keys...).Err()
-			}
+		for _, pre := range []string{p, "rate:" + p} {
+			_ = testworld.DeleteKeys(context.Background(), c.(*goredis.Client), pre)
 		}
 	})
 	return p

@@ -20,20 +20,16 @@ import (
 // error leaves the call to the per-process limits (see Config.Shared). It
 // must be safe for concurrent use.
 type Shared interface {
-	// TakeSlot takes one of max in-flight slots of caller across processes;
-	// ok false: all are taken. release frees the slot (without waiting); a
-	// slot not released frees itself once its holder stops renewing it.
-	TakeSlot(caller string, max int) (release func(), ok bool, err error)
+	// Enter takes, in one exchange, one of max in-flight slots of caller
+	// across processes (max > 0) and a pass through target's shared circuit
+	// (failures > 0: it opens after failures consecutive failures and lets
+	// one probe through after cooldown). The Pass says what was refused and
+	// holds what was taken, to be given back if the call is refused.
+	Enter(caller, target string, max, failures int, cooldown time.Duration) (Pass, error)
 	// TakeToken takes a token of the rate limit of calls from caller to
 	// target (rate per second, bucket of burst); ok false refuses, wait
 	// saying when one is there.
 	TakeToken(caller, target string, rate float64, burst int) (wait time.Duration, ok bool, err error)
-	// EnterCircuit lets a call to target through the target's shared
-	// circuit, which opens after failures consecutive failures and probes
-	// after cooldown; a refusal has report nil, the state ("open" or
-	// "half-open") and the wait before a retry. report tells the circuit the
-	// call's outcome, once, without waiting.
-	EnterCircuit(target string, failures int, cooldown time.Duration) (report func(Outcome), state string, wait time.Duration, err error)
 	// Ping checks that the shared limits answer (asked while they do not).
 	Ping() error
 	// Close stops renewing the slots this process holds; they free
@@ -45,6 +41,23 @@ type Shared interface {
 // (a name it has no key for): the call is left to the per-process limits,
 // and the shared limits stay in use for the others.
 var ErrNotShared = errors.New("guard: the call cannot be shared")
+
+// Pass is what Shared.Enter took and refused.
+type Pass struct {
+	// Busy: all the slots are taken.
+	Busy bool
+	// Circuit is "" when the circuit let the call through, else its state,
+	// "open" or "half-open" (a probe runs), and Wait the time before a retry.
+	Circuit string
+	Wait    time.Duration
+	// Release frees the slot taken (nil: none), without waiting, yet so that
+	// this process's next Enter finds it free; a slot not released frees
+	// itself once its holder stops renewing it.
+	Release func()
+	// Report tells the circuit the call's outcome, once (nil: no pass);
+	// without waiting, but for the one probe of a half-open circuit.
+	Report func(Outcome)
+}
 
 // Outcome is what a finished call tells a circuit.
 type Outcome int
@@ -110,8 +123,8 @@ func (s *shared) ping() {
 	}
 }
 
-// admitShared takes the shared slot, circuit pass and token of a call the
-// per-process limits admitted, in that order, and sets them on t; a refusal
+// admitShared takes the shared slot and circuit pass (in one exchange),
+// then the token, of a call the per-process limits admitted, and sets them on t; a refusal
 // gives back what was taken. Shared limits that fail admit the call (the
 // per-process limits have) and are left alone until a ping answers; an
 // ErrNotShared leaves only this call to the per-process limits.
@@ -120,36 +133,33 @@ func (g *Guard) admitShared(t *Ticket, caller, target string) *a2a.Error {
 	if !s.use() {
 		return nil
 	}
-	if g.inFlight.max > 0 {
-		release, ok, err := s.s.TakeSlot(caller, g.inFlight.max)
+	failures := 0
+	var cooldown time.Duration
+	if g.breakers != nil {
+		failures, cooldown = int(g.breakers.failures), g.breakers.cooldown
+	}
+	if g.inFlight.max > 0 || failures > 0 {
+		pass, err := s.s.Enter(caller, target, g.inFlight.max, failures, cooldown)
 		if err != nil {
 			s.failed(err)
 			return nil // the per-process limits admitted it
 		}
-		if !ok {
+		t.releaseSlot, t.reportShared = pass.Release, pass.Report
+		switch {
+		case pass.Busy:
+			t.giveBackShared()
 			return a2a.NewError(a2a.CodeBusy, "%s already has %d calls in flight across its processes, the limit (limits.max_in_flight, limits.shared); retry when one of them finishes",
 				caller, g.inFlight.max)
-		}
-		t.releaseSlot = release
-	}
-	if g.breakers != nil {
-		report, state, wait, err := s.s.EnterCircuit(target, int(g.breakers.failures), g.breakers.cooldown)
-		if err != nil {
+		case pass.Circuit == "half-open":
 			t.giveBackShared()
-			s.failed(err)
-			return nil // the per-process limits admitted it
-		}
-		if report == nil {
+			return a2a.NewError(a2a.CodeCircuitOpen,
+				"the circuit to %s is half-open: a probe call of one of the caller's processes is testing whether it recovered; retry once it has answered (limits.shared)", target)
+		case pass.Circuit != "":
 			t.giveBackShared()
-			if state == "half-open" {
-				return a2a.NewError(a2a.CodeCircuitOpen,
-					"the circuit to %s is half-open: a probe call of one of the caller's processes is testing whether it recovered; retry once it has answered (limits.shared)", target)
-			}
 			return a2a.NewError(a2a.CodeCircuitOpen,
 				"the circuit to %s is open after %d consecutive failures or timeouts seen by the caller's processes (limits.breaker_failures, limits.shared); retry in %s, when one probe call is let through",
-				target, g.breakers.failures, roundUp(max(wait, time.Millisecond)))
+				target, failures, roundUp(max(pass.Wait, time.Millisecond)))
 		}
-		t.reportShared = report
 	}
 	if g.rates != nil {
 		wait, ok, err := s.s.TakeToken(caller, target, float64(g.rates.limit), g.rates.burst)

@@ -24,32 +24,31 @@ type fakeShared struct {
 	outcomes                 []Outcome
 }
 
-func (f *fakeShared) TakeSlot(caller string, max int) (func(), bool, error) {
+func (f *fakeShared) Enter(caller, target string, max, failures int, cooldown time.Duration) (Pass, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail != nil || f.notShared != nil {
-		return nil, false, errors.Join(f.fail, f.notShared)
+		return Pass{}, errors.Join(f.fail, f.notShared)
 	}
+	var p Pass
 	if f.slots >= f.maxSlots {
-		return nil, false, nil
+		p.Busy = true
+	} else {
+		f.slots++
+		p.Release = func() { f.mu.Lock(); f.slots--; f.mu.Unlock() }
 	}
-	f.slots++
-	return func() { f.mu.Lock(); f.slots--; f.mu.Unlock() }, true, nil
+	if f.circuitOpen {
+		p.Circuit, p.Wait = "open", cooldown
+	} else {
+		p.Report = func(o Outcome) { f.mu.Lock(); f.outcomes = append(f.outcomes, o); f.mu.Unlock() }
+	}
+	return p, nil
 }
 
 func (f *fakeShared) TakeToken(caller, target string, rate float64, burst int) (time.Duration, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return time.Second, !f.rateRefused, nil
-}
-
-func (f *fakeShared) EnterCircuit(target string, failures int, cooldown time.Duration) (func(Outcome), string, time.Duration, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.circuitOpen {
-		return nil, "open", cooldown, nil
-	}
-	return func(o Outcome) { f.mu.Lock(); f.outcomes = append(f.outcomes, o); f.mu.Unlock() }, "closed", 0, nil
 }
 
 func (f *fakeShared) Ping() error  { f.mu.Lock(); defer f.mu.Unlock(); return f.pingErr }
@@ -97,8 +96,8 @@ func TestSharedRefusalGivesEverythingBack(t *testing.T) {
 		t.Fatalf("after refusals: %d shared slots, %d in flight; want none", slots, g.InFlight("Cli"))
 	}
 	_, outs := f.state()
-	if fmt.Sprint(outs) != fmt.Sprint([]Outcome{OutcomeSuccess, OutcomeNone}) {
-		t.Fatalf("the shared circuit was told %v, want the success then nothing for the rate-refused call", outs)
+	if fmt.Sprint(outs) != fmt.Sprint([]Outcome{OutcomeNone, OutcomeSuccess, OutcomeNone}) {
+		t.Fatalf("the shared circuit was told %v, want nothing for the BUSY call, the success, nothing for the rate-refused call", outs)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/guard"
@@ -24,7 +25,8 @@ const (
 )
 
 // enterCircuit lets a call through the circuit KEYS[1] (ARGV[1] the
-// cool-down in ms, ARGV[2] the probe's lease in ms): {state, wait ms}. When
+// cool-down in ms, ARGV[2] the probe's lease in ms): {state, wait ms} and,
+// when closed, the failures counted. When
 // the cool-down of an open circuit has passed and no probe runs, the call
 // becomes the probe for one probe lease at most (a probe whose process died
 // is replaced after that).
@@ -34,7 +36,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local cooldown = tonumber(ARGV[1])
 local opened = tonumber(redis.call('HGET', KEYS[1], 'o') or '0')
 if opened == 0 then
-  return {0, 0}
+  return {0, 0, tonumber(redis.call('HGET', KEYS[1], 'f') or '0')}
 end
 if now < opened + cooldown then
   return {2, opened + cooldown - now}
@@ -86,46 +88,63 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return f
 `)
 
-// EnterCircuit lets a call to target through its shared circuit.
-func (l *Limits) EnterCircuit(target string, failures int, cooldown time.Duration) (func(guard.Outcome), string, time.Duration, error) {
+// circuitCall prepares the enterCircuit of target's circuit: its key and
+// the script's arguments.
+func (l *Limits) circuitCall(target string, cooldown time.Duration) (key string, args []any, err error) {
 	k, err := memory.CircuitKey(target)
 	if err != nil {
-		return nil, "", 0, fmt.Errorf("redislimits: enter a circuit: %w: %w", guard.ErrNotShared, err)
+		return "", nil, fmt.Errorf("redislimits: enter a circuit: %w: %w", guard.ErrNotShared, err)
 	}
-	key := l.prefix + k
-	ctx, cancel := l.bounded()
-	defer cancel()
-	v, err := enterCircuit.Run(ctx, l.client, []string{key}, cooldown.Milliseconds(), max(cooldown, l.lease).Milliseconds()).Int64Slice()
-	if err == nil && len(v) != 2 {
-		err = fmt.Errorf("the script answered %d values, want 2", len(v))
+	return l.prefix + k, []any{cooldown.Milliseconds(), max(cooldown, l.lease).Milliseconds()}, nil
+}
+
+// circuitEntered reads enterCircuit's answer v into p: the refusal, or the
+// pass's report.
+func (l *Limits) circuitEntered(p *guard.Pass, key, target string, failures int, cooldown time.Duration, v []int64) error {
+	if len(v) < 2 {
+		return fmt.Errorf("redislimits: enter the circuit of %s: the script answered %d values, want 2 or more", target, len(v))
 	}
-	if err != nil {
-		return nil, "", 0, fmt.Errorf("redislimits: enter the circuit of %s: %w", target, err)
-	}
+	clean := v[0] == passClosed && len(v) == 3 && v[2] == 0 // closed, no failure counted
 	wait := time.Duration(v[1]) * time.Millisecond
-	probe, state := "0", "closed"
+	probe := "0"
 	switch v[0] {
 	case refuseOpen:
-		return nil, "open", wait, nil
+		p.Circuit, p.Wait = "open", wait
+		return nil
 	case refuseProbed:
-		return nil, "half-open", wait, nil
+		p.Circuit, p.Wait = "half-open", wait
+		return nil
 	case passProbe:
-		probe, state = "1", "half-open"
+		probe = "1"
 	case passClosed:
 	default:
-		return nil, "", 0, fmt.Errorf("redislimits: enter the circuit of %s: the script answered state %d", target, v[0])
+		return fmt.Errorf("redislimits: enter the circuit of %s: the script answered state %d", target, v[0])
 	}
 	idle := max(time.Hour, 2*cooldown).Milliseconds()
+	write := func(ctx context.Context, o guard.Outcome) error {
+		if err := reportCircuit.Run(ctx, l.client, []string{key}, int(o), probe, failures, idle).Err(); err != nil {
+			return fmt.Errorf("report to the circuit of %s: %w", target, err)
+		}
+		return nil
+	}
 	var once sync.Once
-	report := func(o guard.Outcome) {
+	p.Report = func(o guard.Outcome) {
 		once.Do(func() {
-			l.enqueue("report to a circuit", func(ctx context.Context) error {
-				if err := reportCircuit.Run(ctx, l.client, []string{key}, int(o), probe, failures, idle).Err(); err != nil {
-					return fmt.Errorf("report to the circuit of %s: %w", target, err)
-				}
-				return nil
-			})
+			if clean && o != guard.OutcomeFailure {
+				return // a success resets no failure: nothing to write (one counted since is reset by the next success)
+			}
+			if probe == "0" {
+				l.enqueue("report to a circuit", func(ctx context.Context) error { return write(ctx, o) })
+				return
+			}
+			// The probe's outcome is written at once: the next call must find
+			// the circuit closed (or open again), not still probed.
+			ctx, cancel := l.bounded()
+			defer cancel()
+			if err := write(ctx, o); err != nil {
+				l.log.Warn("shared limits: the probe's outcome was not written; another probe goes after its lease", zap.Error(err))
+			}
 		})
 	}
-	return report, state, 0, nil
+	return nil
 }

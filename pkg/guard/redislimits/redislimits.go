@@ -55,9 +55,8 @@ const (
 	MinLease = 100 * time.Millisecond
 )
 
-// queueLen bounds the releases and circuit reports waiting for the
-// background writer; beyond it a release is left to its lease and a report
-// is dropped (and logged).
+// queueLen bounds the circuit reports waiting for the background writer;
+// beyond it a report is dropped (and logged).
 const queueLen = 4096
 
 // ErrInvalidOptions is wrapped by New's errors about its Options.
@@ -80,7 +79,9 @@ type Options struct {
 // Limits is guard.Shared on Redis. It is safe for concurrent use. A
 // background goroutine, started with the first slot taken and stopped by
 // Close, renews the slots this process holds and writes the releases and
-// circuit reports, so that finishing a call costs no round trip.
+// the circuit reports, so that finishing a call costs no round trip (but
+// for a circuit's probe, whose outcome is written at once). A release not
+// written yet is made by this process's next TakeSlot of the caller first.
 type Limits struct {
 	client  goredis.UniversalClient
 	prefix  string
@@ -91,12 +92,14 @@ type Limits struct {
 	replica string // this process's slot id prefix
 	seq     atomic.Uint64
 
-	mu      sync.Mutex
-	held    map[string]map[string]struct{} // slot key -> slot ids this process holds
-	started bool
-	closed  bool
+	mu       sync.Mutex
+	held     map[string]map[string]struct{} // slot key -> slot ids this process holds
+	released map[string][]string            // slot key -> slot ids released, not yet removed
+	started  bool
+	closed   bool
 
-	queue     chan func(context.Context) error // releases and reports for the writer
+	wake      chan struct{}                    // a release waits for the writer
+	queue     chan func(context.Context) error // circuit reports for the writer
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
@@ -125,7 +128,7 @@ func New(opts Options) (*Limits, error) {
 	_, _ = rand.Read(id) // never fails (crypto/rand)
 	return &Limits{client: opts.Client, prefix: opts.KeyPrefix + "limits:", lease: opts.Lease, timeout: opts.Timeout,
 		log: opts.Logger.Named("redislimits"), rate: redis_rate.NewLimiter(opts.Client), replica: hex.EncodeToString(id),
-		held: map[string]map[string]struct{}{}, queue: make(chan func(context.Context) error, queueLen),
+		held: map[string]map[string]struct{}{}, released: map[string][]string{}, wake: make(chan struct{}, 1), queue: make(chan func(context.Context) error, queueLen),
 		stop: make(chan struct{}), done: make(chan struct{})}, nil
 }
 
@@ -134,12 +137,16 @@ func (l *Limits) bounded() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), l.timeout)
 }
 
-// takeSlot drops the expired slots of KEYS[1], then adds ARGV[3] with a
-// lease of ARGV[2] ms if fewer than ARGV[1] remain: 1 taken, 0 all taken.
+// takeSlot drops the expired slots of KEYS[1] and the released ones
+// ARGV[4..], then adds ARGV[3] with a lease of ARGV[2] ms if fewer than
+// ARGV[1] remain: 1 taken, 0 all taken.
 var takeSlot = goredis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+for i = 4, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
   return 0
 end
@@ -159,26 +166,31 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return #ARGV - 1
 `)
 
-// TakeSlot takes one of max in-flight slots of caller across processes.
-func (l *Limits) TakeSlot(caller string, max int) (release func(), ok bool, err error) {
+// slotCall prepares the takeSlot of one of max slots of caller: its key,
+// the slot id and the script's arguments, this process's releases of the
+// caller not yet written first.
+func (l *Limits) slotCall(caller string, max int) (key, slot string, args []any, err error) {
 	k, err := memory.InFlightSlotsKey(caller)
 	if err != nil {
-		return nil, false, fmt.Errorf("redislimits: take a slot: %w: %w", guard.ErrNotShared, err)
+		return "", "", nil, fmt.Errorf("redislimits: take a slot: %w: %w", guard.ErrNotShared, err)
 	}
-	key := l.prefix + k
-	slot := l.replica + "-" + strconv.FormatUint(l.seq.Add(1), 36)
-	ctx, cancel := l.bounded()
-	defer cancel()
-	n, err := takeSlot.Run(ctx, l.client, []string{key}, max, l.lease.Milliseconds(), slot).Int()
-	if err != nil {
-		return nil, false, fmt.Errorf("redislimits: take a slot of %s: %w", caller, err)
+	key = l.prefix + k
+	slot = l.replica + "-" + strconv.FormatUint(l.seq.Add(1), 36)
+	args = []any{max, l.lease.Milliseconds(), slot}
+	l.mu.Lock()
+	for _, gone := range l.released[key] {
+		args = append(args, gone)
 	}
-	if n == 0 {
-		return nil, false, nil
-	}
+	delete(l.released, key) // if the call fails, they free themselves within their lease
+	l.mu.Unlock()
+	return key, slot, args, nil
+}
+
+// slotTaken holds the slot takeSlot took and returns its release.
+func (l *Limits) slotTaken(key, slot string) func() {
 	l.hold(key, slot)
 	var once sync.Once
-	return func() { once.Do(func() { l.release(key, slot) }) }, true, nil
+	return func() { once.Do(func() { l.release(key, slot) }) }
 }
 
 // hold records a slot to renew and starts the writer with the first one.
@@ -200,19 +212,49 @@ func (l *Limits) startLocked() {
 	}
 }
 
-// release stops renewing a slot and queues its removal.
+// release stops renewing a slot and hands its removal to the writer, or
+// to this process's next TakeSlot of the same caller if that comes first:
+// a call that follows one that finished is never refused for the slot the
+// finished one held.
 func (l *Limits) release(key, slot string) {
 	l.mu.Lock()
 	delete(l.held[key], slot)
 	if len(l.held[key]) == 0 {
 		delete(l.held, key)
 	}
+	l.released[key] = append(l.released[key], slot)
+	l.startLocked()
 	l.mu.Unlock()
-	l.enqueue("release a slot", func(ctx context.Context) error { return l.client.ZRem(ctx, key, slot).Err() })
+	select {
+	case l.wake <- struct{}{}:
+	default: // the writer is woken already
+	}
 }
 
-// enqueue hands fn to the writer, or drops it when the queue is full
-// (a slot then frees itself within its lease).
+// writeReleases removes the released slots from Redis, in one pipeline.
+func (l *Limits) writeReleases(ctx context.Context) error {
+	l.mu.Lock()
+	batch := l.released
+	l.released = map[string][]string{}
+	l.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	pipe := l.client.Pipeline()
+	for key, slots := range batch {
+		members := make([]any, len(slots))
+		for i, s := range slots {
+			members[i] = s
+		}
+		pipe.ZRem(ctx, key, members...)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("release %d callers' slots: %w", len(batch), err)
+	}
+	return nil
+}
+
+// enqueue hands fn to the writer, or drops it when the queue is full.
 func (l *Limits) enqueue(what string, fn func(context.Context) error) {
 	l.mu.Lock()
 	l.startLocked()
@@ -244,6 +286,10 @@ func (l *Limits) write() {
 			return
 		case <-tick.C:
 			report(l.renew())
+		case <-l.wake:
+			ctx, cancel := l.bounded()
+			report(l.writeReleases(ctx))
+			cancel()
 		case fn := <-l.queue:
 			ctx, cancel := l.bounded()
 			report(fn(ctx))
@@ -257,6 +303,7 @@ func (l *Limits) write() {
 func (l *Limits) drain() {
 	ctx, cancel := l.bounded()
 	defer cancel()
+	_ = l.writeReleases(ctx) // a release not made frees itself within its lease
 	for ctx.Err() == nil {
 		select {
 		case fn := <-l.queue:

@@ -279,7 +279,7 @@ func TestOptionsRefused(t *testing.T) {
 	if _, err := redislimits.New(redislimits.Options{Client: c, Lease: time.Millisecond}); !errors.Is(err, redislimits.ErrInvalidOptions) || !strings.Contains(err.Error(), "lease") {
 		t.Errorf("short lease: %v", err)
 	}
-	if _, _, _, err := (&redislimits.Limits{}).EnterCircuit("a/b", 1, time.Second); err == nil {
+	if _, err := (&redislimits.Limits{}).Enter("Cli", "a/b", 1, 1, time.Second); !errors.Is(err, guard.ErrNotShared) {
 		t.Error("a bad target name was taken")
 	}
 }

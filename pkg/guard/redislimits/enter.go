@@ -105,4 +105,3 @@ func (l *Limits) giveBackCircuit(cmd *goredis.Cmd, p *guard.Pass, key, target st
 func isNoScript(err error) bool {
 	return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT")
 }
-

@@ -61,6 +61,7 @@ func (l *Limits) Enter(caller, target string, max, failures int, cooldown time.D
 			err = fmt.Errorf("redislimits: take a slot of %s: %w", caller, err)
 			return p, errors.Join(err, l.giveBackCircuit(circuitCmd, &p, circuitKey, target, failures, cooldown))
 		}
+		l.removed(slotKey, slotArgs[3:]) // the script removed this process's released slots first
 		if n == 0 {
 			p.Busy = true
 		} else {

@@ -81,7 +81,7 @@ type Options struct {
 // Close, renews the slots this process holds and writes the releases and
 // the circuit reports, so that finishing a call costs no round trip (but
 // for a circuit's probe, whose outcome is written at once). A release not
-// written yet is made by this process's next TakeSlot of the caller first.
+// written yet is made by this process's next Enter of the caller first.
 type Limits struct {
 	client  goredis.UniversalClient
 	prefix  string
@@ -94,7 +94,7 @@ type Limits struct {
 
 	mu       sync.Mutex
 	held     map[string]map[string]struct{} // slot key -> slot ids this process holds
-	released map[string][]string            // slot key -> slot ids released, not yet removed
+	released map[string]map[string]struct{} // slot key -> slot ids released, not yet known removed
 	started  bool
 	closed   bool
 
@@ -128,7 +128,7 @@ func New(opts Options) (*Limits, error) {
 	_, _ = rand.Read(id) // never fails (crypto/rand)
 	return &Limits{client: opts.Client, prefix: opts.KeyPrefix + "limits:", lease: opts.Lease, timeout: opts.Timeout,
 		log: opts.Logger.Named("redislimits"), rate: redis_rate.NewLimiter(opts.Client), replica: hex.EncodeToString(id),
-		held: map[string]map[string]struct{}{}, released: map[string][]string{}, wake: make(chan struct{}, 1), queue: make(chan func(context.Context) error, queueLen),
+		held: map[string]map[string]struct{}{}, released: map[string]map[string]struct{}{}, wake: make(chan struct{}, 1), queue: make(chan func(context.Context) error, queueLen),
 		stop: make(chan struct{}), done: make(chan struct{})}, nil
 }
 
@@ -178,12 +178,27 @@ func (l *Limits) slotCall(caller string, max int) (key, slot string, args []any,
 	slot = l.replica + "-" + strconv.FormatUint(l.seq.Add(1), 36)
 	args = []any{max, l.lease.Milliseconds(), slot}
 	l.mu.Lock()
-	for _, gone := range l.released[key] {
+	for gone := range l.released[key] { // even those the writer is removing: it may not have yet
 		args = append(args, gone)
 	}
-	delete(l.released, key) // if the call fails, they free themselves within their lease
 	l.mu.Unlock()
 	return key, slot, args, nil
+}
+
+// removed forgets the released slots that a script or the writer removed
+// from Redis (args from the 4th on, as slotCall put them).
+func (l *Limits) removed(key string, slots []any) {
+	if len(slots) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range slots {
+		delete(l.released[key], s.(string))
+	}
+	if len(l.released[key]) == 0 {
+		delete(l.released, key)
+	}
 }
 
 // slotTaken holds the slot takeSlot took and returns its release.
@@ -212,8 +227,8 @@ func (l *Limits) startLocked() {
 	}
 }
 
-// release stops renewing a slot and hands its removal to the writer, or
-// to this process's next TakeSlot of the same caller if that comes first:
+// release stops renewing a slot and hands its removal to the writer, and
+// to this process's next take of the same caller until it is known done:
 // a call that follows one that finished is never refused for the slot the
 // finished one held.
 func (l *Limits) release(key, slot string) {
@@ -222,7 +237,10 @@ func (l *Limits) release(key, slot string) {
 	if len(l.held[key]) == 0 {
 		delete(l.held, key)
 	}
-	l.released[key] = append(l.released[key], slot)
+	if l.released[key] == nil {
+		l.released[key] = map[string]struct{}{}
+	}
+	l.released[key][slot] = struct{}{}
 	l.startLocked()
 	l.mu.Unlock()
 	select {
@@ -234,22 +252,25 @@ func (l *Limits) release(key, slot string) {
 // writeReleases removes the released slots from Redis, in one pipeline.
 func (l *Limits) writeReleases(ctx context.Context) error {
 	l.mu.Lock()
-	batch := l.released
-	l.released = map[string][]string{}
+	batch := make(map[string][]any, len(l.released))
+	for key, slots := range l.released {
+		for s := range slots {
+			batch[key] = append(batch[key], s)
+		}
+	}
 	l.mu.Unlock()
 	if len(batch) == 0 {
 		return nil
 	}
 	pipe := l.client.Pipeline()
-	for key, slots := range batch {
-		members := make([]any, len(slots))
-		for i, s := range slots {
-			members[i] = s
-		}
+	for key, members := range batch {
 		pipe.ZRem(ctx, key, members...)
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if _, err := pipe.Exec(ctx); err != nil { // kept: the next write or take removes them, else their lease ends
 		return fmt.Errorf("release %d callers' slots: %w", len(batch), err)
+	}
+	for key, members := range batch {
+		l.removed(key, members)
 	}
 	return nil
 }

@@ -288,3 +288,31 @@ func observed() (*zap.Logger, *observer.ObservedLogs) {
 	core, logs := observer.New(zap.InfoLevel)
 	return zap.New(core), logs
 }
+
+// TestACallAfterOneFinishesIsNeverBusy: a process that keeps exactly
+// max_in_flight calls going (each goroutine makes its next call when its
+// last one finished) is never refused BUSY by the shared limit for a slot a
+// finished call held, whether or not the background write of the release
+// has landed.
+func TestACallAfterOneFinishesIsNeverBusy(t *testing.T) {
+	url := testenv.RedisURL(t)
+	p := prefix(t, client(t, url))
+	const n = 8
+	r := newReplica(t, url, p, guard.Limits{MaxInFlight: n}, 0, nil)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				tk, err := r.guard.Admit("Cli", "ResearchAgent")
+				if err != nil {
+					t.Errorf("call %d, right after the previous one finished: %v", i+1, err)
+					return
+				}
+				tk.Done("")
+			}
+		}()
+	}
+	wg.Wait()
+}

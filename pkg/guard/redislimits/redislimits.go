@@ -55,6 +55,11 @@ const (
 	MinLease = 100 * time.Millisecond
 )
 
+// releaseBatch is how long the writer gathers releases before it writes
+// them in one pipeline: other processes see a slot free that much later
+// (this process at once, see release).
+const releaseBatch = 10 * time.Millisecond
+
 // queueLen bounds the circuit reports waiting for the background writer;
 // beyond it a report is dropped (and logged).
 const queueLen = 4096
@@ -308,6 +313,10 @@ func (l *Limits) write() {
 		case <-tick.C:
 			report(l.renew())
 		case <-l.wake:
+			select { // more releases come meanwhile: one pipeline for them all
+			case <-time.After(releaseBatch):
+			case <-l.stop:
+			}
 			ctx, cancel := l.bounded()
 			report(l.writeReleases(ctx))
 			cancel()

@@ -77,3 +77,54 @@ func TestNodesOnOneRedisShareTheLimits(t *testing.T) {
 		t.Error("a node on the embedded memory has shared limits")
 	}
 }
+
+// TestSharedLimitsGaugeFollowsRedis: a2abus_guard_shared_limits_up is 1
+// while the shared limits answer, 0 once Redis is gone (calls still admitted
+// by the process's own limits), and 1 again once it is back.
+func TestSharedLimitsGaugeFollowsRedis(t *testing.T) {
+	proxy, url := testenv.ProxyURL(t, testenv.RedisURL(t))
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	cfg := config.Default()
+	cfg.Redis.URL, cfg.Redis.KeyPrefix = url, "a2abus-test-node-gauge-"+hex.EncodeToString(b)+":"
+	cfg.Ops.Listen = "127.0.0.1:0" // metrics on; nothing listens until StartOps
+	m, err := Memory(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := With(cfg, inproc.New(inproc.Options{}), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = n.Close() }()
+	gauge := func() float64 {
+		fams, err := n.Ops.Registry().Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fams {
+			if f.GetName() == "a2abus_guard_shared_limits_up" && len(f.GetMetric()) == 1 {
+				return f.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		t.Fatal("no a2abus_guard_shared_limits_up")
+		return -1
+	}
+	tk, err := n.Guard.Admit("Cli", "ResearchAgent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk.Done("")
+	if g := gauge(); g != 1 {
+		t.Fatalf("gauge with Redis up: %v, want 1", g)
+	}
+	proxy.Down()
+	if _, err := n.Guard.Admit("Cli", "ResearchAgent"); err != nil {
+		t.Fatalf("a call with Redis down: %v, want admitted by the process's own limits", err)
+	}
+	if g := gauge(); g != 0 {
+		t.Fatalf("gauge with Redis down: %v, want 0", g)
+	}
+	proxy.Up()
+	testenv.Eventually(t, "the gauge is 1 again once Redis is back", func() bool { return gauge() == 1 })
+}

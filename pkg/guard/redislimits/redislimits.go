@@ -160,12 +160,15 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `)
 
-// renewSlots sets the lease of the slots ARGV[2..] of KEYS[1] to ARGV[1] ms from now.
+// renewSlots sets the lease of the slots ARGV[2..] of KEYS[1] to ARGV[1]
+// ms from now. A slot no longer there is not added again (XX): it may have
+// been released meanwhile (by a take of this process), and a slot lost to
+// an outage is not counted again.
 var renewSlots = goredis.NewScript(`
 local t = redis.call('TIME')
 local until_ = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
 for i = 2, #ARGV do
-  redis.call('ZADD', KEYS[1], until_, ARGV[i])
+  redis.call('ZADD', KEYS[1], 'XX', until_, ARGV[i])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return #ARGV - 1
@@ -311,7 +314,9 @@ func (l *Limits) write() {
 			l.drain()
 			return
 		case <-tick.C:
-			report(l.renew())
+			ctx, cancel := l.bounded()
+			report(errors.Join(l.renew(), l.writeReleases(ctx))) // releases a failed write left
+			cancel()
 		case <-l.wake:
 			select { // more releases come meanwhile: one pipeline for them all
 			case <-time.After(releaseBatch):

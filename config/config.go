@@ -21,6 +21,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/guard/redislimits"
 	"github.com/a2abus/a2abus/pkg/intent"
 	"github.com/a2abus/a2abus/pkg/ops"
 	"github.com/a2abus/a2abus/pkg/workflow"
@@ -236,7 +237,8 @@ type PolicyRule struct {
 	Deny []string `mapstructure:"deny" yaml:"deny,omitempty"`
 }
 
-// LimitsConfig bounds the calls of one caller process; 0 means unlimited.
+// LimitsConfig bounds the calls of a caller; 0 means unlimited. With
+// Shared and Redis the bounds hold across the caller's processes, else per process.
 type LimitsConfig struct {
 	// MaxInFlight is how many calls of one caller may be unfinished at once (BUSY beyond).
 	MaxInFlight int `mapstructure:"max_in_flight" yaml:"max_in_flight"`
@@ -249,6 +251,13 @@ type LimitsConfig struct {
 	BreakerFailures int `mapstructure:"breaker_failures" yaml:"breaker_failures"`
 	// BreakerCooldown is how long an open circuit refuses calls before one probe goes through.
 	BreakerCooldown time.Duration `mapstructure:"breaker_cooldown" yaml:"breaker_cooldown"`
+	// Shared keeps the limits in Redis when the working memory is Redis, so
+	// that every process of a caller together stays under them (each
+	// process's own limits hold as well, and alone while Redis is down).
+	Shared bool `mapstructure:"shared" yaml:"shared"`
+	// SharedLease is how long a shared in-flight slot outlives the last
+	// renewal of its process: a killed process's slots are free after at most this.
+	SharedLease time.Duration `mapstructure:"shared_lease" yaml:"shared_lease"`
 }
 
 // ResearchConfig configures ResearchAgent.
@@ -424,6 +433,8 @@ func Default() *Config {
 			Burst:           guard.DefaultBurst,
 			BreakerFailures: guard.DefaultBreakerFailures,
 			BreakerCooldown: guard.DefaultBreakerCooldown,
+			Shared:          true,
+			SharedLease:     redislimits.DefaultLease,
 		},
 		Research: ResearchConfig{DocsDir: DefaultDocsDir},
 		Ops:      OpsConfig{TraceSampleRatio: ops.DefaultTraceSampleRatio},

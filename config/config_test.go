@@ -297,7 +297,7 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"caller.name", "caller.default_timeout", "caller.max_timeout", "caller.default_wait", "caller.max_wait", "caller.sweep_interval", "caller.max_depth", "caller.memory_retry_bound",
 		"caller.input_timeout", "caller.max_task_history",
 		"policy.default", "policy.rules",
-		"limits.max_in_flight", "limits.rate", "limits.burst", "limits.breaker_failures", "limits.breaker_cooldown",
+		"limits.max_in_flight", "limits.rate", "limits.burst", "limits.breaker_failures", "limits.breaker_cooldown", "limits.shared", "limits.shared_lease",
 		"research.docs_dir",
 		"llm.base_url", "llm.api_key", "llm.model", "llm.max_tokens", "llm.temperature", "llm.timeout", "llm.max_retries",
 		"llm.max_response_bytes", "llm.max_tool_argument_bytes",

@@ -18,6 +18,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/gateway"
 	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/guard/redislimits"
 	"github.com/a2abus/a2abus/pkg/intent"
 	"github.com/a2abus/a2abus/pkg/llm"
 	"github.com/a2abus/a2abus/pkg/ops"
@@ -78,11 +79,13 @@ var packageDefaults = map[string]any{
 	"limits.burst":                     guard.DefaultBurst,
 	"limits.breaker_failures":          guard.DefaultBreakerFailures,
 	"limits.breaker_cooldown":          guard.DefaultBreakerCooldown,
+	"limits.shared_lease":              redislimits.DefaultLease,
 }
 
 // ownDefaults are the keys whose default belongs to the configuration (the
 // binaries' choices, a server's setting, the chat and model loop).
 var ownDefaults = map[string]any{
+	"limits.shared":               true,
 	"log.level":                   DefaultLogLevel,
 	"log.format":                  DefaultLogFormat,
 	"bus.consumer_timeout":        DefaultConsumerTimeout,

@@ -153,6 +153,8 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"limits.burst":                     "4",
 		"limits.breaker_failures":          "2",
 		"limits.breaker_cooldown":          "10s",
+		"limits.shared":                    "false",
+		"limits.shared_lease":              "5s",
 		"research.docs_dir":                "/data/docs",
 		"llm.base_url":                     "http://127.0.0.1:11434/v1",
 		"llm.api_key":                      "sk-local",
@@ -245,7 +247,7 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 			{Caller: "Primary", Allow: []string{"Sample*"}, Deny: []string{"SampleAdmin"}},
 			{Caller: "Bot-?", MayCall: new(false)},
 		}},
-		Limits:   LimitsConfig{MaxInFlight: 3, Rate: 2.5, Burst: 4, BreakerFailures: 2, BreakerCooldown: 10 * time.Second},
+		Limits:   LimitsConfig{MaxInFlight: 3, Rate: 2.5, Burst: 4, BreakerFailures: 2, BreakerCooldown: 10 * time.Second, SharedLease: 5 * time.Second},
 		Research: ResearchConfig{DocsDir: "/data/docs"},
 		LLM: LLMConfig{BaseURL: "http://127.0.0.1:11434/v1", APIKey: "sk-local", Model: "llama3.1:8b", MaxTokens: 1024,
 			Temperature: 0.7, Timeout: 90 * time.Second, MaxRetries: 4, MaxResponseBytes: 8 << 20, MaxToolArgumentBytes: 64 << 10},
@@ -381,6 +383,8 @@ limits:
   burst: 1
   breaker_failures: 0
   breaker_cooldown: 1m
+  shared: false
+  shared_lease: 2s
 `)
 	cfg, err := Load(LoadOptions{File: p})
 	if err != nil {
@@ -394,7 +398,7 @@ limits:
 	if !reflect.DeepEqual(cfg.Policy, want) {
 		t.Errorf("policy = %+v, want %+v", cfg.Policy, want)
 	}
-	if l := cfg.Limits; l != (LimitsConfig{Rate: 5, Burst: 1, BreakerCooldown: time.Minute}) {
+	if l := cfg.Limits; l != (LimitsConfig{Rate: 5, Burst: 1, BreakerCooldown: time.Minute, SharedLease: 2 * time.Second}) {
 		t.Errorf("limits = %+v", l)
 	}
 	// What `config check` prints (Redacted, as YAML) loads back the same.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/guard/redislimits"
 )
 
 // Bounds checked by Validate.
@@ -200,6 +201,9 @@ func (c *LimitsConfig) validate() []error {
 	}
 	if c.BreakerFailures < 0 || c.BreakerFailures > maxBreakerFailures {
 		errs = append(errs, invalid("limits.breaker_failures", "must be within 0..%d (0: no circuit breaker), got %d", maxBreakerFailures, c.BreakerFailures))
+	}
+	if c.Shared && c.SharedLease < redislimits.MinLease {
+		errs = append(errs, invalid("limits.shared_lease", "must be at least %s, got %s", redislimits.MinLease, c.SharedLease))
 	}
 	return errs
 }

@@ -406,6 +406,45 @@ func GatewayPushKey(caller, taskID string) (string, error) {
 	return callerTaskKey("gateway/push/", caller, taskID)
 }
 
+// ---- Shared limits (pkg/guard/redislimits): a2a/in-flight, a2a/rate, a2a/circuit ----
+//
+// These are Redis keys of their own, not Store keys: pkg/guard/redislimits
+// keeps them at "<key prefix>limits:<key>" (redis_rate adds "rate:" before
+// the rate key). Agent names ignore case, so the names are lower-cased.
+
+// InFlightSlotsKey is the key of the in-flight slots of caller across its
+// processes, a sorted set of slot ids scored by when their lease ends (Unix
+// ms): "a2a/in-flight/<caller in lower case>".
+func InFlightSlotsKey(caller string) (string, error) {
+	if err := validateAgent("caller", caller); err != nil {
+		return "", err
+	}
+	return rootA2A + "in-flight/" + strings.ToLower(caller), nil
+}
+
+// RateKey is the key of the rate limit of calls from caller to target (the
+// GCRA's theoretical arrival time): "a2a/rate/<caller>/<target>", both in
+// lower case.
+func RateKey(caller, target string) (string, error) {
+	if err := validateAgent("caller", caller); err != nil {
+		return "", err
+	}
+	if err := validateAgent("target", target); err != nil {
+		return "", err
+	}
+	return rootA2A + "rate/" + strings.ToLower(caller) + "/" + strings.ToLower(target), nil
+}
+
+// CircuitKey is the key of the shared circuit of target, a hash of its
+// consecutive failures, when it opened and until when a probe runs:
+// "a2a/circuit/<target in lower case>".
+func CircuitKey(target string) (string, error) {
+	if err := validateAgent("target", target); err != nil {
+		return "", err
+	}
+	return rootA2A + "circuit/" + strings.ToLower(target), nil
+}
+
 // ---- A workflow run: workflow/<run>/… ----
 
 // WorkflowRunKey is the key of run runID's state: "workflow/<runID>/run".

@@ -271,6 +271,9 @@ func TestSchemaKeys(t *testing.T) {
 		must(memory.ChatAnswerOnceID(7)):                      "chat/7/answer",
 		must(memory.ChatStepOnceID(7, "ab12cd34", 2, 1)):      "chat/7/ab12cd34/2/1",
 		must(memory.PrimaryRequestOnceID("task-1")):           "primary/task-1",
+		must(memory.InFlightSlotsKey("Cli")):                  "a2a/in-flight/cli",
+		must(memory.RateKey("Cli", "ResearchAgent")):          "a2a/rate/cli/researchagent",
+		must(memory.CircuitKey("ResearchAgent")):              "a2a/circuit/researchagent",
 		"session/{session}/a2a/{agent}/{task}/result":         memory.ResultKeyTemplate,
 	} {
 		if got != want {
@@ -319,6 +322,9 @@ func TestSchemaKeysRefuseBadParts(t *testing.T) {
 		{"caller context of bad task", err2(memory.CallerContextKey("s1", "t/x")), "task id"},
 		{"caller context of bad session", err2(memory.CallerContextKey("..", "t")), "session id"},
 		{"turn notify of negative turn", err2(memory.NotifyTurnOnceID("t", -1, "result")), "turn"},
+		{"in-flight slots of bad caller", err2(memory.InFlightSlotsKey("a/b")), "caller"},
+		{"rate of bad target", err2(memory.RateKey("Cli", "a b")), "target"},
+		{"circuit of empty target", err2(memory.CircuitKey("")), "target"},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, memory.ErrInvalidKey) || !strings.Contains(c.err.Error(), c.part) {

@@ -27,6 +27,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
@@ -43,6 +44,7 @@ import (
 // those made while a pipeline is on the wire go out together in the next one.
 type Memory struct {
 	memory.Checked
+	b *backend
 }
 
 // backend is the Redis client behind Memory; it trusts its arguments (memory.Backend).
@@ -90,7 +92,14 @@ func New(ctx context.Context, opts Options) (*Memory, error) {
 	root, stop := context.WithCancel(context.Background())
 	opts.Logger.Info("redis working memory connected", zap.String("redis", where), zap.String("key_prefix", opts.KeyPrefix))
 	b := &backend{client: client, opts: opts, log: opts.Logger, root: root, stop: stop}
-	return &Memory{Checked: memory.Check(b)}, nil
+	return &Memory{Checked: memory.Check(b), b: b}, nil
+}
+
+// Client returns the memory's go-redis client, its key prefix and its
+// per-call timeout, for state kept in the same Redis outside the memory
+// port (the shared limits of pkg/guard/redislimits). Close closes the client.
+func (m *Memory) Client() (client goredis.UniversalClient, keyPrefix string, timeout time.Duration) {
+	return m.b.client, m.b.opts.KeyPrefix, m.b.opts.Timeout
 }
 
 // Ping checks that Redis answers within the timeout.

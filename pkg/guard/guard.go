@@ -13,10 +13,15 @@
 // every call before it is published and reports its outcome with
 // Ticket.Done; the agent side (pkg/agent) only asks Authorize, the policy.
 //
-// Every count is per Guard, that is per process: replicas of a caller each
-// allow MaxInFlight calls and Rate calls per second, and each keeps its own
-// circuits. A Guard is safe for concurrent use; its memory is bounded by the
-// calls in flight plus the (caller, target) pairs used recently.
+// Every count of a Guard is per process: replicas of a caller each allow
+// MaxInFlight calls and Rate calls per second, and each keeps its own
+// circuits — unless the Guard has shared limits (Config.Shared, kept in
+// Redis by pkg/guard/redislimits): then a call must also pass the limits of
+// all the caller's processes together, and one process's failures open the
+// circuit for all; while the shared limits are unreachable the per-process
+// ones hold alone. A Guard is safe for concurrent use; its memory is
+// bounded by the calls in flight plus the (caller, target) pairs used
+// recently.
 package guard
 
 import (
@@ -41,6 +46,14 @@ type Config struct {
 	// Now is the clock of the rate limits and of pruning; nil means
 	// time.Now. (The circuit breaker's cool-down runs on time.Now.)
 	Now func() time.Time
+	// Shared, when set, keeps the limits across every process of a caller
+	// (pkg/guard/redislimits): a call must pass both the per-process limits
+	// and the shared ones. While Shared fails, the per-process limits hold
+	// alone, logged once, and it is pinged every SharedRetry until it answers.
+	Shared Shared
+	// SharedRetry is how often an unreachable Shared is pinged; 0 means
+	// DefaultSharedRetry.
+	SharedRetry time.Duration
 }
 
 // pruneEvery is how often idle rate buckets and circuits are looked for.
@@ -57,6 +70,8 @@ type Guard struct {
 	rates     *rates    // nil: no rate limit
 	breakers  *breakers // nil: no circuit breaker
 	nextPrune time.Time
+
+	shared *shared // nil: the limits are this process's only (shared.go)
 
 	refused refusals // Admit's refusals by code (stats.go)
 }
@@ -86,6 +101,12 @@ func New(cfg Config) (*Guard, error) {
 	if l.BreakerFailures > 0 {
 		g.breakers = newBreakers(l.BreakerFailures, l.BreakerCooldown, cfg.Logger.Named("guard"))
 	}
+	if cfg.Shared != nil {
+		if cfg.SharedRetry <= 0 {
+			cfg.SharedRetry = DefaultSharedRetry
+		}
+		g.shared = &shared{s: cfg.Shared, retry: cfg.SharedRetry, log: cfg.Logger.Named("guard"), stop: make(chan struct{})}
+	}
 	return g, nil
 }
 
@@ -107,6 +128,11 @@ func (g *Guard) Authorize(caller, target string) error {
 // an *a2a.Error (FORBIDDEN, BUSY, RATE_LIMITED, CIRCUIT_OPEN). A refused
 // call takes no slot and no token. The ticket must be finished with Done
 // (or Abandon) once. A nil Guard admits every call with a nil ticket.
+//
+// With shared limits (Config.Shared) a call the per-process limits admit
+// is checked again against the limits of all the caller's processes: its
+// slot, its circuit, then its token (a shared token cannot be given back,
+// so it is taken last).
 func (g *Guard) Admit(caller, target string) (_ *Ticket, err error) {
 	if g == nil {
 		return nil, nil
@@ -115,6 +141,21 @@ func (g *Guard) Admit(caller, target string) (_ *Ticket, err error) {
 	if err := g.policy.check(caller, target); err != nil {
 		return nil, err
 	}
+	t, refusal := g.admitLocal(caller, target)
+	if refusal != nil {
+		return nil, refusal
+	}
+	if g.shared != nil {
+		if refusal := g.admitShared(t, caller, target); refusal != nil {
+			t.undoLocal()
+			return nil, refusal
+		}
+	}
+	return t, nil
+}
+
+// admitLocal runs the per-process checks: calls in flight, rate, circuit.
+func (g *Guard) admitLocal(caller, target string) (*Ticket, *a2a.Error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
@@ -122,20 +163,19 @@ func (g *Guard) Admit(caller, target string) (_ *Ticket, err error) {
 	if err := g.inFlight.acquire(caller); err != nil {
 		return nil, err
 	}
-	var res *rate.Reservation
+	t := &Ticket{g: g, caller: caller}
 	if g.rates != nil {
 		var refusal *a2a.Error
-		if res, refusal = g.rates.reserve(caller, target, now); refusal != nil {
+		if t.res, refusal = g.rates.reserve(caller, target, now); refusal != nil {
 			g.inFlight.release(caller)
 			return nil, refusal
 		}
 	}
-	t := &Ticket{g: g, caller: caller}
 	if g.breakers != nil {
 		br, report, refusal := g.breakers.allow(target, now)
 		if refusal != nil {
-			if res != nil {
-				res.CancelAt(now) // the token goes back: nothing was sent
+			if t.res != nil {
+				t.res.CancelAt(now) // the token goes back: nothing was sent
 			}
 			g.inFlight.release(caller)
 			return nil, refusal
@@ -143,6 +183,25 @@ func (g *Guard) Admit(caller, target string) (_ *Ticket, err error) {
 		t.br, t.report = br, report
 	}
 	return t, nil
+}
+
+// undoLocal gives back what admitLocal took for a call refused afterwards:
+// the slot, the token, and the circuit's pass counted neither way.
+func (t *Ticket) undoLocal() {
+	if t.report != nil {
+		t.report(errAbandoned)
+	}
+	g := t.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.now()
+	if t.res != nil {
+		t.res.CancelAt(now)
+	}
+	g.inFlight.release(t.caller)
+	if t.br != nil {
+		g.breakers.finish(t.br, now)
+	}
 }
 
 // CircuitState is the state of target's circuit: "closed", "open" or
@@ -184,9 +243,13 @@ func (g *Guard) pruneLocked(now time.Time) {
 type Ticket struct {
 	g      *Guard
 	caller string
-	br     *breaker    // nil without a breaker
-	report func(error) // the breaker's outcome callback
-	once   sync.Once
+	br     *breaker          // nil without a breaker
+	report func(error)       // the breaker's outcome callback
+	res    *rate.Reservation // the token taken, nil without a rate limit
+
+	releaseSlot  func()        // frees the shared in-flight slot; nil without one
+	reportShared func(Outcome) // tells the shared circuit; nil without one
+	once         sync.Once
 }
 
 // Done finishes the call with its outcome: "" for success, else the error
@@ -215,5 +278,22 @@ func (t *Ticket) finish(result error) {
 		if t.br != nil {
 			g.breakers.finish(t.br, g.now())
 		}
+		if t.releaseSlot != nil {
+			t.releaseSlot()
+		}
+		if t.reportShared != nil {
+			t.reportShared(sharedOutcome(result))
+		}
 	})
+}
+
+// sharedOutcome is the Outcome of what a gobreaker is told (outcome).
+func sharedOutcome(result error) Outcome {
+	switch {
+	case result == nil:
+		return OutcomeSuccess
+	case errors.Is(result, errFailed):
+		return OutcomeFailure
+	}
+	return OutcomeNone
 }

@@ -22,6 +22,9 @@ type Stats struct {
 	// Refused counts the calls Admit refused, by code (FORBIDDEN, BUSY,
 	// RATE_LIMITED, CIRCUIT_OPEN), since the Guard was built.
 	Refused map[a2a.ErrorCode]uint64
+	// Shared is whether the Guard has shared limits (Config.Shared);
+	// SharedUp whether they answered last time (false: per-process limits only).
+	Shared, SharedUp bool
 }
 
 // Stats returns a snapshot of g's calls in flight, circuits and refusals.
@@ -41,6 +44,7 @@ func (g *Guard) Stats() Stats {
 	}
 	g.mu.Unlock()
 	s.Refused = g.refused.snapshot()
+	s.Shared, s.SharedUp = g.shared != nil, g.SharedUp()
 	return s
 }
 

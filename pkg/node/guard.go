@@ -9,13 +9,39 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/memory/redismem"
 	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/guard/redislimits"
 )
 
 // Guard builds the call guard of the policy and limits sections (policy.*,
 // limits.*): callers admit their calls through it, agents authorize their
-// tasks' callers with it. log receives the circuits' state changes.
+// tasks' callers with it. log receives the circuits' state changes. Its
+// limits are this process's; SharedGuard builds one whose limits hold
+// across processes.
 func Guard(cfg *config.Config, log *zap.Logger) (*guard.Guard, error) {
+	return sharedGuard(cfg, nil, log)
+}
+
+// SharedGuard is Guard with its limits kept in the Redis of m as well
+// (limits.shared; pkg/guard/redislimits) when m is the Redis working
+// memory, so that the processes of a caller together stay under them. Any
+// other memory (nil, embedded) gives Guard's. Close the guard before m.
+func SharedGuard(cfg *config.Config, m memory.Memory, log *zap.Logger) (*guard.Guard, error) {
+	rm, ok := m.(*redismem.Memory)
+	if !cfg.Limits.Shared || !ok {
+		return sharedGuard(cfg, nil, log)
+	}
+	client, prefix, timeout := rm.Client()
+	s, err := redislimits.New(redislimits.Options{Client: client, KeyPrefix: prefix, Lease: cfg.Limits.SharedLease, Timeout: timeout, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("build the call guard: %w", err)
+	}
+	return sharedGuard(cfg, s, log)
+}
+
+func sharedGuard(cfg *config.Config, s guard.Shared, log *zap.Logger) (*guard.Guard, error) {
 	rules := make([]guard.Rule, len(cfg.Policy.Rules))
 	for i, r := range cfg.Policy.Rules {
 		rules[i] = guard.Rule{Caller: r.Caller, NoCalls: r.MayCall != nil && !*r.MayCall, Allow: r.Allow, Deny: r.Deny}
@@ -26,6 +52,7 @@ func Guard(cfg *config.Config, log *zap.Logger) (*guard.Guard, error) {
 		Limits: guard.Limits{MaxInFlight: l.MaxInFlight, Rate: l.Rate, Burst: l.Burst,
 			BreakerFailures: l.BreakerFailures, BreakerCooldown: l.BreakerCooldown},
 		Logger: log,
+		Shared: s,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build the call guard: %w", err)

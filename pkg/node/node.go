@@ -51,7 +51,8 @@ type Node struct {
 	Bus bus.Bus
 	// Memory is the configured working memory.
 	Memory memory.Memory
-	// Guard is the call guard of the policy and limits sections.
+	// Guard is the call guard of the policy and limits sections, its limits
+	// shared through Redis (limits.shared) when the memory is Redis.
 	Guard *guard.Guard
 	// Codec encodes and decodes bus messages within bus.max_message_bytes.
 	Codec a2a.Codec
@@ -124,7 +125,7 @@ func With(cfg *config.Config, b bus.Bus, m memory.Memory, log *zap.Logger) (*Nod
 	if log == nil {
 		log = zap.NewNop()
 	}
-	g, err := Guard(cfg, log)
+	g, err := SharedGuard(cfg, m, log)
 	if err != nil {
 		return nil, err
 	}
@@ -148,10 +149,10 @@ func check(cfg *config.Config) error {
 	return cfg.Validate()
 }
 
-// Close stops the ops listener (StartOps), closes the bus, then the working
-// memory, then flushes the tracer, within a bound. The parts built on the
-// node must be closed first.
-func (n *Node) Close() error { return CloseAll(n.opsServer, n.Bus, n.Memory, n.Ops) }
+// Close stops the ops listener (StartOps), closes the bus, the guard (its
+// shared limits' renewals), then the working memory, then flushes the
+// tracer, within a bound. The parts built on the node must be closed first.
+func (n *Node) Close() error { return CloseAll(n.opsServer, n.Bus, n.Guard, n.Memory, n.Ops) }
 
 // Bus opens the configured bus: RabbitMQ for bus.url, else a new embedded
 // broker (warning that nothing else reaches it when bus.url is empty rather

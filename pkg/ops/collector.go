@@ -33,7 +33,7 @@ const (
 // (the bus) and the agents known (the directory). It costs nothing between
 // scrapes.
 type collector struct {
-	inFlight, breaker, refusals, connected, reconnects, agents *prometheus.Desc
+	inFlight, breaker, refusals, sharedUp, connected, reconnects, agents *prometheus.Desc
 
 	mu        sync.Mutex
 	guard     *guard.Guard
@@ -49,6 +49,7 @@ func newCollector() *collector {
 		inFlight:   desc("calls_in_flight", "Calls a caller invoked whose outcome it has not seen yet (the guard's count).", "caller"),
 		breaker:    desc("breaker_state", "State of the circuit to a target: 0 closed, 1 half-open, 2 open.", "target"),
 		refusals:   desc("guard_refusals_total", "Calls the guard refused before they were sent, by reason (FORBIDDEN, BUSY, RATE_LIMITED, CIRCUIT_OPEN).", "reason"),
+		sharedUp:   desc("guard_shared_limits_up", "With limits.shared on Redis: 1 while the shared limits answer, 0 while each process keeps only its own."),
 		connected:  desc("broker_connected", "1 while the broker connections are open, 0 while they are re-dialled."),
 		reconnects: desc("broker_reconnects_total", "Broker connections dialled again after they were lost."),
 		agents:     desc("directory_agents", "Agents the directory knows, by status (online, offline, well-known).", "status"),
@@ -57,7 +58,7 @@ func newCollector() *collector {
 
 // Describe sends the descriptors of every metric the collector may report.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.inFlight, c.breaker, c.refusals, c.connected, c.reconnects, c.agents} {
+	for _, d := range []*prometheus.Desc{c.inFlight, c.breaker, c.refusals, c.sharedUp, c.connected, c.reconnects, c.agents} {
 		ch <- d
 	}
 }
@@ -84,6 +85,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for code, n := range s.Refused {
 			ch <- prometheus.MustNewConstMetric(c.refusals, prometheus.CounterValue, float64(n), string(code))
+		}
+		if s.Shared {
+			up := 0.0
+			if s.SharedUp {
+				up = 1
+			}
+			ch <- prometheus.MustNewConstMetric(c.sharedUp, prometheus.GaugeValue, up)
 		}
 	}
 	if b != nil {

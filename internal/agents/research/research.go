@@ -47,7 +47,8 @@ type researcher struct {
 	model Model
 }
 
-// handle reads the folder, ranks its passages for the request text and
+// handle reads the folder (or searches the web and reads the pages found),
+// ranks the passages for the request text and
 // returns the best TopPassages as artifacts, publishing progress as it goes;
 // with a model, the message is an answer written from them.
 func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, error) {

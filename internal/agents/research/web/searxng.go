@@ -20,6 +20,10 @@ import (
 // maxSearchBytes bounds a search response.
 const maxSearchBytes = 4 << 20
 
+// searchClient is the searches' default client: its own transport, which
+// takes no proxy from the environment and keeps few idle connections.
+var searchClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second}}
+
 // SearXNG searches through a SearXNG instance's JSON API (or any endpoint
 // that answers GET <BaseURL>/search?q=…&format=json with
 // {"results":[{"url","title","content"}]}). The endpoint is the operator's
@@ -32,7 +36,8 @@ type SearXNG struct {
 	UserAgent string
 	// Timeout bounds one search; default research.DefaultFetchTimeout.
 	Timeout time.Duration
-	// Client makes the request; default a client without proxy from the environment.
+	// Client makes the request; default one shared client that takes no
+	// proxy from the environment.
 	Client *http.Client
 }
 
@@ -61,10 +66,7 @@ func (s *SearXNG) Search(ctx context.Context, query string, limit int) ([]resear
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", cmp.Or(s.UserAgent, DefaultUserAgent))
-	client := s.Client
-	if client == nil {
-		client = &http.Client{Transport: &http.Transport{}}
-	}
+	client := cmp.Or(s.Client, searchClient)
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", s.BaseURL, err)

@@ -168,7 +168,8 @@ func newConverseResumeCmd(c *cli, f *converseFlags) *cobra.Command {
 		Example: "  a2abus converse resume cv0123456789abcdef0123",
 		Short:   "Resume a paused conversation, or drive one whose orchestrator died",
 		Long: "When a process drives the conversation, resume is sent to it. Otherwise this process drives it from its\n" +
-			"saved state (after the dead orchestrator's lease expires): a send that was made is not made again.",
+			"saved state (after the dead orchestrator's lease expires): a send that was made is not made again. A\n" +
+			"conversation that ended in error because its local agent was unavailable is reopened at its turn and driven.",
 		Args: cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			id := args[0]
@@ -176,6 +177,13 @@ func newConverseResumeCmd(c *cli, f *converseFlags) *cobra.Command {
 				cv, err := converse.Load(ctx, o.n.Memory, id)
 				if err != nil {
 					return err
+				}
+				if cv.State == converse.Failed && cv.Cause == converse.CauseLocalUnavailable {
+					// The person's action the error asked for: the agent runs again.
+					if _, err := o.Reopen(ctx, id, requester()); err != nil {
+						return err
+					}
+					return o.drive(ctx, e, id)
 				}
 				if cv.State.Terminal() {
 					return printConversation(e.Out, cv, f.asJSON)

@@ -32,7 +32,7 @@ func (d *driver) failure(ctx context.Context, phase, taskID string, took time.Du
 	switch {
 	case phase == "local" && localUnavailable(err):
 		c.Cause = CauseLocalUnavailable
-		return d.end(ctx, Failed, "", fmt.Sprintf("local agent %s is unavailable (%s); restart it, then start the conversation again", c.Spec.Local, reason))
+		return d.end(ctx, Failed, "", fmt.Sprintf("local agent %s is unavailable (%s); restart it, then resume the conversation (converse resume %s)", c.Spec.Local, reason, c.ID))
 	case !retryable:
 		return d.end(ctx, Failed, "", fmt.Sprintf("%s call failed: %s", phase, reason))
 	case c.Failures >= c.Spec.Limits.MaxFailures:

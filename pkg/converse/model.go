@@ -66,7 +66,7 @@ const (
 // CauseLocalUnavailable is Conversation.Cause when the local agent did not
 // answer a draft request (TIMEOUT, UNAVAILABLE, AGENT_NOT_FOUND): the
 // conversation ends in error at once, for a person to restart the agent and
-// start again; it is not retried.
+// reopen it (Orchestrator.Reopen, `converse resume`); it is not retried.
 const CauseLocalUnavailable = "local_unavailable"
 
 // Defaults of Limits and History (the protocol's).

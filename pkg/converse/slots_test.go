@@ -237,7 +237,9 @@ func TestLocalTimeoutFollowsToolUse(t *testing.T) {
 // A local agent that takes a draft request and never answers (hung, or
 // killed mid-run) times out: the conversation ends in error at the first
 // failure, naming the agent as unavailable — not retried up to
-// max_failures behind the person's back.
+// max_failures behind the person's back. Once the agent answers again,
+// the person's Reopen puts the conversation back at its turn and it
+// completes; a conversation that ended otherwise is not reopened.
 func TestUnavailableLocalAgentEndsInError(t *testing.T) {
 	testworld.Each(t, func(t *testing.T, w *testworld.World) {
 		r := newRig(t, w, rigOptions{})
@@ -245,20 +247,33 @@ func TestUnavailableLocalAgentEndsInError(t *testing.T) {
 		var asked atomic.Int64
 		g := newGate(t)
 		r.startAgent(local, skillDraft, func(context.Context, *agent.Task) (*agent.Result, error) {
-			asked.Add(1)
-			<-g.ch // deaf to its deadline, as a dead process is
-			return nil, a2a.NewError(a2a.CodeExecutionFailed, "too late")
+			if asked.Add(1) == 1 {
+				<-g.ch // deaf to its deadline, as a dead process is
+				return nil, a2a.NewError(a2a.CodeExecutionFailed, "too late")
+			}
+			return agent.TextResult("a draft"), nil
 		})
 		t.Cleanup(g.open) // before the agent's stop (cleanups run last first)
 		spec := r.spec(converse.FullAuto)
-		spec.Local, spec.Limits.LocalTimeout, spec.Limits.MaxFailures = local, time.Second, 3
+		spec.Local, spec.Limits.LocalTimeout, spec.Limits.MaxFailures, spec.Limits.MaxTurns = local, time.Second, 3, 1
 		c := r.finish(r.drive(ctx(t), r.start(spec).ID))
 		if c.State != converse.Failed || c.Cause != converse.CauseLocalUnavailable || c.Failures != 1 ||
-			!strings.Contains(c.Reason, fmt.Sprintf("local agent %s is unavailable", local)) {
+			!strings.Contains(c.Reason, fmt.Sprintf("local agent %s is unavailable", local)) || !strings.Contains(c.Reason, "converse resume "+c.ID) {
 			t.Fatalf("state %s, cause %q, %d failures: %s; want error, %s, 1 failure", c.State, c.Cause, c.Failures, c.Reason, converse.CauseLocalUnavailable)
 		}
 		if n := asked.Load(); n != 1 {
 			t.Fatalf("the local agent was asked %d times, want once", n)
+		}
+		g.open()
+		if _, err := r.orch.Reopen(ctx(t), c.ID, "tester"); err != nil {
+			t.Fatal(err)
+		}
+		c = r.finish(r.drive(ctx(t), c.ID))
+		if c.State != converse.Completed || c.Exchanges != 1 || c.Cause != "" || len(r.answer.received()) != 1 {
+			t.Fatalf("reopened: state %s, %d exchanges, cause %q: %s", c.State, c.Exchanges, c.Cause, c.Reason)
+		}
+		if _, err := r.orch.Reopen(ctx(t), c.ID, "tester"); !errors.Is(err, converse.ErrInvalidCommand) {
+			t.Fatalf("reopen of a completed conversation: %v, want ErrInvalidCommand", err)
 		}
 	})
 }

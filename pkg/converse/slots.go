@@ -115,3 +115,27 @@ func (s *slot) release(ctx context.Context) {
 	s.stop = nil
 	_ = s.lease.Release(context.WithoutCancel(ctx))
 }
+
+// hold takes a slot of the local agent (keysOf(local, n) are its leases)
+// for the step about to call, or — all held — announces the wait (why)
+// once and pauses a little: ok is false and the step runs again from the
+// driver's loop, which applies controls and limits meanwhile.
+func (d *driver) hold(ctx context.Context, keysOf func(string, int) ([]string, error), n int, why string) (s *slot, ok bool, err error) {
+	keys, err := keysOf(d.c.Spec.Local, n)
+	if err != nil {
+		return nil, false, err
+	}
+	s, err = d.o.take(ctx, d.c.ID, keys, d.o.opts.InstanceID+"/"+d.c.ID)
+	if err != nil || s != nil {
+		d.waiting = ""
+		return s, s != nil, err
+	}
+	if d.waiting != why {
+		d.waiting = why
+		d.emit(EventWait, why, "")
+		if err := d.save(ctx); err != nil {
+			return nil, false, err
+		}
+	}
+	return nil, false, d.pause(ctx, d.o.slotPoll())
+}

@@ -264,6 +264,18 @@ type LimitsConfig struct {
 type ResearchConfig struct {
 	// DocsDir is the folder of text and Markdown files the research skill searches.
 	DocsDir string `mapstructure:"docs_dir" yaml:"docs_dir"`
+	// SearchURL, when set, is the metasearch endpoint (SearXNG's JSON API)
+	// the research skill searches the web with, instead of DocsDir.
+	SearchURL string `mapstructure:"search_url" yaml:"search_url"`
+	// MaxPages is how many search results are fetched per task.
+	MaxPages int `mapstructure:"max_pages" yaml:"max_pages"`
+	// FetchTimeout bounds one page's fetch (its robots.txt included).
+	FetchTimeout time.Duration `mapstructure:"fetch_timeout" yaml:"fetch_timeout"`
+	// MaxPageBytes bounds a page's body; a larger page is skipped.
+	MaxPageBytes int `mapstructure:"max_page_bytes" yaml:"max_page_bytes"`
+	// AllowPrivateAddresses lets pages on loopback, private and link-local
+	// addresses be fetched.
+	AllowPrivateAddresses bool `mapstructure:"allow_private_addresses" yaml:"allow_private_addresses"`
 }
 
 // LLMConfig configures the OpenAI-compatible Chat Completions endpoint the
@@ -436,8 +448,9 @@ func Default() *Config {
 			Shared:          true,
 			SharedLease:     redislimits.DefaultLease,
 		},
-		Research: ResearchConfig{DocsDir: DefaultDocsDir},
-		Ops:      OpsConfig{TraceSampleRatio: ops.DefaultTraceSampleRatio},
+		Research: ResearchConfig{DocsDir: DefaultDocsDir, MaxPages: DefaultResearchMaxPages,
+			FetchTimeout: DefaultResearchFetchTimeout, MaxPageBytes: DefaultResearchMaxPageBytes},
+		Ops: OpsConfig{TraceSampleRatio: ops.DefaultTraceSampleRatio},
 		LLM: LLMConfig{Temperature: DefaultLLMTemperature, Timeout: DefaultLLMTimeout, MaxRetries: DefaultLLMMaxRetries,
 			MaxResponseBytes: DefaultLLMMaxResponseBytes, MaxToolArgumentBytes: DefaultLLMMaxToolArgumentBytes},
 		Chat: ChatConfig{MaxToolRounds: DefaultMaxToolRounds, MaxHistoryTurns: DefaultMaxHistoryTurns, MaxHistoryChars: DefaultMaxHistoryChars,

@@ -96,9 +96,7 @@ func (c *Config) validate() []error {
 	errs = append(errs, c.MCP.validate()...)
 	errs = append(errs, c.Remote.validate()...)
 	errs = append(errs, c.Gateway.validate()...)
-	if c.Research.DocsDir == "" {
-		errs = append(errs, invalid("research.docs_dir", "must name a folder, got \"\""))
-	}
+	errs = append(errs, c.Research.validate()...)
 	if f := c.Directory.KnownAgentsFile; f != "" && f == c.Directory.WellKnownFile {
 		errs = append(errs, invalid("directory.known_agents_file", "must differ from directory.well_known_file, both are %q", f))
 	}

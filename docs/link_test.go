@@ -86,3 +86,28 @@ func TestAgentsKeepMethodDeadCodeElimination(t *testing.T) {
 		}
 	}
 }
+
+// webModules are what ResearchAgent's web backend links (an HTML parser
+// and readability, robots.txt): research-agent and a2abus register it
+// (research/web.Register); SampleAgent and the example agent must not link it.
+var webModules = []string{
+	"codeberg.org/readeck/go-readability",
+	"github.com/temoto/robotstxt",
+	"golang.org/x/net/html",
+}
+
+// TestWebBackendOnlyWhereResearchRuns: the web backend is linked by the
+// programs that run ResearchAgent, and by no other agent.
+func TestWebBackendOnlyWhereResearchRuns(t *testing.T) {
+	for _, prog := range []string{"cmd/sample-agent", "examples/go-agent"} {
+		if got := linked(t, prog, webModules); len(got) > 0 {
+			t.Errorf("%s links %d packages of the web backend, first %s: an import brought them in (go list -deps ./%s)",
+				prog, len(got), got[0], prog)
+		}
+	}
+	for _, prog := range []string{"cmd/research-agent", "cmd/a2abus"} {
+		if len(linked(t, prog, webModules[:1])) == 0 {
+			t.Errorf("%s does not link %s: it no longer registers the web backend, or the module path is stale", prog, webModules[0])
+		}
+	}
+}

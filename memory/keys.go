@@ -518,6 +518,33 @@ func ConversationSentKey(id string, turn, attempt int) (string, error) {
 	return key + "/sent/" + strconv.Itoa(turn) + "-" + strconv.Itoa(attempt), nil
 }
 
+// rootLocal is the root of a local agent's conversation slots (all its
+// conversations, every process).
+const rootLocal = "converse-local/"
+
+// LocalPromptKey is the lock of local agent's one draft request in flight,
+// across every conversation and process: "converse-local/<agent in lower
+// case>/prompt" (a memory.Lease; agent names ignore case).
+func LocalPromptKey(agent string) (string, error) {
+	if err := validateAgent("local agent", agent); err != nil {
+		return "", err
+	}
+	return rootLocal + strings.ToLower(agent) + "/prompt", nil
+}
+
+// LocalSharedCallKey is slot slot of local agent's shared calls in flight
+// (sends to remote agents on its behalf): "converse-local/<agent in lower
+// case>/shared/<slot>" (a memory.Lease each; slot counts from 0).
+func LocalSharedCallKey(agent string, slot int) (string, error) {
+	if err := validateAgent("local agent", agent); err != nil {
+		return "", err
+	}
+	if slot < 0 {
+		return "", invalidKey("shared call slot", strconv.Itoa(slot), "is negative")
+	}
+	return rootLocal + strings.ToLower(agent) + "/shared/" + strconv.Itoa(slot), nil
+}
+
 // ConversationSession is the session id of conversation id's calls:
 // "converse-<id>".
 func ConversationSession(id string) (string, error) {

@@ -31,6 +31,7 @@ type converseFlags struct {
 	leaseTTL      time.Duration
 	directoryWait time.Duration
 	leaseWait     time.Duration
+	sharedCalls   int
 }
 
 // newConverseCmd builds `a2abus converse start|resume|pause|stop|takeover|approve|status`.
@@ -51,6 +52,7 @@ func newConverseCmd(c *cli) *cobra.Command {
 	pf.BoolVar(&f.asJSON, "json", false, "print JSON (events as NDJSON while driving)")
 	pf.DurationVar(&f.leaseTTL, "lease-ttl", converse.DefaultLeaseTTL, "how long a killed orchestrator keeps the conversation before another may drive it")
 	pf.DurationVar(&f.directoryWait, "directory-wait", 0, "how long an agent the directory does not know yet may take to announce itself (default directory.vet_wait)")
+	pf.IntVar(&f.sharedCalls, "max-shared-calls", converse.DefaultMaxSharedCalls, "sends to remote agents in flight at once per local agent, across processes (the same in every process)")
 	pf.DurationVar(&f.leaseWait, "lease-wait", 0, "resume: how long to wait for a dead orchestrator's lease to expire (default twice --lease-ttl)")
 	cmd.AddCommand(newConverseStartCmd(c, &f), newConverseResumeCmd(c, &f), newConverseStatusCmd(c, &f))
 	for _, k := range []struct{ kind, short string }{
@@ -78,7 +80,7 @@ func newConverseStartCmd(c *cli, f *converseFlags) *cobra.Command {
 			"in policy.rules wins). Exit 0 when it completed or was stopped, 2 when it ended in error, 3 when the pair is refused.",
 		Args: cobra.NoArgs,
 		RunE: c.withConfig(func(ctx context.Context, e *env, _ []string) error {
-			if err := checkConverseBounds(s); err != nil {
+			if err := checkConverseBounds(s, f); err != nil {
 				return err
 			}
 			m, err := converse.ParseMode(mode)
@@ -120,7 +122,8 @@ func newConverseStartCmd(c *cli, f *converseFlags) *cobra.Command {
 	fl.DurationVar(&s.Limits.MaxDuration, "max-duration", converse.DefaultMaxDuration, "wall time before it completes, pauses included")
 	fl.IntVar(&s.Limits.MaxFailures, "max-failures", converse.DefaultMaxFailures, "consecutive failed calls before it ends in error")
 	fl.Int64Var(&s.Limits.TokenBudget, "token-budget", 0, "tokens (as the agents report them) before it completes; 0: no budget")
-	fl.DurationVar(&s.Limits.LocalTimeout, "local-timeout", converse.DefaultLocalTimeout, "time allowed for one draft")
+	fl.DurationVar(&s.Limits.LocalTimeout, "local-timeout", 0, "time allowed for one draft (default 60s, at most that; 120s with --allow-tool-use)")
+	fl.BoolVar(&s.AllowToolUse, "allow-tool-use", false, "tell the local agent it may use tools while drafting (raises --local-timeout's default and bound to 120s)")
 	fl.DurationVar(&s.Limits.RemoteTimeout, "remote-timeout", converse.DefaultRemoteTimeout, "time allowed for one reply")
 	fl.IntVar(&s.History.MaxTurns, "history-turns", converse.DefaultMaxHistoryTurns, "messages of history given to the local agent")
 	fl.IntVar(&s.History.MaxChars, "history-chars", converse.DefaultMaxHistoryChars, "characters of history given to the local agent")
@@ -130,14 +133,16 @@ func newConverseStartCmd(c *cli, f *converseFlags) *cobra.Command {
 	return cmd
 }
 
-// checkConverseBounds refuses a negative limit or history flag, naming it.
-func checkConverseBounds(s converse.Spec) error {
+// checkConverseBounds refuses a negative limit or history flag, and a
+// local timeout above its bound, naming the flag.
+func checkConverseBounds(s converse.Spec, f *converseFlags) error {
 	l, h := s.Limits, s.History
 	for _, b := range []struct {
 		flag  string
 		value any
 		bad   bool
 	}{
+		{"--max-shared-calls", f.sharedCalls, f.sharedCalls < 0},
 		{"--max-turns", l.MaxTurns, l.MaxTurns < 0}, {"--max-duration", l.MaxDuration, l.MaxDuration < 0},
 		{"--max-failures", l.MaxFailures, l.MaxFailures < 0}, {"--token-budget", l.TokenBudget, l.TokenBudget < 0},
 		{"--local-timeout", l.LocalTimeout, l.LocalTimeout < 0}, {"--remote-timeout", l.RemoteTimeout, l.RemoteTimeout < 0},
@@ -146,6 +151,13 @@ func checkConverseBounds(s converse.Spec) error {
 		if b.bad {
 			return &cliutil.UsageError{Err: fmt.Errorf("%s: must not be negative, got %v", b.flag, b.value)}
 		}
+	}
+	if bound := converse.DefaultLocalTimeout; !s.AllowToolUse && l.LocalTimeout > bound {
+		return &cliutil.UsageError{Err: fmt.Errorf("--local-timeout: %s is above %s, the bound without tool use (--allow-tool-use allows up to %s)",
+			l.LocalTimeout, bound, converse.DefaultToolUseTimeout)}
+	}
+	if bound := converse.DefaultToolUseTimeout; l.LocalTimeout > bound {
+		return &cliutil.UsageError{Err: fmt.Errorf("--local-timeout: %s is above %s, the bound with tool use", l.LocalTimeout, bound)}
 	}
 	return nil
 }
@@ -156,7 +168,8 @@ func newConverseResumeCmd(c *cli, f *converseFlags) *cobra.Command {
 		Example: "  a2abus converse resume cv0123456789abcdef0123",
 		Short:   "Resume a paused conversation, or drive one whose orchestrator died",
 		Long: "When a process drives the conversation, resume is sent to it. Otherwise this process drives it from its\n" +
-			"saved state (after the dead orchestrator's lease expires): a send that was made is not made again.",
+			"saved state (after the dead orchestrator's lease expires): a send that was made is not made again. A\n" +
+			"conversation that ended in error because its local agent was unavailable is reopened at its turn and driven.",
 		Args: cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			id := args[0]
@@ -164,6 +177,13 @@ func newConverseResumeCmd(c *cli, f *converseFlags) *cobra.Command {
 				cv, err := converse.Load(ctx, o.n.Memory, id)
 				if err != nil {
 					return err
+				}
+				if cv.State == converse.Failed && cv.Cause == converse.CauseLocalUnavailable {
+					// The person's action the error asked for: the agent runs again.
+					if _, err := o.Reopen(ctx, id, requester()); err != nil {
+						return err
+					}
+					return o.drive(ctx, e, id)
 				}
 				if cv.State.Terminal() {
 					return printConversation(e.Out, cv, f.asJSON)
@@ -276,7 +296,7 @@ func runConverse(ctx context.Context, e *env, f *converseFlags, body func(contex
 	cl, n := oc.cl, oc.node
 	out := eventPrinter(e.Out, f.asJSON)
 	o, err := converse.New(converse.Options{
-		Caller: cl, Bus: n.Bus, Memory: n.Memory, LeaseTTL: f.leaseTTL, MemoryRetryBound: e.Config.Memory.RetryBound, Logger: e.Log,
+		Caller: cl, Bus: n.Bus, Memory: n.Memory, LeaseTTL: f.leaseTTL, MaxSharedCalls: f.sharedCalls, MemoryRetryBound: e.Config.Memory.RetryBound, Logger: e.Log,
 		Policy:  converse.Policy{Rules: policyRules(e.Config.Policy), Bus: n.Guard},
 		OnEvent: func(c *converse.Conversation, ev converse.Event) { out(c, ev) },
 	})

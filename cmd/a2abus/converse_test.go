@@ -229,4 +229,17 @@ func TestConverseNegativeFlagIsNamed(t *testing.T) {
 			t.Errorf("%s %s: exit %d: %s", flag, value, code, errOut)
 		}
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--local-timeout", "90s"}, "--local-timeout: 1m30s is above 1m0s, the bound without tool use (--allow-tool-use allows up to 2m0s)"},
+		{[]string{"--local-timeout", "3m", "--allow-tool-use"}, "--local-timeout: 3m0s is above 2m0s, the bound with tool use"},
+		{[]string{"--max-shared-calls", "-1"}, "--max-shared-calls: must not be negative, got -1"},
+	} {
+		args := append([]string{"converse", "start", "--local", "A", "--remote", "B", "--objective", "o"}, c.args...)
+		if code, _, errOut := runCLI(t, args...); code != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d: %s", c.args, code, errOut)
+		}
+	}
 }

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"github.com/a2abus/a2abus/internal/agents/research/web"
 	"github.com/a2abus/a2abus/pkg/llm/openai"
 	"github.com/a2abus/a2abus/pkg/ops"
 	"github.com/a2abus/a2abus/pkg/ops/otlp"
@@ -12,10 +13,11 @@ import (
 // The optional parts a2abus links, which the agent mains and SDK programs
 // do not (docs/architecture.md#optional-parts): the model client (the
 // Primary, the Orchestrator's router, LLM agents, chat, ResearchAgent with
-// a model) and the OTLP trace exporters. It also records the stamped
+// a model), the OTLP trace exporters and ResearchAgent's web backend. It also records the stamped
 // version for a2abus_build_info.
 func init() {
 	openai.Register()
 	otlp.Register()
+	web.Register()
 	ops.SetBuild(version, commit)
 }

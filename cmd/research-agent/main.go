@@ -2,8 +2,9 @@
 // Copyright 2026 The a2abus Authors
 
 // Command research-agent runs ResearchAgent, the one-shot reference agent
-// of a2abus for KEDA ScaledJobs: it answers one research task from the
-// documents under --docs (research.docs_dir) and exits; --ephemeral=false
+// of a2abus for KEDA ScaledJobs: it answers one research task — searching
+// the web when research.search_url is set, else the documents under --docs
+// (research.docs_dir) — and exits; --ephemeral=false
 // keeps it running. SIGINT or SIGTERM stops it gracefully; it exits 0 on a
 // clean stop, 1 on failure.
 package main
@@ -13,6 +14,7 @@ import (
 	"os"
 
 	"github.com/a2abus/a2abus/internal/agents"
+	"github.com/a2abus/a2abus/internal/agents/research/web"
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/pkg/ops"
 )
@@ -31,8 +33,10 @@ func main() {
 }
 
 // run executes the command line args and returns the exit code. The
-// binary links no model client nor OTLP exporter (docs/architecture.md#optional-parts).
+// binary links the web backend, but no model client nor OTLP exporter
+// (docs/architecture.md#optional-parts).
 func run(args []string, stderr io.Writer) int {
 	ops.SetBuild(version, commit)
+	web.Register()
 	return cliutil.Execute(agents.ResearchCommand(cliutil.Build{Version: version, Commit: commit, Date: date}), args, stderr)
 }

@@ -70,3 +70,15 @@ func TestModelNotLinked(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", c, stderr.String())
 	}
 }
+
+// TestWebBackendLinked: research-agent registers the web backend, so a
+// configured search endpoint starts ResearchAgent (it idles out: the
+// embedded bus brings no task) instead of failing with ErrWebNotLinked.
+func TestWebBackendLinked(t *testing.T) {
+	isolate(t)
+	t.Setenv("A2ABUS_RESEARCH_SEARCH_URL", "http://127.0.0.1:1")
+	var stderr bytes.Buffer
+	if c := run([]string{"--embedded", "--idle-timeout", "50ms"}, &stderr); c != 0 {
+		t.Fatalf("exit %d:\n%s", c, stderr.String())
+	}
+}

@@ -88,7 +88,7 @@ func reference(kind, name string) node.Build {
 		}
 		log.Info("serving agent", zap.String("kind", kind), zap.String("agent", name), zap.String("bus", where),
 			zap.Bool("ephemeral", cfg.Agent.Ephemeral))
-		if kind == KindResearch {
+		if kind == KindResearch && cfg.Research.SearchURL == "" {
 			if st, err := os.Stat(cfg.Research.DocsDir); err != nil || !st.IsDir() {
 				log.Warn("docs folder not found: every research task will fail until it exists", zap.String("docs_dir", cfg.Research.DocsDir))
 			}
@@ -112,23 +112,38 @@ func reference(kind, name string) node.Build {
 	}
 }
 
-// registerResearch registers ResearchAgent's skill on a: with the model of
-// the llm section when one is configured (a sourced answer from the top
-// passages), else ranking passages only (offline). A program that linked
-// no model client (research-agent) refuses a configured model rather than
-// answer without it.
+// registerResearch registers ResearchAgent's skill on a: searching the web
+// when research.search_url is set (the web backend, registered by the
+// program's main), else the docs folder (offline); with the model of the
+// llm section when one is configured (a sourced answer from the top
+// passages), else ranking passages only. A program that linked no model
+// client (research-agent) refuses a configured model rather than answer
+// without it, and one without the web backend a configured search_url.
 func registerResearch(a *agent.Agent, n *node.Node) error {
-	if !n.Config.LLM.Configured() {
-		return research.Register(a, n.Config.Research.DocsDir)
+	var m research.Model
+	if n.Config.LLM.Configured() {
+		client, err := n.Model()
+		if errors.Is(err, llm.ErrNotLinked) {
+			return fmt.Errorf("agents: %s with a model (llm.base_url is set): %w; "+
+				"run it with a2abus serve --agent ResearchAgent, which links the model client, or unset llm.base_url to rank passages only", a.Card().Name, err)
+		}
+		if err != nil {
+			return err
+		}
+		m = research.Model{Client: client, Endpoint: redact.URL(n.Config.LLM.BaseURL), MaxTokens: n.Config.LLM.MaxTokens}
 	}
-	m, err := n.Model()
-	if errors.Is(err, llm.ErrNotLinked) {
-		return fmt.Errorf("agents: %s with a model (llm.base_url is set): %w; "+
-			"run it with a2abus serve --agent ResearchAgent, which links the model client, or unset llm.base_url to rank passages only", a.Card().Name, err)
+	rc := n.Config.Research
+	if rc.SearchURL == "" {
+		return research.RegisterWithModel(a, rc.DocsDir, m)
+	}
+	w, err := research.NewWeb(research.WebConfig{SearchURL: rc.SearchURL, MaxPages: rc.MaxPages, FetchTimeout: rc.FetchTimeout,
+		MaxPageBytes: int64(rc.MaxPageBytes), AllowPrivate: rc.AllowPrivateAddresses})
+	if errors.Is(err, research.ErrWebNotLinked) {
+		return fmt.Errorf("agents: %s searching the web (research.search_url is set): %w; "+
+			"run research-agent or a2abus serve --agent ResearchAgent, which link it, or unset research.search_url to search research.docs_dir", a.Card().Name, err)
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("agents: %s: %w", a.Card().Name, err)
 	}
-	return research.RegisterWithModel(a, n.Config.Research.DocsDir,
-		research.Model{Client: m, Endpoint: redact.URL(n.Config.LLM.BaseURL), MaxTokens: n.Config.LLM.MaxTokens})
+	return research.RegisterWeb(a, w, m)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/agents/research"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/internal/testworld/callers"
@@ -193,4 +194,18 @@ func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// TestServeResearchWebNotLinked: research.search_url in a program that did
+// not register the web backend is refused at start, naming what to do,
+// rather than searching the docs folder instead.
+func TestServeResearchWebNotLinked(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Agent.Ephemeral = true
+	cfg.Agent.IdleTimeout = 100 * time.Millisecond
+	cfg.Research.SearchURL = "http://127.0.0.1:1"
+	err := Serve(testCtx(t), cfg, KindResearch, "", nil)
+	if !errors.Is(err, research.ErrWebNotLinked) || !strings.Contains(err.Error(), "unset research.search_url") {
+		t.Fatalf("Serve = %v, want ErrWebNotLinked naming what to do", err)
+	}
 }

@@ -26,6 +26,8 @@ type driver struct {
 	// outcome is seen at once); a task invoked by an earlier driver is
 	// waited for with Caller.Wait.
 	watch *caller.Watch
+	// waiting is the wait for a slot announced last ("" when none).
+	waiting string
 }
 
 // invoke invokes req, watching the task. A call that working memory
@@ -165,7 +167,7 @@ func (d *driver) end(ctx context.Context, s State, limit, reason string) error {
 	c.State, c.Limit, c.Reason, c.EndedAt = s, limit, reason, d.o.opts.Now().UTC()
 	d.emit(EventFinished, reason, limit)
 	d.o.log.Info("converse finished", zap.String("conversation", c.ID), zap.String("state", string(s)),
-		zap.String("limit", limit), zap.String("reason", redact.String(reason)), zap.Int("exchanges", c.Exchanges),
+		zap.String("limit", limit), zap.String("cause", c.Cause), zap.String("reason", redact.String(reason)), zap.Int("exchanges", c.Exchanges),
 		zap.Int64("tokens_used", c.TokensUsed), zap.String("mode", string(c.Spec.Mode)),
 		zap.String("local", c.Spec.Local), zap.String("remote", c.Spec.Remote), zap.String("orchestrator", c.Orchestrator),
 		zap.Duration("duration", c.EndedAt.Sub(c.CreatedAt)))
@@ -218,6 +220,12 @@ func (d *driver) meta(turn, hops int) []byte {
 // draft asks the local agent for the turn's message, or waits for it.
 func (d *driver) draft(ctx context.Context) error {
 	c, p := d.c, d.c.Pending
+	lock, ok, err := d.hold(ctx, promptKeys, 1,
+		fmt.Sprintf("waiting: %s has a draft request in flight (one at a time per local agent)", c.Spec.Local))
+	if !ok {
+		return err
+	}
+	defer lock.release(ctx)
 	if p.LocalTaskID == "" {
 		req := draftRequest(c, p.Turn)
 		input, err := jsonMarshal(req)
@@ -238,6 +246,7 @@ func (d *driver) draft(ctx context.Context) error {
 		}
 	}
 	out, err := d.await(ctx, p.LocalTaskID)
+	lock.release(ctx)
 	if err != nil {
 		return err
 	}
@@ -298,6 +307,13 @@ func (d *driver) ready(ctx context.Context) error {
 // drives — and waits for the reply.
 func (d *driver) send(ctx context.Context) error {
 	c, p := d.c, d.c.Pending
+	n := d.o.opts.MaxSharedCalls
+	shared, ok, err := d.hold(ctx, sharedKeys, n,
+		fmt.Sprintf("waiting: %s has %d shared calls in flight (max_shared_calls %d)", c.Spec.Local, n, n))
+	if !ok {
+		return err
+	}
+	defer shared.release(ctx)
 	if p.RemoteTaskID == "" {
 		claimed, err := d.o.st.claimSend(ctx, c.ID, p.Turn, p.Attempt, d.o.opts.InstanceID)
 		if err != nil {
@@ -330,6 +346,7 @@ func (d *driver) send(ctx context.Context) error {
 		}
 	}
 	out, err := d.await(ctx, p.RemoteTaskID)
+	shared.release(ctx)
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,9 @@ func (d *driver) failure(ctx context.Context, phase, taskID string, took time.Du
 		c.FailedSends = append(c.FailedSends, p.RemoteTaskID)
 	}
 	switch {
+	case phase == "local" && localUnavailable(err):
+		c.Cause = CauseLocalUnavailable
+		return d.end(ctx, Failed, "", fmt.Sprintf("local agent %s is unavailable (%s); restart it, then resume the conversation (converse resume %s)", c.Spec.Local, reason, c.ID))
 	case !retryable:
 		return d.end(ctx, Failed, "", fmt.Sprintf("%s call failed: %s", phase, reason))
 	case c.Failures >= c.Spec.Limits.MaxFailures:
@@ -46,6 +49,19 @@ func (d *driver) failure(ctx context.Context, phase, taskID string, took time.Du
 		return err
 	}
 	return d.backOff(ctx, callBackoff.Delay(c.Failures-1))
+}
+
+// localUnavailable reports whether a draft request's failure says the
+// local agent is not there to answer — not running, crashed or hung past
+// the local timeout (TIMEOUT), unknown (AGENT_NOT_FOUND), or out of reach
+// (UNAVAILABLE) — which a person must mend: the protocol ends the
+// conversation in error rather than retry it silently.
+func localUnavailable(err error) bool {
+	switch a2a.CodeOf(err) {
+	case a2a.CodeTimeout, a2a.CodeUnavailable, a2a.CodeAgentNotFound:
+		return true
+	}
+	return false
 }
 
 // callBackoff is the wait before a failed call is made again.

@@ -20,6 +20,8 @@ type Constraints struct {
 	MaxHistoryTurns int   `json:"maxHistoryTurns"`
 	MaxHistoryChars int   `json:"maxHistoryChars"`
 	LocalTimeoutMs  int64 `json:"localTurnTimeoutMs"`
+	// AllowToolUse says whether the local agent may use tools for the draft.
+	AllowToolUse bool `json:"allowToolUse"`
 }
 
 // DraftRequest is the structured input of a draft request: the protocol's
@@ -125,7 +127,7 @@ func draftRequest(c *Conversation, turn int) DraftRequest {
 		Remote: c.Spec.Remote, RemoteMessage: latest, History: kept, HistorySummary: summary,
 		Constraints: Constraints{
 			MaxOutputChars: h.MaxOutputChars, MaxHistoryTurns: h.MaxTurns, MaxHistoryChars: h.MaxChars,
-			LocalTimeoutMs: c.Spec.Limits.LocalTimeout.Milliseconds(),
+			LocalTimeoutMs: c.Spec.Limits.LocalTimeout.Milliseconds(), AllowToolUse: c.Spec.AllowToolUse,
 		},
 	}
 }

@@ -63,6 +63,12 @@ const (
 	LimitTokenBudget = "token_budget"
 )
 
+// CauseLocalUnavailable is Conversation.Cause when the local agent did not
+// answer a draft request (TIMEOUT, UNAVAILABLE, AGENT_NOT_FOUND): the
+// conversation ends in error at once, for a person to restart the agent and
+// reopen it (Orchestrator.Reopen, `converse resume`); it is not retried.
+const CauseLocalUnavailable = "local_unavailable"
+
 // Defaults of Limits and History (the protocol's).
 const (
 	DefaultMaxTurns        = 8
@@ -72,8 +78,15 @@ const (
 	DefaultMaxHistoryChars = 24_000
 	DefaultMaxOutputChars  = 12_000
 	DefaultLocalTimeout    = 60 * time.Second
-	DefaultRemoteTimeout   = 2 * time.Minute
-	DefaultMaxHops         = 2
+	// DefaultToolUseTimeout is the local timeout's default, and its upper
+	// bound, when the local agent may use tools (DefaultLocalTimeout bounds
+	// it otherwise): the protocol's 60s, up to 120s with allow_tool_use.
+	DefaultToolUseTimeout = 120 * time.Second
+	// DefaultMaxSharedCalls is Options.MaxSharedCalls' default: the
+	// protocol's maxConcurrentSharedCalls per local agent.
+	DefaultMaxSharedCalls = 3
+	DefaultRemoteTimeout  = 2 * time.Minute
+	DefaultMaxHops        = 2
 )
 
 // Limits stop a conversation; zero values take the defaults.
@@ -88,6 +101,9 @@ type Limits struct {
 	// tokens_used add up to it.
 	TokenBudget int64 `json:"tokenBudget,omitempty"`
 	// LocalTimeout and RemoteTimeout bound one call to each agent.
+	// LocalTimeout defaults to DefaultLocalTimeout (60s), or to
+	// DefaultToolUseTimeout (120s) when the spec allows tool use, and may
+	// not exceed that default.
 	LocalTimeout  time.Duration `json:"localTimeout"`
 	RemoteTimeout time.Duration `json:"remoteTimeout"`
 }
@@ -110,6 +126,10 @@ type Spec struct {
 	// Objective is the person's instruction to the local agent.
 	Objective string `json:"objective"`
 	Mode      Mode   `json:"mode"`
+	// AllowToolUse tells the local agent it may use tools while drafting
+	// (the draft request's constraints); it raises the local timeout's
+	// default and bound to DefaultToolUseTimeout.
+	AllowToolUse bool `json:"allowToolUse,omitempty"`
 	// Threshold is the lowest confidence semi_auto sends without review
 	// (default MEDIUM).
 	Threshold a2a.Confidence `json:"threshold"`
@@ -198,6 +218,9 @@ const (
 	EventLimit    = "limit"
 	EventControl  = "control"
 	EventFinished = "finished"
+	// EventWait: a call waits for a slot of the local agent (its draft
+	// request in flight, or its shared calls).
+	EventWait = "wait"
 )
 
 // maxEvents bounds the events kept in the record.
@@ -216,17 +239,20 @@ type Conversation struct {
 	Pending      *Pending `json:"pending,omitempty"`
 	Transcript   []Entry  `json:"transcript,omitempty"`
 	// FailedSends are the remote tasks of failed send attempts.
-	FailedSends []string  `json:"failedSends,omitempty"`
-	Exchanges   int       `json:"exchanges"`
-	Failures    int       `json:"failures"`
-	TokensUsed  int64     `json:"tokensUsed"`
-	Limit       string    `json:"limit,omitempty"`
-	Reason      string    `json:"reason,omitempty"`
-	AppliedSeq  int64     `json:"appliedSeq"`
-	Events      []Event   `json:"events,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	EndedAt     time.Time `json:"endedAt,omitzero"`
+	FailedSends []string `json:"failedSends,omitempty"`
+	Exchanges   int      `json:"exchanges"`
+	Failures    int      `json:"failures"`
+	TokensUsed  int64    `json:"tokensUsed"`
+	Limit       string   `json:"limit,omitempty"`
+	// Cause names what ended a conversation in error when it was not a
+	// limit: CauseLocalUnavailable.
+	Cause      string    `json:"cause,omitempty"`
+	Reason     string    `json:"reason,omitempty"`
+	AppliedSeq int64     `json:"appliedSeq"`
+	Events     []Event   `json:"events,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+	EndedAt    time.Time `json:"endedAt,omitzero"`
 }
 
 // Status is the state as reported: Paused for a paused, unfinished conversation.

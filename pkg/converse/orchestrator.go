@@ -49,6 +49,12 @@ type Options struct {
 	// memory (each read, write and wait retried with backoff) before it
 	// stops with an error; default memory.DefaultRetryBound.
 	MemoryRetryBound time.Duration
+	// MaxSharedCalls is how many sends to remote agents (shared calls) may
+	// be in flight at once on behalf of one local agent, across every
+	// process of this working memory (the protocol's
+	// maxConcurrentSharedCalls); the next one waits for a free slot. Every
+	// process should use the same value. Default DefaultMaxSharedCalls (3).
+	MaxSharedCalls int
 	// InstanceID names this process (its control queue); default random.
 	InstanceID string
 	// OnEvent, when set, sees every event of the conversations driven here,
@@ -83,11 +89,14 @@ func New(opts Options) (*Orchestrator, error) {
 		return nil, fmt.Errorf("%w: no memory", ErrInvalidSpec)
 	case opts.StateTTL < 0 || opts.LeaseTTL < 0 || opts.PollInterval < 0 || opts.MemoryRetryBound < 0:
 		return nil, fmt.Errorf("%w: a negative duration", ErrInvalidSpec)
+	case opts.MaxSharedCalls < 0:
+		return nil, fmt.Errorf("%w: max shared calls must not be negative, got %d", ErrInvalidSpec, opts.MaxSharedCalls)
 	}
 	def(&opts.StateTTL, DefaultStateTTL)
 	def(&opts.MemoryRetryBound, memory.DefaultRetryBound)
 	def(&opts.LeaseTTL, DefaultLeaseTTL)
 	def(&opts.PollInterval, DefaultPollInterval)
+	def(&opts.MaxSharedCalls, DefaultMaxSharedCalls)
 	if opts.LeaseTTL < 30*time.Millisecond {
 		return nil, fmt.Errorf("%w: lease TTL %s is below 30ms", ErrInvalidSpec, opts.LeaseTTL)
 	}

@@ -136,7 +136,14 @@ func normalize(spec Spec) (Spec, error) {
 	def(&l.MaxTurns, DefaultMaxTurns)
 	def(&l.MaxDuration, DefaultMaxDuration)
 	def(&l.MaxFailures, DefaultMaxFailures)
-	def(&l.LocalTimeout, DefaultLocalTimeout)
+	bound := DefaultLocalTimeout
+	if spec.AllowToolUse {
+		bound = DefaultToolUseTimeout
+	}
+	def(&l.LocalTimeout, bound)
+	if l.LocalTimeout > bound {
+		return spec, fmt.Errorf("%w: local timeout %s is above %s, the bound %s", ErrInvalidSpec, l.LocalTimeout, bound, timeoutBoundWhy(spec.AllowToolUse))
+	}
 	def(&l.RemoteTimeout, DefaultRemoteTimeout)
 	h := &spec.History
 	def(&h.MaxTurns, DefaultMaxHistoryTurns)
@@ -148,6 +155,14 @@ func normalize(spec Spec) (Spec, error) {
 		}
 	}
 	return spec, nil
+}
+
+// timeoutBoundWhy says where the local timeout's bound comes from.
+func timeoutBoundWhy(toolUse bool) string {
+	if toolUse {
+		return "with tool use allowed"
+	}
+	return "without tool use (allow tool use for up to " + DefaultToolUseTimeout.String() + ")"
 }
 
 func def[T ~int | ~int64](v *T, d T) {

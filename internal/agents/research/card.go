@@ -3,7 +3,8 @@
 
 // Package research is ResearchAgent, the ephemeral one-shot reference agent
 // of a2abus: its research skill ranks the passages of a folder of Markdown
-// and text files against a question with BM25 and answers with the best
+// and text files — or of the web pages a metasearch endpoint finds
+// (RegisterWeb, the backend in package research/web) — against a question with BM25 and answers with the best
 // ones and where they come from; with a model (RegisterWithModel), with an
 // answer written from them that cites them by number. It runs as a KEDA ScaledJob: one task, then exit.
 package research
@@ -23,7 +24,7 @@ const SkillResearch = "research"
 func Card() a2a.AgentCard {
 	return a2a.AgentCard{
 		Name:               DefaultName,
-		Description:        "On-demand research agent, started per task by a KEDA ScaledJob: it researches a topic and answers with a concise, sourced summary. Not running between tasks; a task waits on its queue until the job starts.",
+		Description:        "On-demand research agent, started per task by a KEDA ScaledJob: it searches the web (or, offline, a folder of documents), fetches pages and synthesises a concise, sourced answer, using an LLM when one is configured. Not running between tasks; a task waits on its queue until the job starts.",
 		Version:            Version,
 		DefaultInputModes:  []string{"text/plain"},
 		DefaultOutputModes: []string{"text/plain"},

@@ -41,11 +41,14 @@ func Register(a *agent.Agent, docsDir string) error {
 
 // researcher runs the research skill over one set of documents.
 type researcher struct {
-	docs  Docs
+	docs Docs
+	// web, when set, is searched instead of docs.
+	web   *Web
 	model Model
 }
 
-// handle reads the folder, ranks its passages for the request text and
+// handle reads the folder (or searches the web and reads the pages found),
+// ranks the passages for the request text and
 // returns the best TopPassages as artifacts, publishing progress as it goes;
 // with a model, the message is an answer written from them.
 func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, error) {
@@ -59,45 +62,27 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 			"research: the question %q has no searchable words (only one-letter words and stop words)", query)
 	}
 
-	files, err := listDocuments(ctx, r.docs)
-	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: %s does not exist", r.docs)
-	case err != nil:
-		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: list %s: %v", r.docs, err)
-	case len(files) == 0:
-		return nil, a2a.NewError(a2a.CodeExecutionFailed, "research: %s has no .md or .txt files", r.docs)
+	var g gathered
+	var err error
+	if r.web != nil {
+		g, err = r.fromWeb(ctx, t, query)
+	} else {
+		g, err = r.fromFolder(ctx, t)
+	}
+	if err != nil {
+		return nil, err
 	}
 
-	progress(ctx, t, fmt.Sprintf("reading %d files", len(files)), 0)
-	var passages []Passage
-	var warnings []string
-	for i, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		ps, err := readDocument(r.docs, f)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("skipped %s: %v", f, err))
-			continue
-		}
-		passages = append(passages, ps...)
-		if (i+1)%100 == 0 {
-			progress(ctx, t, fmt.Sprintf("read %d of %d files", i+1, len(files)), 0.5*float64(i+1)/float64(len(files)))
-		}
-	}
-
-	progress(ctx, t, fmt.Sprintf("ranking %d passages", len(passages)), 0.5)
-	all := Rank(passages, terms, 0)
-	res := &agent.Result{Warnings: warnings, Extra: map[string]any{"files": len(files), "passages": len(passages), "matches": len(all)}}
+	progress(ctx, t, fmt.Sprintf("ranking %d passages", len(g.passages)), 0.5)
+	all := Rank(g.passages, terms, 0)
+	g.extra["matches"] = len(all)
+	res := &agent.Result{Warnings: g.warnings, Extra: g.extra}
 	if len(all) == 0 {
-		res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, fmt.Sprintf("Nothing in the %s searched matched '%s'.", count(len(files), "file"), query))
+		res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, fmt.Sprintf("Nothing in the %s searched matched '%s'.", count(g.sources, g.noun), query))
 		return res, nil
 	}
 	top := all[:min(len(all), TopPassages)]
-	res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, summary(query, all, top))
+	res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, summary(query, g.noun, all, top))
 	for i, h := range top {
 		res.Artifacts = append(res.Artifacts, &a2a.Artifact{
 			ID:       spec.ArtifactID(fmt.Sprintf("passage-%d", i+1)),
@@ -114,15 +99,57 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 	return res, nil
 }
 
-// summary is the result message: how many passages in how many files
-// matched, the best one's source, then an excerpt of it.
-func summary(query string, all, top []Hit) string {
+// fromFolder reads the documents of the docs folder into passages.
+func (r *researcher) fromFolder(ctx context.Context, t *agent.Task) (gathered, error) {
+	files, err := listDocuments(ctx, r.docs)
+	switch {
+	case ctx.Err() != nil:
+		return gathered{}, ctx.Err()
+	case errors.Is(err, fs.ErrNotExist):
+		return gathered{}, a2a.NewError(a2a.CodeExecutionFailed, "research: %s does not exist", r.docs)
+	case err != nil:
+		return gathered{}, a2a.NewError(a2a.CodeExecutionFailed, "research: list %s: %v", r.docs, err)
+	case len(files) == 0:
+		return gathered{}, a2a.NewError(a2a.CodeExecutionFailed, "research: %s has no .md or .txt files", r.docs)
+	}
+
+	progress(ctx, t, fmt.Sprintf("reading %d files", len(files)), 0)
+	g := gathered{sources: len(files), noun: "file"}
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return gathered{}, err
+		}
+		ps, err := readDocument(r.docs, f)
+		if err != nil {
+			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: %v", f, err))
+			continue
+		}
+		g.passages = append(g.passages, ps...)
+		if (i+1)%100 == 0 {
+			progress(ctx, t, fmt.Sprintf("read %d of %d files", i+1, len(files)), 0.5*float64(i+1)/float64(len(files)))
+		}
+	}
+	g.extra = map[string]any{"files": len(files), "passages": len(g.passages)}
+	return g, nil
+}
+
+// searchFailed is the task's error when the search endpoint failed: worth
+// another attempt (the endpoint may come back).
+func searchFailed(err error) error {
+	e := a2a.NewError(a2a.CodeExecutionFailed, "research: search: %v", err)
+	e.Retryable = true
+	return e
+}
+
+// summary is the result message: how many passages in how many sources
+// (noun: "file", "page") matched, the best one's source, then an excerpt of it.
+func summary(query, noun string, all, top []Hit) string {
 	files := map[string]bool{}
 	for _, h := range all {
 		files[h.Passage.Path] = true
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Found %s in %s for '%s'; best: %s", count(len(all), "passage"), count(len(files), "file"), query, top[0].Passage.Name())
+	fmt.Fprintf(&b, "Found %s in %s for '%s'; best: %s", count(len(all), "passage"), count(len(files), noun), query, top[0].Passage.Name())
 	if len(all) > len(top) {
 		fmt.Fprintf(&b, " (the top %d are attached)", len(top))
 	}

@@ -53,12 +53,13 @@ func (d *driver) failure(ctx context.Context, phase, taskID string, took time.Du
 
 // localUnavailable reports whether a draft request's failure says the
 // local agent is not there to answer — not running, crashed or hung past
-// the local timeout (TIMEOUT), unknown (AGENT_NOT_FOUND), or out of reach
-// (UNAVAILABLE) — which a person must mend: the protocol ends the
+// the local timeout (TIMEOUT), never started in time (EXPIRED_IN_QUEUE),
+// unknown (AGENT_NOT_FOUND), or out of reach (UNAVAILABLE) — which a
+// person must mend: the protocol ends the
 // conversation in error rather than retry it silently.
 func localUnavailable(err error) bool {
 	switch a2a.CodeOf(err) {
-	case a2a.CodeTimeout, a2a.CodeUnavailable, a2a.CodeAgentNotFound:
+	case a2a.CodeTimeout, a2a.CodeExpiredInQueue, a2a.CodeUnavailable, a2a.CodeAgentNotFound:
 		return true
 	}
 	return false

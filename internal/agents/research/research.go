@@ -92,11 +92,12 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 	progress(ctx, t, fmt.Sprintf("ranking %d passages", len(passages)), 0.5)
 	all := Rank(passages, terms, 0)
 	res := &agent.Result{Warnings: warnings, Extra: map[string]any{"files": len(files), "passages": len(passages), "matches": len(all)}}
+	top := all[:min(len(all), TopPassages)]
+	res.Confidence = Confidence(terms, all, top)
 	if len(all) == 0 {
 		res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, fmt.Sprintf("Nothing in the %s searched matched '%s'.", count(len(files), "file"), query))
 		return res, nil
 	}
-	top := all[:min(len(all), TopPassages)]
 	res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, summary(query, all, top))
 	for i, h := range top {
 		res.Artifacts = append(res.Artifacts, &a2a.Artifact{
@@ -109,6 +110,9 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 	if r.model.Client != nil {
 		if err := r.answer(ctx, t, query, top, res); err != nil {
 			return nil, err
+		}
+		if cited, ok := res.Extra[ExtraCited].([]int); ok && len(cited) == 0 {
+			res.Confidence = capped(res.Confidence, a2a.ConfidenceLow) // an answer that cites no passage
 		}
 	}
 	return res, nil

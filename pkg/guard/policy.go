@@ -243,3 +243,19 @@ func (p Policy) Allowed() []string {
 	}
 	return append(out, others+" may call any agent (policy.default allow)")
 }
+
+// Denies returns the FORBIDDEN refusal of a call from caller to target by
+// a rule that names it (a deny list, may_call: false, or an allow list
+// that leaves the target out), nil when no rule refuses it, whatever
+// policy.default says: what a consent given elsewhere (converse --allow)
+// cannot override.
+func (g *Guard) Denies(caller, target string) error {
+	if g == nil {
+		return nil
+	}
+	explicit := &policy{rules: g.policy.rules} // the same rules, default allow
+	if err := explicit.check(caller, target); err != nil {
+		return err
+	}
+	return nil
+}

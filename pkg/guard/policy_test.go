@@ -225,3 +225,24 @@ func TestNewReportsEveryBadValue(t *testing.T) {
 		t.Errorf("error %v holds no *ConfigError", err)
 	}
 }
+
+// Denies counts the rules only: policy.default deny refuses nothing there.
+func TestDenies(t *testing.T) {
+	g := mustGuard(t, Config{Policy: Policy{Default: Deny, Rules: []Rule{
+		{Caller: "Local", Deny: []string{"Secret"}}, {Caller: "Muted", NoCalls: true}, {Caller: "Narrow", Allow: []string{"A"}},
+	}}})
+	if err := g.Denies("Local", "Remote"); err != nil {
+		t.Errorf("Denies(Local, Remote) = %v; only the default refuses it", err)
+	}
+	if err := g.Denies("Nobody", "Remote"); err != nil {
+		t.Errorf("Denies(Nobody, Remote) = %v; no rule names the caller", err)
+	}
+	forbidden(t, g.Authorize("Local", "Remote"), "policy.default is deny")
+	forbidden(t, g.Denies("Local", "secret"), `denies target "Secret"`)
+	forbidden(t, g.Denies("Muted", "A"), "may_call: false")
+	forbidden(t, g.Denies("Narrow", "B"), "allows only A")
+	var nilGuard *Guard
+	if err := nilGuard.Denies("Local", "Secret"); err != nil {
+		t.Errorf("nil guard: %v", err)
+	}
+}

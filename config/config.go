@@ -348,7 +348,7 @@ const (
 	DefaultCallerName      = "Cli"
 	// DefaultPolicy is policy.default: a call no rule allows is refused
 	// (agents call no other agent until a rule lets them).
-	DefaultPolicy = string(guard.Deny)
+	DefaultPolicy          = string(guard.Deny)
 	DefaultDocsDir         = "docs"
 	DefaultLLMTemperature  = 0.2
 	DefaultLLMTimeout      = 2 * time.Minute

@@ -215,12 +215,19 @@ type CallerConfig struct {
 // PolicyConfig says which callers may call which agents. Callers check it
 // before they publish a call, agents again before they run a task.
 type PolicyConfig struct {
-	// Default is allow or deny: what happens to a caller no rule matches, and
-	// to a target a matching rule neither allows nor denies.
+	// Default is deny (DefaultPolicy) or allow: what happens to a caller no
+	// rule matches, and to a target a matching rule neither allows nor denies.
 	Default string `mapstructure:"default" yaml:"default"`
 	// Rules are per caller (a name, or a pattern with '*' and '?'). A rule
 	// naming the caller exactly wins over patterns; among patterns the first wins.
 	Rules []PolicyRule `mapstructure:"rules" yaml:"rules"`
+}
+
+// DefaultPolicyRules is policy.rules's default: the operator's command line
+// (caller.name's default, Cli) may call any agent; nothing else may call
+// anything. A policy.rules of one's own replaces it.
+func DefaultPolicyRules() []PolicyRule {
+	return []PolicyRule{{Caller: DefaultCallerName, Allow: []string{"*"}}}
 }
 
 // PolicyRule is the policy of the callers whose name matches Caller. Names
@@ -369,6 +376,9 @@ const (
 	DefaultWellKnownFile   = "well-known-agents.json"
 	DefaultKnownAgentsFile = "known-agents.json"
 	DefaultCallerName      = "Cli"
+	// DefaultPolicy is policy.default: a call no rule allows is refused
+	// (agents call no other agent until a rule lets them).
+	DefaultPolicy          = string(guard.Deny)
 	DefaultDocsDir         = "docs"
 	DefaultLLMTemperature  = 0.2
 	DefaultLLMTimeout      = 2 * time.Minute
@@ -439,7 +449,7 @@ func Default() *Config {
 			InputTimeout:     caller.DefaultInputTimeout,
 			MaxTaskHistory:   caller.DefaultMaxTaskHistory,
 		},
-		Policy: PolicyConfig{Default: string(guard.Allow), Rules: []PolicyRule{}},
+		Policy: PolicyConfig{Default: DefaultPolicy, Rules: DefaultPolicyRules()},
 		Limits: LimitsConfig{
 			MaxInFlight:     guard.DefaultMaxInFlight,
 			Burst:           guard.DefaultBurst,

@@ -8,6 +8,7 @@ package examples_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -55,7 +56,9 @@ func TestAgentAndCallerOnTheRealServers(t *testing.T) {
 	}
 	env = append(env, "A2ABUS_BUS_URL="+w.AMQPURL, "A2ABUS_REDIS_URL="+w.RedisURL,
 		"A2ABUS_BUS_EXCHANGE="+w.Exchange, "A2ABUS_REDIS_KEY_PREFIX="+w.KeyPrefix,
-		"A2ABUS_CALLER_NAME="+callerName, "A2ABUS_LOG_LEVEL=info", "A2ABUS_LOG_FORMAT=console")
+		"A2ABUS_CALLER_NAME="+callerName, "A2ABUS_LOG_LEVEL=info", "A2ABUS_LOG_FORMAT=console",
+		// Deny by default: exactly the one call the example makes.
+		fmt.Sprintf(`A2ABUS_POLICY_RULES=[{"caller":%q,"allow":[%q]}]`, callerName, agentName))
 
 	agent := exec.Command(agentBin, "-name", agentName)
 	agent.Dir, agent.Env = workDir, env

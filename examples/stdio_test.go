@@ -6,6 +6,7 @@ package examples_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,8 +34,13 @@ import (
 func TestStdioAgentsOnTheRealServers(t *testing.T) {
 	w := testworld.Real(t) // skips without servers (fails under CI=true); cleans up
 	bin := testenv.Build(t, "./cmd/a2abus")
-	helper := serveSample(t, w)
+	// Deny by default: the test enables exactly what it calls, the tester
+	// calling the two stdio agents and they calling the helper (ask).
+	py, node := w.N("PythonAgent"), w.N("NodeAgent")
+	helper := serveSample(t, w, py, node)
 	tester := callers.Start(t, w, w.N("StdioTester"))
+	rules := fmt.Sprintf(`[{"caller":%q,"allow":[%q,%q]},{"caller":%q,"allow":[%q]},{"caller":%q,"allow":[%q]}]`,
+		w.N("StdioTester"), py, node, py, helper, node, helper)
 	for _, tc := range []struct{ name, interpreter, script, from string }{
 		{"python", "python3", "python-stdio/agent.py", "Python"},
 		{"node", "node", "node-stdio/agent.js", "Node"},
@@ -52,7 +58,7 @@ func TestStdioAgentsOnTheRealServers(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := w.N(tc.from + "Agent")
-			stop := serveExec(t, w, bin, "'"+interp+"' '"+script+"'", name)
+			stop := serveExec(t, w, bin, "'"+interp+"' '"+script+"'", name, rules)
 			call := func(skill, text string, input any) (*caller.Outcome, []float64) {
 				t.Helper()
 				var raw json.RawMessage
@@ -144,16 +150,20 @@ func errText(out *caller.Outcome) string {
 	return "no error: " + out.Result.Text()
 }
 
-// serveSample runs SampleAgent in this process on w and returns its name.
-func serveSample(t *testing.T, w *testworld.World) string {
+// serveSample runs SampleAgent in this process on w, callable by callers,
+// and returns its name.
+func serveSample(t *testing.T, w *testworld.World, callers ...string) string {
+	name := w.N("StdioHelper")
 	cfg := config.Default()
 	cfg.Bus.Exchange = w.Exchange
 	cfg.Directory.WellKnownFile = ""
+	for _, c := range callers {
+		cfg.Policy.Rules = append(cfg.Policy.Rules, config.PolicyRule{Caller: c, Allow: []string{name}})
+	}
 	n, err := node.With(cfg, w.Connect(t), keepMemory{w.Memory}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := w.N("StdioHelper")
 	a, err := n.Agent(sample.Card(name))
 	if err != nil {
 		t.Fatal(err)
@@ -170,9 +180,9 @@ type keepMemory struct{ memory.Memory }
 
 func (keepMemory) Close() error { return nil }
 
-// serveExec starts `a2abus serve --exec line --name name` on w; the
-// returned stop sends SIGTERM and wants exit 0.
-func serveExec(t *testing.T, w *testworld.World, bin, line, name string) (stop func()) {
+// serveExec starts `a2abus serve --exec line --name name` on w with the
+// policy rules given (JSON); the returned stop sends SIGTERM and wants exit 0.
+func serveExec(t *testing.T, w *testworld.World, bin, line, name, rules string) (stop func()) {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "A2ABUS_") {
@@ -180,7 +190,8 @@ func serveExec(t *testing.T, w *testworld.World, bin, line, name string) (stop f
 		}
 	}
 	env = append(env, "A2ABUS_BUS_URL="+w.AMQPURL, "A2ABUS_REDIS_URL="+w.RedisURL,
-		"A2ABUS_BUS_EXCHANGE="+w.Exchange, "A2ABUS_REDIS_KEY_PREFIX="+w.KeyPrefix, "A2ABUS_LOG_FORMAT=console")
+		"A2ABUS_BUS_EXCHANGE="+w.Exchange, "A2ABUS_REDIS_KEY_PREFIX="+w.KeyPrefix, "A2ABUS_LOG_FORMAT=console",
+		"A2ABUS_POLICY_RULES="+rules)
 	cmd := exec.Command(bin, "serve", "--exec", line, "--name", name)
 	cmd.Dir, cmd.Env = t.TempDir(), env
 	var out testenv.Buffer

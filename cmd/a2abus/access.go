@@ -38,15 +38,18 @@ func newAccessPlanCmd(c *cli) *cobra.Command {
 		format, vhost             string
 		cluster, namespace        string
 		noWellKnown, noConfigName bool
-		noGateway                 bool
+		noGateway, noPolicy       bool
 	)
 	cmd := &cobra.Command{
 		Use: "plan",
 		Example: "  a2abus access plan > grant.sh   # rabbitmqctl commands; passwords from $A2ABUS_PASSWORD_<USER>\n" +
-			"  a2abus access plan --from-bus --format manifests > deploy/components/access/access.yaml",
+			"  a2abus access plan --from-bus --format manifests > access.yaml\n" +
+			"  A2ABUS_DIRECTORY_WELL_KNOWN_FILE=deploy/base/well-known-agents.json \\\n" +
+			"    a2abus access plan --config deploy/base/a2abus.yaml --format manifests > deploy/components/access/access.yaml",
 		Short: "Print the broker users and permissions each agent and caller needs",
 		Long: "Works out, for every agent (directory.well_known_file, remote.agents, --agent, and with --from-bus\n" +
-			"the agents running now) and every caller (caller.name, --caller, and the gateway's: the names its keys and JWTs\n" +
+			"the agents running now, and the targets policy.rules' allow lists name) and every caller (caller.name, --caller,\n" +
+			"the callers policy.rules name, and the gateway's: the names its keys and JWTs\n" +
 			"map to, which identity.users maps to the gateway's broker user), the RabbitMQ user it connects as\n" +
 			"(its name, or the user identity.users maps to it), the vhost permissions (configure, write,\n" +
 			"read) and the topic permissions on bus.exchange and its dead-letter exchange that the bus\n" +
@@ -79,6 +82,11 @@ func newAccessPlanCmd(c *cli) *cobra.Command {
 			}
 			for _, a := range cfg.Remote.Agents { // serve --remote connects as each
 				roster.Agents = append(roster.Agents, a.Name)
+			}
+			if !noPolicy { // the callers the rules name, and the agents they may call
+				callers, targets := access.PolicyNames(node.Policy(cfg))
+				roster.Agents = append(roster.Agents, targets...)
+				roster.Callers = append(roster.Callers, callers...)
 			}
 			if fromBus {
 				running, err := runningAgents(ctx, e, wait)
@@ -115,6 +123,7 @@ func newAccessPlanCmd(c *cli) *cobra.Command {
 	f.DurationVar(&wait, "wait", time.Second, "with --from-bus, how long to wait for running agents to announce themselves")
 	f.BoolVar(&noWellKnown, "no-well-known", false, "leave out directory.well_known_file")
 	f.BoolVar(&noConfigName, "no-config-caller", false, "leave out caller.name")
+	f.BoolVar(&noPolicy, "no-policy-names", false, "leave out the callers policy.rules name and the agents their allow lists name")
 	f.BoolVar(&noGateway, "no-gateway", false, "leave out the gateway's callers (the names of gateway.keys, gateway.keys_file and gateway.jwt.callers)")
 	f.StringVar(&format, "format", "commands", "commands (rabbitmqctl) or manifests (Messaging Topology Operator)")
 	f.StringVar(&vhost, "vhost", "", "the RabbitMQ virtual host (default: bus.url's, else /)")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/cliutil"
+	"github.com/a2abus/a2abus/pkg/node"
 )
 
 // newConfigCmd groups the configuration commands.
@@ -30,12 +31,13 @@ func newConfigCmd(c *cli) *cobra.Command {
 		Use:   "check",
 		Short: "Validate the configuration and print what applies, each key with its source, secrets hidden",
 		Long: "Resolves the configuration (flags > A2ABUS_* environment > file > defaults), validates it and\n" +
-			"prints the values that apply to a short command such as invoke, as YAML with passwords replaced by\n" +
+			"prints the calls the policy allows (policy.*), then the values that apply to a short command such as\n" +
+			"invoke, as YAML with passwords replaced by\n" +
 			"xxxxx, each key followed by its source: default, file, env (its variable) or flag. An unset bus.url\n" +
 			"or redis.url is printed as the server used instead (the local one; --embedded: the embedded one),\n" +
 			"and the log level and format as short commands log (serve, directory, mcp and the agents keep the\n" +
 			"configured ones, by default " + config.DefaultLogLevel + " and " + config.DefaultLogFormat + "). A bad configuration exits 1, naming every bad\n" +
-			"key: unknown keys and bad values together. --json prints {\"valid\":…,\"settings\":[{\"key\",\"value\",\"source\"}…]}\n" +
+			"key: unknown keys and bad values together. --json prints {\"valid\":…,\"allowed\":[…],\"settings\":[{\"key\",\"value\",\"source\"}…]}\n" +
 			"or {\"valid\":false,\"errors\":[{\"key\",\"reason\"}…]}.",
 		Example: "  a2abus config check\n  A2ABUS_BUS_URL=amqps://u:p@rabbit:5671/ a2abus config check --config prod.yaml\n  a2abus config check --json",
 		Args:    cobra.NoArgs,
@@ -58,9 +60,11 @@ func newConfigCmd(c *cli) *cobra.Command {
 
 // configReport is what config check --json prints.
 type configReport struct {
-	Valid    bool             `json:"valid"`
-	File     string           `json:"file"`
-	Warnings []string         `json:"warnings"`
+	Valid    bool     `json:"valid"`
+	File     string   `json:"file"`
+	Warnings []string `json:"warnings"`
+	// Allowed says which calls the policy (policy.*) allows, a line per rule.
+	Allowed  []string         `json:"allowed,omitempty"`
 	Settings []configSetting  `json:"settings,omitempty"`
 	Errors   []configKeyError `json:"errors,omitempty"`
 }
@@ -88,7 +92,7 @@ func checkConfig(_ context.Context, e *env, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	rep := configReport{Valid: true, File: e.File, Warnings: e.Config.Warnings()}
+	rep := configReport{Valid: true, File: e.File, Warnings: e.Config.Warnings(), Allowed: node.Policy(e.Config).Allowed()}
 	if rep.Warnings == nil {
 		rep.Warnings = []string{}
 	}
@@ -111,6 +115,14 @@ func checkConfig(_ context.Context, e *env, asJSON bool) error {
 	}
 	for _, w := range rep.Warnings { // comments: the output still loads
 		if _, err := fmt.Fprintf(e.Out, "# warning: %s\n", w); err != nil {
+			return fmt.Errorf("print configuration: %w", err)
+		}
+	}
+	if _, err := fmt.Fprintf(e.Out, "# allowed calls (policy.*; a refusal names the key that would allow it):\n"); err != nil {
+		return fmt.Errorf("print configuration: %w", err)
+	}
+	for _, a := range rep.Allowed {
+		if _, err := fmt.Fprintf(e.Out, "#   %s\n", a); err != nil {
 			return fmt.Errorf("print configuration: %w", err)
 		}
 	}

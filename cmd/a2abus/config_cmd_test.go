@@ -28,6 +28,9 @@ func TestConfigCheckNamesSources(t *testing.T) {
 		"  url: redis://127.0.0.1:6379/0 # default: unset, so the local server",
 		"  queue_type: classic # default\n",
 		"  shared_users: # default\n",
+		"# allowed calls (policy.*; a refusal names the key that would allow it):\n" +
+			"#   Cli may call any agent (policy.rules[0])\n#   any other caller may call no agent (policy.default deny)\n",
+		"  default: deny # default\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -52,6 +55,7 @@ func TestConfigCheckJSON(t *testing.T) {
 		Valid    bool     `json:"valid"`
 		File     string   `json:"file"`
 		Warnings []string `json:"warnings"`
+		Allowed  []string `json:"allowed"`
 		Settings []struct {
 			Key    string `json:"key"`
 			Value  any    `json:"value"`
@@ -64,6 +68,9 @@ func TestConfigCheckJSON(t *testing.T) {
 	}
 	if !rep.Valid || rep.File != p || rep.Warnings == nil {
 		t.Errorf("valid %v, file %q, warnings %v", rep.Valid, rep.File, rep.Warnings)
+	}
+	if want := []string{"Cli may call any agent (policy.rules[0])", "any other caller may call no agent (policy.default deny)"}; !slices.Equal(rep.Allowed, want) {
+		t.Errorf("allowed = %q, want %q", rep.Allowed, want)
 	}
 	got := map[string]string{}
 	for _, s := range rep.Settings {

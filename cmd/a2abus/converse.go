@@ -20,7 +20,6 @@ import (
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/converse"
-	"github.com/a2abus/a2abus/pkg/guard"
 	"github.com/a2abus/a2abus/pkg/node"
 )
 
@@ -280,7 +279,11 @@ type orchestrator struct {
 
 // runConverse assembles an orchestrator through pkg/node and runs body on it.
 func runConverse(ctx context.Context, e *env, f *converseFlags, body func(context.Context, *orchestrator) error) error {
-	e.Config.Caller.Name = f.as                            // the orchestrator's caller, as the agents see it
+	e.Config.Caller.Name = f.as // the orchestrator's caller, as the agents see it
+	// It calls only the two agents of a conversation converse's own policy
+	// admitted (deny by default: a policy.rules allow for the pair, or
+	// --allow); a rule of the configuration for it wins.
+	e.Config.Policy.Rules = withRules(e.Config.Policy.Rules, config.PolicyRule{Caller: f.as, Allow: []string{"*"}})
 	oc, err := openCaller(ctx, e, max(f.directoryWait, 0)) // a directory always runs: the skills are found in it
 	if err != nil {
 		return err
@@ -297,7 +300,7 @@ func runConverse(ctx context.Context, e *env, f *converseFlags, body func(contex
 	out := eventPrinter(e.Out, f.asJSON)
 	o, err := converse.New(converse.Options{
 		Caller: cl, Bus: n.Bus, Memory: n.Memory, LeaseTTL: f.leaseTTL, MaxSharedCalls: f.sharedCalls, MemoryRetryBound: e.Config.Memory.RetryBound, Logger: e.Log,
-		Policy:  converse.Policy{Rules: policyRules(e.Config.Policy), Bus: n.Guard},
+		Policy:  converse.Policy{Rules: node.Policy(e.Config).Rules, Bus: n.Guard},
 		OnEvent: func(c *converse.Conversation, ev converse.Event) { out(c, ev) },
 	})
 	if err != nil {
@@ -348,16 +351,6 @@ func (o *orchestrator) skillOf(ctx context.Context, agent, skill, flag string) (
 		return "", fmt.Errorf("%s: %s has skills %s: name one", flag, en.Name, strings.Join(ids, ", "))
 	}
 	return ids[0], nil
-}
-
-// policyRules are the configuration's policy rules as the guard takes them;
-// only their explicit allow lists open a conversation.
-func policyRules(p config.PolicyConfig) []guard.Rule {
-	out := make([]guard.Rule, 0, len(p.Rules))
-	for _, r := range p.Rules {
-		out = append(out, guard.Rule{Caller: r.Caller, NoCalls: r.MayCall != nil && !*r.MayCall, Allow: r.Allow, Deny: r.Deny})
-	}
-	return out
 }
 
 // requester names the person at the terminal, for the audit.

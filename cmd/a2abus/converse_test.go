@@ -49,6 +49,8 @@ func startConversePair(t *testing.T, w *testworld.World, holdTurn int, release <
 	cfg := config.Default()
 	cfg.Bus.Exchange = w.Exchange
 	cfg.Directory.WellKnownFile = ""
+	// The agents' own policy (deny by default) lets the orchestrators call them.
+	cfg.Policy.Rules = []config.PolicyRule{{Caller: "Converse*", Allow: []string{"CvLocal*", "CvRemote*"}}}
 	n, err := node.With(cfg, w.Connect(t), sharedMemory{w.Memory}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -9,14 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
 	projectdocs "github.com/a2abus/a2abus/docs"
+	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/agents/research"
 	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/internal/cliutil"
@@ -56,6 +59,26 @@ func newDemoCmd(c *cli) *cobra.Command {
 	return cliutil.SetProfile(cmd, cliutil.Demo)
 }
 
+// demoPolicy is what the demo calls, and all it enables (policy.default is
+// deny): its caller calls the reference agents and the Orchestrator (SampleAgent
+// delegates through the same caller), and the Orchestrator's workflow and
+// routing call the reference agents.
+var demoPolicy = []config.PolicyRule{
+	{Caller: "DemoCaller", Allow: []string{"SampleAgent", "ResearchAgent", agents.KindOrchestrator}},
+	{Caller: agents.KindOrchestrator, Allow: []string{"SampleAgent", "ResearchAgent"}},
+}
+
+// withRules adds to rules those of more whose caller no rule names yet.
+func withRules(rules []config.PolicyRule, more ...config.PolicyRule) []config.PolicyRule {
+	out := slices.Clone(rules)
+	for _, r := range more {
+		if !slices.ContainsFunc(out, func(o config.PolicyRule) bool { return strings.EqualFold(o.Caller, r.Caller) }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // demoConsole is the demo's console: where it listens ("" for none) and
 // how long it stays open after the demo.
 type demoConsole struct {
@@ -65,6 +88,7 @@ type demoConsole struct {
 
 func runDemo(ctx context.Context, e *env, con demoConsole) (err error) {
 	cfg := e.Config
+	cfg.Policy.Rules = withRules(cfg.Policy.Rules, demoPolicy...)
 	n, err := e.OpenNode(ctx, "a2abus-demo")
 	if err != nil {
 		return err
@@ -74,7 +98,12 @@ func runDemo(ctx context.Context, e *env, con demoConsole) (err error) {
 	if !cfg.Bus.Embedded() || !cfg.Redis.Embedded() {
 		where = fmt.Sprintf("bus %s, memory %s", describe(cfg.Bus.Embedded(), "RabbitMQ"), describe(cfg.Redis.Embedded(), "Redis"))
 	}
-	d.printf("a2abus demo on the %s\n\n", where)
+	d.printf("a2abus demo on the %s\n", where)
+	d.printf("Policy (policy.default %s; the demo adds the rules of what it calls):\n", cfg.Policy.Default)
+	for _, line := range node.Policy(cfg).Allowed() {
+		d.printf("  %s\n", line)
+	}
+	d.printf("\n")
 
 	// Everything is assembled as `a2abus serve` and `a2abus invoke` assemble
 	// it, on one host: the configured guard, limits, timeouts and announce

@@ -32,7 +32,8 @@ func TestDemoHonoursPolicyAndLimits(t *testing.T) {
 	for _, tt := range []struct {
 		name, config, refused, code string
 	}{
-		{"policy", "policy:\n  rules:\n    - caller: DemoCaller\n      deny: [\"Research*\"]\n",
+		// The configuration's own rule for DemoCaller wins over the demo's.
+		{"policy", "policy:\n  rules:\n    - caller: DemoCaller\n      allow: [\"*\"]\n      deny: [\"Research*\"]\n",
 			"demo step 3 (ResearchAgent.research)", "FORBIDDEN"},
 		// SampleAgent's bucket holds two calls (echo, npv); its third (sleep) is refused.
 		{"limits", "limits:\n  rate: 0.001\n  burst: 2\n", "demo step 4 (SampleAgent.sleep past its deadline)", "RATE_LIMITED"},
@@ -59,6 +60,12 @@ func TestDemoRoutesByIntent(t *testing.T) {
 		t.Fatalf("demo: exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{
+		// Deny by default: the demo enables exactly what it calls, and says so.
+		"Policy (policy.default deny; the demo adds the rules of what it calls):\n" +
+			"  Cli may call any agent (policy.rules[0])\n" +
+			"  DemoCaller may call SampleAgent, ResearchAgent, Orchestrator (policy.rules[1])\n" +
+			"  Orchestrator may call SampleAgent, ResearchAgent (policy.rules[2])\n" +
+			"  any other caller may call no agent (policy.default deny)\n",
 		"Routing by intent (a2abus invoke Orchestrator route TEXT), classified by the keyword matcher (no model):",
 		`intent "net_present_value", confidence 0.`, "SampleAgent.npv: route\n    NPV of 5 cash flows at 12% per period: 17206.82",
 		"no agent: decline\n    None of the agents I can reach can do this. What they can do:\n    - Research (ResearchAgent)",

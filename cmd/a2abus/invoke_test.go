@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,7 +72,8 @@ func TestInvokeAgainstRealServers(t *testing.T) {
 	amqpURL, exchange := w.AMQPURL, w.Exchange
 	agentName, callerName, id := w.N("CliAgent"), w.N("CliCaller"), strings.ToLower(w.N("s"))
 	for k, v := range map[string]string{"BUS_URL": amqpURL, "BUS_EXCHANGE": exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn"} {
+		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn",
+		"POLICY_RULES": fmt.Sprintf(`[{"caller":%q,"allow":[%q]}]`, callerName, agentName)} {
 		t.Setenv("A2ABUS_"+k, v)
 	}
 

@@ -42,7 +42,8 @@ func TestReplyAgainstRealServers(t *testing.T) {
 	w := testworld.Real(t)
 	agentName, callerName, id := w.N("Clerk"), w.N("CliCaller"), strings.ToLower(w.N("s"))
 	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL,
-		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn"} {
+		"REDIS_KEY_PREFIX": w.KeyPrefix, "CALLER_NAME": callerName, "LOG_LEVEL": "warn",
+		"POLICY_RULES": fmt.Sprintf(`[{"caller":%q,"allow":[%q]}]`, callerName, agentName)} {
 		t.Setenv("A2ABUS_"+k, v)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -147,6 +147,8 @@ func TestWorkflowRunByNameNamesTheFailedStep(t *testing.T) {
 	})
 	cfg := config.Default()
 	cfg.Bus.URL, cfg.Bus.Exchange, cfg.Redis.URL, cfg.Redis.KeyPrefix = w.AMQPURL, w.Exchange, w.RedisURL, w.KeyPrefix
+	// Deny by default: the CLI calls the Orchestrator, which calls the agent.
+	cfg.Policy.Rules = []config.PolicyRule{{Caller: callerName, Allow: []string{orch}}, {Caller: orch, Allow: []string{agentName}}}
 	n, err := node.Open(context.Background(), cfg, orch, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -14,12 +14,20 @@ import (
 	"github.com/a2abus/a2abus/pkg/agent"
 )
 
+// allowAll is a policy.rules that lets every caller call every agent, for
+// the tests that are not about the policy (policy.default stays deny).
+const allowAll = `[{"caller":"*","allow":["*"]}]`
+
 // useWorld points the commands at w through A2ABUS_* variables (its bus,
 // exchange, Redis and key prefix) and sets the others more names
 // (CALLER_NAME, LOG_LEVEL, DIRECTORY_WELL_KNOWN_FILE, …), each without
-// the A2ABUS_ prefix.
+// the A2ABUS_ prefix. Unless more sets POLICY_RULES, every call is allowed
+// (allowAll).
 func useWorld(t *testing.T, w *testworld.World, more map[string]string) {
 	t.Helper()
+	if _, set := more["POLICY_RULES"]; !set {
+		t.Setenv("A2ABUS_POLICY_RULES", allowAll)
+	}
 	for k, v := range map[string]string{"BUS_URL": w.AMQPURL, "BUS_EXCHANGE": w.Exchange, "REDIS_URL": w.RedisURL, "REDIS_KEY_PREFIX": w.KeyPrefix} {
 		t.Setenv("A2ABUS_"+k, v)
 	}

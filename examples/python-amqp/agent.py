@@ -371,6 +371,10 @@ class Agent:
                 "taskId": req["taskId"], "agent": self.name, "state": "TASK_STATE_COMPLETED", "status": "SUCCESS",
                 "message": {"messageId": str(uuid.uuid4()), "role": "ROLE_AGENT", "parts": [{"text": outcome[1]}]},
                 "metadata": {"processingTimeMs": took, "agentVersion": "1.0.0"}, "time": now_rfc3339()}
+            if outcome[0] == "result":
+                # Required for SUCCESS and PARTIAL (docs/wire-protocol.md): these
+                # skills answer exactly what they were asked, nothing inferred.
+                payload["confidence"] = "HIGH"
             if outcome[0] == "question":  # the end of a turn, not of the task: no status
                 del payload["status"]
                 payload["state"] = "TASK_STATE_INPUT_REQUIRED"

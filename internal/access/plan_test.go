@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/pkg/guard"
 )
 
 func TestPlanRegexes(t *testing.T) {
@@ -95,16 +98,25 @@ func TestCommandsQuotePasswordsAsVariables(t *testing.T) {
 }
 
 // TestDeployComponentMatchesThePlan: deploy/components/access/access.yaml
-// is the plan of the base's well-known agents and the caller Cli.
+// is the plan of the base's well-known agents, the caller Cli (caller.name)
+// and the names of the policy section of deploy/base/a2abus.yaml, each
+// caller granted exactly the targets its rule allows.
 func TestDeployComponentMatchesThePlan(t *testing.T) {
 	wk, err := directory.LoadWellKnown("../../deploy/base/well-known-agents.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Roster{Callers: []string{"Cli"}}
+	policy := deployPolicy(t)
+	g, err := guard.New(guard.Config{Policy: policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Roster{Callers: []string{"Cli"}, MayCall: func(c, t string) bool { return g.Authorize(c, t) == nil }}
 	for _, a := range wk {
 		r.Agents = append(r.Agents, a.AgentName)
 	}
+	callers, targets := PolicyNames(policy)
+	r.Agents, r.Callers = append(r.Agents, targets...), append(r.Callers, callers...)
 	plan, err := Build(Options{Principals: r.Principals()})
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +130,62 @@ func TestDeployComponentMatchesThePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != b.String() {
-		t.Errorf("deploy/components/access/access.yaml is stale: regenerate it with a2abus access plan --format manifests --caller Cli\n%s", b.String())
+		t.Errorf("deploy/components/access/access.yaml is stale: regenerate it with A2ABUS_DIRECTORY_WELL_KNOWN_FILE=deploy/base/well-known-agents.json "+
+			"a2abus access plan --config deploy/base/a2abus.yaml --format manifests\n%s", b.String())
+	}
+	// Deny by default: the Primary may call the two agents, ResearchAgent nothing.
+	for _, u := range plan.Users {
+		switch u.Name {
+		case "Primary":
+			if !strings.Contains(u.Write, `agent\.task\.SampleAgent`) || !strings.Contains(u.Write, `agent\.task\.ResearchAgent`) {
+				t.Errorf("Primary may not send tasks to the agents it calls: %s", u.Write)
+			}
+		case "ResearchAgent":
+			if strings.Contains(u.Write, `agent\.task\.SampleAgent`) || strings.Contains(u.Write, `agent\.task\.Primary`) {
+				t.Errorf("ResearchAgent, which calls nothing, may send tasks: %s", u.Write)
+			}
+		}
+	}
+}
+
+// deployPolicy reads the policy section of deploy/base/a2abus.yaml.
+func deployPolicy(t *testing.T) guard.Policy {
+	t.Helper()
+	data, err := os.ReadFile("../../deploy/base/a2abus.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Policy struct {
+			Default string
+			Rules   []struct {
+				Caller      string
+				MayCall     *bool `yaml:"may_call"`
+				Allow, Deny []string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	if file.Policy.Default != "deny" || len(file.Policy.Rules) == 0 {
+		t.Fatalf("deploy/base/a2abus.yaml: policy.default %q with %d rules, want deny and the rules of what the base calls", file.Policy.Default, len(file.Policy.Rules))
+	}
+	p := guard.Policy{Default: guard.Deny}
+	for _, r := range file.Policy.Rules {
+		p.Rules = append(p.Rules, guard.Rule{Caller: r.Caller, NoCalls: r.MayCall != nil && !*r.MayCall, Allow: r.Allow, Deny: r.Deny})
+	}
+	return p
+}
+
+func TestPolicyNames(t *testing.T) {
+	callers, targets := PolicyNames(guard.Policy{Rules: []guard.Rule{
+		{Caller: "Cli", Allow: []string{"*", "SampleAgent"}},
+		{Caller: "Bot*", Allow: []string{"Docs"}},
+		{Caller: "Muted", NoCalls: true, Allow: []string{"Hidden"}},
+		{Caller: "cli", Allow: []string{"sampleagent", "Res?"}},
+	}})
+	if strings.Join(callers, ",") != "Cli,Muted" || strings.Join(targets, ",") != "SampleAgent,Docs" {
+		t.Errorf("PolicyNames = %q, %q; want the exact callers Cli, Muted and the exact targets SampleAgent, Docs", callers, targets)
 	}
 }

@@ -6,6 +6,8 @@ package access
 import (
 	"slices"
 	"strings"
+
+	"github.com/a2abus/a2abus/pkg/guard"
 )
 
 // Roster is who a deployment runs: its agents (which may also delegate) and
@@ -65,3 +67,26 @@ func dedupe(names []string) []string {
 	}
 	return out
 }
+
+// PolicyNames returns the names the rules of a policy spell out (patterns
+// left out): the callers of its rules, and the targets of their allow
+// lists, which are agents. A deployment's policy section is so the one
+// place that says both who runs and who may call whom (a2abus access plan).
+func PolicyNames(p guard.Policy) (callers, targets []string) {
+	for _, r := range p.Rules {
+		if !isPattern(r.Caller) {
+			callers = append(callers, r.Caller)
+		}
+		if r.NoCalls {
+			continue
+		}
+		for _, t := range r.Allow {
+			if !isPattern(t) {
+				targets = append(targets, t)
+			}
+		}
+	}
+	return dedupe(callers), dedupe(targets)
+}
+
+func isPattern(name string) bool { return strings.ContainsAny(name, "*?") }

@@ -30,7 +30,7 @@ import (
 // report kept in working memory; and it passes its task's handoff user
 // context to the steps.
 func TestOrchestratorOutcomes(t *testing.T) {
-	n, err := node.With(config.Default(), inproc.New(inproc.Options{}), inmem.New(inmem.Options{}), nil)
+	n, err := node.With(orchestratedConfig(), inproc.New(inproc.Options{}), inmem.New(inmem.Options{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,4 +96,12 @@ func TestOrchestratorOutcomes(t *testing.T) {
 	if !errors.As(out.Err(), &ae) || ae.Code != a2a.CodeSkillNotSupported || !strings.Contains(ae.Message, "step nope (SampleAgent.nope) failed: SKILL_NOT_SUPPORTED: ") {
 		t.Fatalf("unknown skill: %v %+v", out.Err(), out.Result)
 	}
+}
+
+// orchestratedConfig enables what the test calls (deny by default): its
+// caller calls the Orchestrator, which calls the reference agents.
+func orchestratedConfig() *config.Config {
+	cfg := config.Default()
+	cfg.Policy.Rules = []config.PolicyRule{{Caller: "*", Allow: []string{"*"}}}
+	return cfg
 }

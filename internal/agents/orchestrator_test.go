@@ -118,7 +118,7 @@ steps:
 		}
 		cmd.Env = append(cmd.Env, "A2ABUS_BUS_URL="+w.AMQPURL, "A2ABUS_REDIS_URL="+w.RedisURL, "A2ABUS_BUS_EXCHANGE="+w.Exchange,
 			"A2ABUS_REDIS_KEY_PREFIX="+w.KeyPrefix, "A2ABUS_LOG_LEVEL=warn", "A2ABUS_DIRECTORY_WELL_KNOWN_FILE="+wellKnown,
-			"A2ABUS_DIRECTORY_KNOWN_AGENTS_FILE=")
+			"A2ABUS_DIRECTORY_KNOWN_AGENTS_FILE=", `A2ABUS_POLICY_RULES=[{"caller":"*","allow":["*"]}]`) // not about the policy
 		out := &testenv.Buffer{}
 		cmd.Stdout, cmd.Stderr = out, out
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

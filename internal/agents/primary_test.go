@@ -28,11 +28,12 @@ import (
 	"github.com/a2abus/a2abus/pkg/tools"
 )
 
-// scriptedConfig is the default configuration with the scripted server as its model.
+// scriptedConfig is the default configuration with the scripted server as
+// its model, every call allowed (allowAll).
 func scriptedConfig(srv *llmtest.Server) *config.Config {
 	cfg := config.Default()
 	cfg.LLM.BaseURL, cfg.LLM.Model = srv.URL, "scripted"
-	return cfg
+	return allowAll(cfg)
 }
 
 var notifiedKey = regexp.MustCompile(`key '([^']+)'`)

@@ -17,12 +17,14 @@ import (
 
 // Served agents apply the configured policy twice: to the callers of their
 // tasks, and (SampleAgent) to their own delegations; and SampleAgent.delegate
-// honours a task's allow_nested_calls: false.
+// honours a task's allow_nested_calls: false. A caller no rule names is
+// refused (deny by default), told the key that would allow it.
 func TestServeAppliesThePolicy(t *testing.T) {
 	w := newWorld(t)
 	cfg := testConfig(t)
 	cfg.Policy.Rules = []config.PolicyRule{
-		{Caller: "Main", Deny: []string{"Help*"}},
+		{Caller: "Tester", Allow: []string{"Main"}},
+		{Caller: "Main", Allow: []string{"*"}, Deny: []string{"Help*"}},
 		{Caller: "Intruder", MayCall: new(false)},
 	}
 	ctx, cancel := context.WithCancel(testCtx(t))
@@ -30,7 +32,7 @@ func TestServeAppliesThePolicy(t *testing.T) {
 	for _, name := range []string{"Main", "Helper", "Other"} {
 		go func() { done <- serveOn(ctx, cfg, KindSample, name, w.Connect(w.t), keepOpen{w.Memory}) }()
 	}
-	tester, intruder := w.caller("Tester"), w.caller("Intruder") // no guard of their own
+	tester, intruder, stranger := w.caller("Tester"), w.caller("Intruder"), w.caller("Stranger") // no guard of their own
 	call := func(c *caller.Caller, req caller.Request) *caller.Outcome {
 		t.Helper()
 		req.Timeout = 10 * time.Second
@@ -52,7 +54,7 @@ func TestServeAppliesThePolicy(t *testing.T) {
 	}
 	// Main's own caller refuses its delegation to Helper; Other is fine.
 	wantForbidden("delegation to Helper", call(tester, caller.Request{Target: "Main", Skill: "delegate", Input: delegate("Helper")}),
-		`Main may not call Helper: policy.rules[0] (caller "Main") denies target "Help*"`)
+		`Main may not call Helper: policy.rules[1] (caller "Main") denies target "Help*"; to allow it, drop "Help*" from policy.rules[1].deny`)
 	if out := call(tester, caller.Request{Target: "Main", Skill: "delegate", Input: delegate("Other")}); out.Err() != nil || out.Result.Text() != "relayed" {
 		t.Errorf("delegation to Other = %v %q", out.Err(), out.Result.Text())
 	}
@@ -62,6 +64,13 @@ func TestServeAppliesThePolicy(t *testing.T) {
 		"does not allow nested calls")
 	// Main refuses a caller the policy forbids, though that caller has no guard.
 	wantForbidden("intruder's task", call(intruder, caller.Request{Target: "Main", Skill: "echo", Text: "hi"}), "may_call: false")
+	// Deny by default: Main refuses a caller no rule names, and Other, for
+	// which no rule allows anything, may not delegate.
+	wantForbidden("stranger's task", call(stranger, caller.Request{Target: "Main", Skill: "echo", Text: "hi"}),
+		`no policy rule matches caller "Stranger" and policy.default is deny; to allow it, add to policy.rules {caller: Stranger, allow: [Main]}`)
+	wantForbidden("a delegation no rule allows", call(tester, caller.Request{Target: "Main", Skill: "delegate",
+		Input: json.RawMessage(`{"agent": "Other", "skill": "delegate", "input": {"agent": "Helper", "skill": "echo", "text": "x"}}`)}),
+		"Other may not call Helper: no policy rule matches caller \"Other\"")
 	cancel()
 	for range 3 {
 		if err := <-done; err != nil {

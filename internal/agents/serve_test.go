@@ -176,7 +176,15 @@ type keepOpen struct{ memory.Memory }
 
 func (keepOpen) Close() error { return nil }
 
-// testConfig is the default configuration with a docs folder and fast timers.
+// allowAll lets every caller call every agent: the configuration of the
+// tests that are not about the policy (policy.default stays deny).
+func allowAll(cfg *config.Config) *config.Config {
+	cfg.Policy.Rules = []config.PolicyRule{{Caller: "*", Allow: []string{"*"}}}
+	return cfg
+}
+
+// testConfig is the default configuration with a docs folder and fast
+// timers, every call allowed (allowAll).
 func testConfig(t *testing.T) *config.Config {
 	dir := t.TempDir()
 	doc := "# Topology\n\nTask queues are durable queues.\n\n# Failures\n\nPoison tasks go to dead letters."
@@ -187,7 +195,7 @@ func testConfig(t *testing.T) *config.Config {
 	cfg.Research.DocsDir = dir
 	cfg.Agent.StopTimeout = time.Second
 	cfg.Caller.SweepInterval = 50 * time.Millisecond
-	return cfg
+	return allowAll(cfg)
 }
 
 func testCtx(t *testing.T) context.Context {

@@ -91,6 +91,8 @@ func newProjectChain(ctx context.Context, cfg projectConfig) (_ *projectChain, e
 		}
 	}()
 	nc := cfg.nodeConfig()
+	// Deny by default: the one call the chain makes, checked as any call is.
+	nc.Policy.Rules = []config.PolicyRule{{Caller: p.callerName, Allow: []string{p.agentName}}}
 	open := func(role string) (*node.Host, error) {
 		n, err := node.Open(ctx, nc, "a2abus-bench-"+role, cfg.log)
 		if err != nil {

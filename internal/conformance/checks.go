@@ -32,6 +32,7 @@ func (k *kit) checks() []check {
 		{"round-trip", Must, "answers a request on --skill with a task.result", k.roundTrip},
 		{"no-status-unstreamed", Must, "sends no task.status for a request without stream", k.noStatus},
 		{"trace", Should, "the reply carries the request's traceparent", k.trace},
+		{"confidence", Should, "a SUCCESS or PARTIAL task.result states its confidence (warns, never fails)", k.confidence},
 		{"status-streamed", Must, "sends a working task.status before the result of a streamed request", k.streamed},
 		{"typed-error", Must, "a failing skill answers a task.error with a code, message, retryable and the code's state", k.typedError},
 		{"wrong-target", Must, "a task addressed to another agent is refused INVALID_INPUT", k.wrongTarget},
@@ -223,6 +224,32 @@ func (k *kit) trace(context.Context) (Outcome, string) {
 		}
 	}
 	return Fail, "the round trip got no answer"
+}
+
+// confidence warns when the round trip's SUCCESS or PARTIAL result has no
+// confidence: the contract requires one, the bus does not refuse it.
+func (k *kit) confidence(context.Context) (Outcome, string) {
+	for _, r := range k.rt {
+		if !isFinal(r) {
+			continue
+		}
+		p, err := decode(r.d)
+		if err != nil {
+			return Skip, "the round trip's answer does not decode"
+		}
+		res, ok := p.(*a2a.TaskResult)
+		switch {
+		case !ok:
+			return Skip, fmt.Sprintf("the round trip got a %s, not a task.result", r.d.Type)
+		case res.Status != "" && res.Status != a2a.StatusSuccess && res.Status != a2a.StatusPartial:
+			return Skip, fmt.Sprintf("the round trip's result is %s, which needs no confidence", res.Status)
+		case res.Confidence == "":
+			return Warn, fmt.Sprintf("the %s result states no confidence: the contract requires one (HIGH, MEDIUM, LOW or SPECULATIVE) for SUCCESS and PARTIAL",
+				or(string(res.Status), "SUCCESS"))
+		}
+		return Pass, "confidence " + string(res.Confidence)
+	}
+	return Skip, "the round trip got no answer"
 }
 
 func (k *kit) streamed(ctx context.Context) (Outcome, string) {

@@ -40,11 +40,14 @@ const (
 // Outcome of one check.
 type Outcome string
 
-// Outcomes: a skipped check was not run (what it needs was not given).
+// Outcomes: a skipped check was not run (what it needs was not given); a
+// warned one found something the contract asks for missing, which does not
+// fail the run.
 const (
 	Pass Outcome = "pass"
 	Fail Outcome = "fail"
 	Skip Outcome = "skip"
+	Warn Outcome = "warn"
 )
 
 // Options says which agent to drive and how.
@@ -170,11 +173,12 @@ func (r *Report) Failed() bool {
 	return false
 }
 
-// Counts returns how many checks passed, failed and were skipped.
+// Counts returns how many checks passed (a warning included), failed and
+// were skipped.
 func (r *Report) Counts() (pass, fail, skip int) {
 	for _, res := range r.Results {
 		switch res.Outcome {
-		case Pass:
+		case Pass, Warn:
 			pass++
 		case Fail:
 			fail++
@@ -201,8 +205,23 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if r.Failed() {
 		verdict = "DOES NOT CONFORM"
 	}
-	_, err := fmt.Fprintf(w, "%s on %q: %d passed, %d failed, %d skipped: %s\n", r.Agent, r.Exchange, p, f, s, verdict)
+	warned := ""
+	if n := r.Warned(); n > 0 {
+		warned = fmt.Sprintf(" (%d with a warning)", n)
+	}
+	_, err := fmt.Fprintf(w, "%s on %q: %d passed%s, %d failed, %d skipped: %s\n", r.Agent, r.Exchange, p, warned, f, s, verdict)
 	return err
+}
+
+// Warned returns how many checks passed with a warning.
+func (r *Report) Warned() int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Outcome == Warn {
+			n++
+		}
+	}
+	return n
 }
 
 // WriteJSON prints the report as one JSON document.

@@ -27,9 +27,10 @@ import (
 
 // serveSample runs SampleAgent named name on w's real broker and returns a
 // function that stops it and waits for it to return.
-func serveSample(t *testing.T, w *testworld.World, name string) func(context.Context) error {
+func serveSample(t *testing.T, w *testworld.World, name, kit string) func(context.Context) error {
 	t.Helper()
 	cfg := config.Default()
+	allowKit(cfg, kit, name)
 	cfg.Bus.URL, cfg.Bus.Exchange = w.AMQPURL, w.Exchange
 	cfg.Redis.URL, cfg.Redis.KeyPrefix = w.RedisURL, w.KeyPrefix
 	cfg.Agent.StopTimeout = time.Second
@@ -60,12 +61,13 @@ func serveSample(t *testing.T, w *testworld.World, name string) func(context.Con
 func TestSampleAgentConforms(t *testing.T) {
 	w := testworld.Real(t)
 	name := w.N("ConfSample")
-	stop := serveSample(t, w, name)
+	kit := w.N("ConfKit")
+	stop := serveSample(t, w, name, kit)
 	rep := conformancetest.RequireAllBut(t, conformance.Options{
-		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: w.N("ConfKit"), Stop: stop, Timeout: 20 * time.Second,
+		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: kit, Stop: stop, Timeout: 20 * time.Second,
 	}, "question", "later-turn", "turn-from-history", "attempt-echo")
-	if rep.Failed() || len(rep.Results) != 23 {
-		t.Errorf("report failed=%v with %d results, want 23 and no failure", rep.Failed(), len(rep.Results))
+	if rep.Failed() || len(rep.Results) != 24 {
+		t.Errorf("report failed=%v with %d results, want 24 and no failure", rep.Failed(), len(rep.Results))
 	}
 	for _, r := range rep.Results {
 		if r.ID == "question" && !strings.Contains(r.Detail, "optional for agents") {
@@ -123,9 +125,10 @@ func TestOptionsRefused(t *testing.T) {
 // askingAgent serves SampleAgent's skills and clarify — which asks how to
 // greet the text, then greets on the next turn from the request's history
 // alone — named name on w's real broker; the function returned stops it.
-func askingAgent(t *testing.T, w *testworld.World, name string) func(context.Context) error {
+func askingAgent(t *testing.T, w *testworld.World, name, kit string) func(context.Context) error {
 	t.Helper()
 	cfg := config.Default()
+	allowKit(cfg, kit, name)
 	cfg.Bus.Exchange = w.Exchange
 	cfg.Directory.WellKnownFile = ""
 	n, err := node.With(cfg, w.Connect(t), keepOpen{w.Memory}, zap.NewNop())
@@ -173,6 +176,12 @@ func askingAgent(t *testing.T, w *testworld.World, name string) func(context.Con
 	return stop
 }
 
+// allowKit lets the kit's caller call the agent under test: the agent
+// checks the policy (deny by default) before it runs a task.
+func allowKit(cfg *config.Config, kit, agent string) {
+	cfg.Policy.Rules = append(cfg.Policy.Rules, config.PolicyRule{Caller: kit, Allow: []string{agent}})
+}
+
 // keepOpen leaves the world's memory open when a node closes.
 type keepOpen struct{ memory.Memory }
 
@@ -183,11 +192,12 @@ func (keepOpen) Close() error { return nil }
 func TestAgentThatAsksConforms(t *testing.T) {
 	w := testworld.Real(t)
 	name := w.N("ConfAsks")
-	stop := askingAgent(t, w, name)
+	kit := w.N("ConfKit")
+	stop := askingAgent(t, w, name, kit)
 	rep := conformancetest.RequireAll(t, conformance.Options{
-		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: w.N("ConfKit"), Stop: stop, Timeout: 20 * time.Second,
+		URL: w.AMQPURL, Exchange: w.Exchange, Agent: name, Caller: kit, Stop: stop, Timeout: 20 * time.Second,
 	})
-	if len(rep.Results) != 23 {
-		t.Errorf("%d results, want 23", len(rep.Results))
+	if len(rep.Results) != 24 {
+		t.Errorf("%d results, want 24", len(rep.Results))
 	}
 }

@@ -62,3 +62,43 @@ func TestExpectTurnEnd(t *testing.T) {
 		}
 	}
 }
+
+// The round trip's SUCCESS or PARTIAL result without a confidence is a
+// warning (the run still conforms); with one it passes; an ERROR result
+// needs none.
+func TestConfidenceWarns(t *testing.T) {
+	now := time.Now().UTC()
+	result := func(status a2a.ResultStatus, c a2a.Confidence) *a2a.TaskResult {
+		state := a2a.TaskStateCompleted
+		if status == a2a.StatusError {
+			state = a2a.TaskStateFailed
+		}
+		return &a2a.TaskResult{TaskID: "t1", Agent: "Py", State: state, Status: status, Confidence: c,
+			Message: a2a.NewTextMessage(a2a.MessageRoleAgent, "ok"), Time: now}
+	}
+	for _, tt := range []struct {
+		res  *a2a.TaskResult
+		want Outcome
+		says string
+	}{
+		{result(a2a.StatusSuccess, ""), Warn, "the SUCCESS result states no confidence"},
+		{result("", ""), Warn, "the SUCCESS result states no confidence"},
+		{result(a2a.StatusPartial, ""), Warn, "the PARTIAL result states no confidence"},
+		{result(a2a.StatusSuccess, a2a.ConfidenceMedium), Pass, "confidence MEDIUM"},
+		{result(a2a.StatusError, ""), Skip, "needs no confidence"},
+	} {
+		k := &kit{o: Options{Agent: "Py"}, rt: []received{delivery(t, a2a.KindTaskResult, "t1", tt.res)}}
+		got, detail := k.confidence(t.Context())
+		if got != tt.want || !strings.Contains(detail, tt.says) {
+			t.Errorf("status %q confidence %q: %s %q, want %s saying %q", tt.res.Status, tt.res.Confidence, got, detail, tt.want, tt.says)
+		}
+	}
+	rep := &Report{Agent: "Py", Results: []Result{{ID: "round-trip", Level: Must, Outcome: Pass}, {ID: "confidence", Level: Should, Outcome: Warn}}}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed() || !strings.Contains(b.String(), "WARN") || !strings.Contains(b.String(), "2 passed (1 with a warning), 0 failed, 0 skipped: conforms") {
+		t.Errorf("a warning fails the run or is not shown:\n%s", b.String())
+	}
+}

@@ -91,6 +91,7 @@ func (e *env) environ(extra ...string) []string {
 		"A2ABUS_BUS_EXCHANGE="+e.w.Exchange, "A2ABUS_REDIS_KEY_PREFIX="+e.w.KeyPrefix,
 		"A2ABUS_CALLER_NAME="+e.caller, "A2ABUS_LOG_LEVEL=warn", "A2ABUS_LOG_FORMAT=console",
 		"A2ABUS_DIRECTORY_WELL_KNOWN_FILE="+e.wellKnown, "A2ABUS_DIRECTORY_KNOWN_AGENTS_FILE=",
+		`A2ABUS_POLICY_RULES=[{"caller":"*","allow":["*"]}]`, // every call: not about the policy (policy.default stays deny)
 	)
 	out = append(out, e.extra...)
 	return append(out, extra...)

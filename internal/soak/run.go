@@ -189,6 +189,9 @@ func (r *runner) env() []string {
 		"A2ABUS_REDIS_KEY_PREFIX=" + r.memoryPrefix(),
 		"A2ABUS_LOG_LEVEL=warn", "A2ABUS_LIMITS_MAX_IN_FLIGHT=0", "A2ABUS_LIMITS_BREAKER_FAILURES=0",
 		"A2ABUS_AGENT_CONCURRENCY=8", "A2ABUS_AGENT_STOP_TIMEOUT=5s",
+		// Every call of the run, on its private exchange: the soak is not about
+		// the policy (deny by default), which still checks each call.
+		`A2ABUS_POLICY_RULES=[{"caller":"*","allow":["*"]}]`,
 		envLedger + "=" + r.o.RedisURL, envRun + "=" + r.run, envSeed + "=" + strconv.FormatUint(r.o.Seed, 10),
 		envTotal + "=" + strconv.Itoa(r.o.Tasks),
 	}

@@ -150,6 +150,7 @@ type Agent struct {
 	mw       []Middleware
 	running  *runningTasks
 	schemas  map[string]*schema.Schema // input schemas by skill (WithInputSchema); guarded by mu
+	unstated unstated                  // skills logged for a result without a confidence
 
 	life *component.Runner
 

@@ -22,7 +22,9 @@ import (
 // it before the handler runs, and answers a bad one with INVALID_INPUT.
 func ExampleAgent_Handle() {
 	ctx := context.Background()
-	n, err := node.Open(ctx, config.Default(), "example", nil) // the embedded bus and memory
+	cfg := config.Default() // calls are denied by default: a rule lets the caller call the agent
+	cfg.Policy.Rules = append(cfg.Policy.Rules, config.PolicyRule{Caller: "Primary", Allow: []string{"Calculator"}})
+	n, err := node.Open(ctx, cfg, "example", nil) // the embedded bus and memory
 	if err != nil {
 		log.Fatal(err)
 	}

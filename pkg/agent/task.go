@@ -171,7 +171,10 @@ type Result struct {
 	// replica. Status must be empty with a question.
 	Question *a2a.Question
 	// Status defaults to SUCCESS; PARTIAL still completes the task, ERROR fails it.
-	Status     a2a.ResultStatus
+	Status a2a.ResultStatus
+	// Confidence is how sure the handler is of the result, required by the
+	// contract for SUCCESS and PARTIAL; a result without one is published
+	// with DefaultConfidence (LOW).
 	Confidence a2a.Confidence
 	Warnings   []string
 	TokensUsed int64

@@ -218,7 +218,7 @@ func (a *Agent) execute(workCtx, dctx context.Context, d *bus.Delivery, req *a2a
 	}
 	result := &a2a.TaskResult{
 		TaskID: req.TaskID, Agent: a.Name(), State: res.state(), Status: status,
-		Message: res.Message, Artifacts: res.Artifacts, Confidence: res.Confidence, Warnings: res.Warnings,
+		Message: res.Message, Artifacts: res.Artifacts, Confidence: a.confidence(req.Skill, status, res), Warnings: res.Warnings,
 		Metadata: a2a.ResultMetadata{ProcessingTimeMs: elapsed.Milliseconds(), AgentVersion: a.opts.Card.Version, TokensUsed: res.TokensUsed, Extra: res.Extra},
 		Time:     a.opts.Now(), Question: res.Question, Turn: req.Turn,
 	}

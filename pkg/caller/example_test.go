@@ -21,7 +21,9 @@ import (
 // function that stops everything.
 func start() (*caller.Caller, func()) {
 	ctx, stop := context.WithCancel(context.Background())
-	n, err := node.Open(ctx, config.Default(), "example", nil)
+	cfg := config.Default() // calls are denied by default: a rule lets the caller call the agent
+	cfg.Policy.Rules = append(cfg.Policy.Rules, config.PolicyRule{Caller: "Primary", Allow: []string{"Writer"}})
+	n, err := node.Open(ctx, cfg, "example", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -17,7 +17,8 @@ import (
 // policy section) and no Deny names it — a Default of allow in the policy
 // section does not count — or the spec carries the starter's Consent. Bus,
 // when set, is the process's call guard (node.Guard, the policy section):
-// its refusal of local → remote wins over both.
+// its refusal of local → remote wins over a rule, and a refusal by one of
+// its rules (guard.Denies, not its default) wins over a consent.
 type Policy struct {
 	// Rules are the explicit allow lists, with guard.Rule's meaning (Caller
 	// is the local agent). policy.rules of the configuration may be passed
@@ -74,7 +75,11 @@ func (p Policy) Check(spec Spec, orchestrator string) error {
 		return fmt.Errorf("%w: %s may not converse with %s: no rule for %s allows it (policy.rules allow, or --allow)",
 			ErrForbidden, spec.Local, spec.Remote, spec.Local)
 	}
-	if err := p.Bus.Authorize(spec.Local, spec.Remote); err != nil {
+	busCheck := p.Bus.Authorize
+	if spec.Consent { // the starter's consent stands in for a rule: only a rule that refuses the pair wins over it
+		busCheck = p.Bus.Denies
+	}
+	if err := busCheck(spec.Local, spec.Remote); err != nil {
 		return fmt.Errorf("%w: the policy section refuses %s → %s: %w", ErrForbidden, spec.Local, spec.Remote, err)
 	}
 	return nil

@@ -199,7 +199,8 @@ func TestPolicyAndRateAnswerTheirStatus(t *testing.T) {
 	var bobName string
 	m := newMesh(t, w, func(o *gateway.Options) { o.Rate, o.Burst, o.MaxStreams = 0.5, 2, 1 }, func(c *config.Config) {
 		bobName = w.N("Bob")
-		c.Policy.Rules = []config.PolicyRule{{Caller: bobName, Deny: []string{w.N("SampleAgent")}}}
+		c.Policy.Rules = []config.PolicyRule{{Caller: bobName, Allow: []string{"*"}, Deny: []string{w.N("SampleAgent")}},
+			{Caller: w.N("Alice"), Allow: []string{w.N("SampleAgent")}}}
 	})
 	bob := []string{"Authorization", "Bearer " + bobKey}
 	resp, a := post(t, m.agentURL(m.sample), "application/json", rpc("SendMessage", sendParams("hi", sample.SkillEcho, nil)), bob...)
@@ -249,7 +250,7 @@ func TestPolicyAndRateAnswerTheirStatus(t *testing.T) {
 func TestRefusalBeforeAStreamSetsItsStatus(t *testing.T) {
 	w := testworld.Embedded(t)
 	m := newMesh(t, w, nil, func(c *config.Config) {
-		c.Policy.Rules = []config.PolicyRule{{Caller: w.N("Alice"), Deny: []string{w.N("SampleAgent")}}}
+		c.Policy.Rules = []config.PolicyRule{{Caller: w.N("Alice"), Allow: []string{"*"}, Deny: []string{w.N("SampleAgent")}}}
 	})
 	resp, a := post(t, m.agentURL(m.sample), "application/json", rpc("SendStreamingMessage", sendParams("hi", sample.SkillEcho, nil)), "Authorization", "Bearer "+aliceKey)
 	if resp.StatusCode != http.StatusForbidden || a.Error == nil || a.Error.Code != -31403 {

@@ -6,6 +6,7 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -164,31 +165,35 @@ func (p *policy) ruleFor(caller string) int {
 	return first
 }
 
-// check returns the FORBIDDEN refusal of a call from caller to target, or nil.
+// check returns the FORBIDDEN refusal of a call from caller to target, or
+// nil. A refusal names the rule that refused and the key that would allow
+// the call.
 func (p *policy) check(caller, target string) *a2a.Error {
-	refuse := func(format string, args ...any) *a2a.Error {
-		return a2a.NewError(a2a.CodeForbidden, "%s may not call %s: %s", caller, target, fmt.Sprintf(format, args...))
+	refuse := func(why, allow string) *a2a.Error {
+		return a2a.NewError(a2a.CodeForbidden, "%s may not call %s: %s; to allow it, %s", caller, target, why, allow)
 	}
 	i := p.ruleFor(caller)
 	if i < 0 {
 		if p.deny {
-			return refuse("no policy rule matches caller %q and policy.default is deny", caller)
+			return refuse(fmt.Sprintf("no policy rule matches caller %q and policy.default is deny", caller),
+				fmt.Sprintf("add to policy.rules {caller: %s, allow: [%s]}", caller, target))
 		}
 		return nil
 	}
 	r := p.rules[i]
-	rule := fmt.Sprintf("policy.rules[%d] (caller %q)", i, r.Caller)
+	key := fmt.Sprintf("policy.rules[%d]", i)
+	rule := fmt.Sprintf("%s (caller %q)", key, r.Caller)
 	if r.NoCalls {
-		return refuse("%s does not let it call other agents (may_call: false)", rule)
+		return refuse(rule+" does not let it call other agents (may_call: false)", "drop may_call: false from "+key)
 	}
 	for _, pat := range r.Deny {
 		if Match(pat, target) {
-			return refuse("%s denies target %q", rule, pat)
+			return refuse(fmt.Sprintf("%s denies target %q", rule, pat), fmt.Sprintf("drop %q from %s.deny (deny wins over allow)", pat, key))
 		}
 	}
 	if len(r.Allow) == 0 {
 		if p.deny {
-			return refuse("%s allows no target and policy.default is deny", rule)
+			return refuse(rule+" allows no target and policy.default is deny", fmt.Sprintf("add %s to %s.allow", target, key))
 		}
 		return nil
 	}
@@ -197,5 +202,60 @@ func (p *policy) check(caller, target string) *a2a.Error {
 			return nil
 		}
 	}
-	return refuse("%s allows only %s", rule, strings.Join(r.Allow, ", "))
+	return refuse(fmt.Sprintf("%s allows only %s", rule, strings.Join(r.Allow, ", ")), fmt.Sprintf("add %s to %s.allow", target, key))
+}
+
+// Allowed describes, one line per rule and a last one for every other
+// caller, which calls the policy allows (what a2abus config check lists).
+func (p Policy) Allowed() []string {
+	deny := p.Default == Deny
+	targets := func(pats []string) string {
+		if slices.Contains(pats, "*") {
+			return "any agent"
+		}
+		return strings.Join(pats, ", ")
+	}
+	var out []string
+	for i, r := range p.Rules {
+		key := fmt.Sprintf("policy.rules[%d]", i)
+		var line string
+		switch {
+		case r.NoCalls:
+			line = fmt.Sprintf("%s may call no agent (%s, may_call: false)", r.Caller, key)
+		case len(r.Allow) > 0:
+			line = fmt.Sprintf("%s may call %s (%s)", r.Caller, targets(r.Allow), key)
+		case deny:
+			line = fmt.Sprintf("%s may call no agent (%s allows none; policy.default deny)", r.Caller, key)
+		default:
+			line = fmt.Sprintf("%s may call any agent (%s; policy.default allow)", r.Caller, key)
+		}
+		if !r.NoCalls && len(r.Deny) > 0 && (len(r.Allow) > 0 || !deny) {
+			line += ", except " + strings.Join(r.Deny, ", ")
+		}
+		out = append(out, line)
+	}
+	others := "any other caller"
+	if len(p.Rules) == 0 {
+		others = "every caller"
+	}
+	if deny {
+		return append(out, others+" may call no agent (policy.default deny)")
+	}
+	return append(out, others+" may call any agent (policy.default allow)")
+}
+
+// Denies returns the FORBIDDEN refusal of a call from caller to target by
+// a rule that names it (a deny list, may_call: false, or an allow list
+// that leaves the target out), nil when no rule refuses it, whatever
+// policy.default says: what a consent given elsewhere (converse --allow)
+// cannot override.
+func (g *Guard) Denies(caller, target string) error {
+	if g == nil {
+		return nil
+	}
+	explicit := &policy{rules: g.policy.rules} // the same rules, default allow
+	if err := explicit.check(caller, target); err != nil {
+		return err
+	}
+	return nil
 }

@@ -96,11 +96,12 @@ func TestPolicy(t *testing.T) {
 		}
 		allowed("Cli", "SampleAgent")
 		allowed("cli", "adm") // case-insensitive caller; "adm" is not Admin*
-		forbidden(t, g.Authorize("CLI", "AdminTool"), `CLI may not call AdminTool`, `policy.rules[0] (caller "Cli")`, `denies target "Admin*"`)
-		forbidden(t, g.Authorize("Bot-7", "SampleAgent"), `policy.rules[1] (caller "Bot-*")`, "may_call: false")
+		forbidden(t, g.Authorize("CLI", "AdminTool"), `CLI may not call AdminTool`, `policy.rules[0] (caller "Cli")`, `denies target "Admin*"`,
+			`to allow it, drop "Admin*" from policy.rules[0].deny`)
+		forbidden(t, g.Authorize("Bot-7", "SampleAgent"), `policy.rules[1] (caller "Bot-*")`, "may_call: false", "to allow it, drop may_call: false from policy.rules[1]")
 		allowed("Research2", "SampleAgent")
 		allowed("Research2", "docs")
-		forbidden(t, g.Authorize("Research2", "Other"), `policy.rules[2] (caller "Research*")`, "allows only Sample?gent, Docs")
+		forbidden(t, g.Authorize("Research2", "Other"), `policy.rules[2] (caller "Research*")`, "allows only Sample?gent, Docs", "to allow it, add Other to policy.rules[2].allow")
 		// The first matching pattern governs: Research* has no deny of Secret, "*" is never reached.
 		allowed("Research2", "SampleAgent")
 		forbidden(t, g.Authorize("Anyone", "secret"), `policy.rules[3] (caller "*")`, `denies target "Secret"`)
@@ -110,7 +111,7 @@ func TestPolicy(t *testing.T) {
 		for _, pair := range [][2]string{{"Open", "X"}, {"Anyone", "X"}} {
 			err := g.Authorize(pair[0], pair[1])
 			if def == Deny {
-				forbidden(t, err, "policy.default is deny")
+				forbidden(t, err, "policy.default is deny", "to allow it, add")
 			} else if err != nil {
 				t.Errorf("default %q: %v", def, err)
 			}
@@ -123,10 +124,68 @@ func TestPolicyDefaultWithoutRules(t *testing.T) {
 		t.Errorf("zero policy refused: %v", err)
 	}
 	err := mustGuard(t, Config{Policy: Policy{Default: Deny}}).Authorize("Cli", "X")
-	forbidden(t, err, "Cli may not call X", `no policy rule matches caller "Cli" and policy.default is deny`)
+	forbidden(t, err, "Cli may not call X", `no policy rule matches caller "Cli" and policy.default is deny`,
+		"to allow it, add to policy.rules {caller: Cli, allow: [X]}")
 	var nilGuard *Guard
 	if err := nilGuard.Authorize("Cli", "X"); err != nil {
 		t.Errorf("nil guard refused: %v", err)
+	}
+}
+
+// TestPolicyRefusalNamesTheKey: following the key a refusal names allows
+// the call.
+func TestPolicyRefusalNamesTheKey(t *testing.T) {
+	base := []Rule{{Caller: "Planner", Allow: []string{"Docs"}}, {Caller: "Bot", NoCalls: true}, {Caller: "Cli", Allow: []string{"*"}, Deny: []string{"Admin"}}}
+	for _, tt := range []struct {
+		caller, target, says string
+		fix                  func([]Rule) []Rule
+	}{
+		{"Stranger", "Docs", "add to policy.rules {caller: Stranger, allow: [Docs]}", func(r []Rule) []Rule {
+			return append(r, Rule{Caller: "Stranger", Allow: []string{"Docs"}})
+		}},
+		{"Planner", "Sample", "add Sample to policy.rules[0].allow", func(r []Rule) []Rule { r[0].Allow = append(r[0].Allow, "Sample"); return r }},
+		{"Bot", "Docs", "drop may_call: false from policy.rules[1]", func(r []Rule) []Rule { r[1].NoCalls = false; r[1].Allow = []string{"Docs"}; return r }},
+		{"Cli", "Admin", `drop "Admin" from policy.rules[2].deny`, func(r []Rule) []Rule { r[2].Deny = nil; return r }},
+	} {
+		rules := func() []Rule {
+			out := make([]Rule, len(base))
+			for i, r := range base {
+				out[i] = Rule{Caller: r.Caller, NoCalls: r.NoCalls, Allow: append([]string(nil), r.Allow...), Deny: append([]string(nil), r.Deny...)}
+			}
+			return out
+		}
+		g := mustGuard(t, Config{Policy: Policy{Default: Deny, Rules: rules()}})
+		forbidden(t, g.Authorize(tt.caller, tt.target), "to allow it, "+tt.says)
+		fixed := mustGuard(t, Config{Policy: Policy{Default: Deny, Rules: tt.fix(rules())}})
+		if err := fixed.Authorize(tt.caller, tt.target); err != nil {
+			t.Errorf("%s -> %s still refused after %q: %v", tt.caller, tt.target, tt.says, err)
+		}
+	}
+}
+
+func TestPolicyAllowed(t *testing.T) {
+	p := Policy{Default: Deny, Rules: []Rule{
+		{Caller: "Cli", Allow: []string{"*"}, Deny: []string{"Admin*"}},
+		{Caller: "Planner", Allow: []string{"Docs", "Sample*"}},
+		{Caller: "Bot", NoCalls: true},
+		{Caller: "Open"},
+	}}
+	want := []string{
+		"Cli may call any agent (policy.rules[0]), except Admin*",
+		"Planner may call Docs, Sample* (policy.rules[1])",
+		"Bot may call no agent (policy.rules[2], may_call: false)",
+		"Open may call no agent (policy.rules[3] allows none; policy.default deny)",
+		"any other caller may call no agent (policy.default deny)",
+	}
+	if got := p.Allowed(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Allowed() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	p.Default = Allow
+	if got := p.Allowed(); got[3] != "Open may call any agent (policy.rules[3]; policy.default allow)" || got[4] != "any other caller may call any agent (policy.default allow)" {
+		t.Errorf("Allowed() with default allow = %q", got)
+	}
+	if got := (Policy{Default: Deny}).Allowed(); len(got) != 1 || got[0] != "every caller may call no agent (policy.default deny)" {
+		t.Errorf("Allowed() without rules = %q", got)
 	}
 }
 
@@ -164,5 +223,26 @@ func TestNewReportsEveryBadValue(t *testing.T) {
 	var ce *ConfigError
 	if !errors.As(err, &ce) || ce.Key == "" {
 		t.Errorf("error %v holds no *ConfigError", err)
+	}
+}
+
+// Denies counts the rules only: policy.default deny refuses nothing there.
+func TestDenies(t *testing.T) {
+	g := mustGuard(t, Config{Policy: Policy{Default: Deny, Rules: []Rule{
+		{Caller: "Local", Deny: []string{"Secret"}}, {Caller: "Muted", NoCalls: true}, {Caller: "Narrow", Allow: []string{"A"}},
+	}}})
+	if err := g.Denies("Local", "Remote"); err != nil {
+		t.Errorf("Denies(Local, Remote) = %v; only the default refuses it", err)
+	}
+	if err := g.Denies("Nobody", "Remote"); err != nil {
+		t.Errorf("Denies(Nobody, Remote) = %v; no rule names the caller", err)
+	}
+	forbidden(t, g.Authorize("Local", "Remote"), "policy.default is deny")
+	forbidden(t, g.Denies("Local", "secret"), `denies target "Secret"`)
+	forbidden(t, g.Denies("Muted", "A"), "may_call: false")
+	forbidden(t, g.Denies("Narrow", "B"), "allows only A")
+	var nilGuard *Guard
+	if err := nilGuard.Denies("Local", "Secret"); err != nil {
+		t.Errorf("nil guard: %v", err)
 	}
 }

@@ -254,7 +254,22 @@ func (r *Router) decline(rep *Report, cands []Candidate) *agent.Result {
 	res := agent.TextResult(b.String())
 	res.Artifacts = []*a2a.Artifact{rep.artifact()}
 	res.Warnings = append([]string{"no agent fits the request"}, rep.Warnings...)
+	res.Confidence = Level(1 - rep.IntentConfidence) // the weaker the best fit, the surer that nothing fits
 	return res
+}
+
+// Level maps a confidence within 0..1 onto the contract's levels: HIGH from
+// 0.85, MEDIUM from 0.6, LOW from 0.3, SPECULATIVE below.
+func Level(p float64) a2a.Confidence {
+	switch {
+	case p >= 0.85:
+		return a2a.ConfidenceHigh
+	case p >= 0.6:
+		return a2a.ConfidenceMedium
+	case p >= 0.3:
+		return a2a.ConfidenceLow
+	}
+	return a2a.ConfidenceSpeculative
 }
 
 // writeSkills lists cands' skills, one a line, at most maxListedSkills.

@@ -20,10 +20,13 @@ import (
 // An agent with one skill and a caller calling it, in one process. The
 // default configuration names no servers, so Open gives the embedded bus and
 // memory; with bus.url and redis.url set (config.Load reads A2ABUS_* and
-// a2abus.yaml) the same code runs on RabbitMQ and Redis.
+// a2abus.yaml) the same code runs on RabbitMQ and Redis. Calls are denied
+// by default: a policy rule lets the caller call the agent.
 func ExampleOpen() {
 	ctx := context.Background()
-	n, err := node.Open(ctx, config.Default(), "example", nil)
+	cfg := config.Default()
+	cfg.Policy.Rules = append(cfg.Policy.Rules, config.PolicyRule{Caller: "Primary", Allow: []string{"Greeter"}})
+	n, err := node.Open(ctx, cfg, "example", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

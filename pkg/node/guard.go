@@ -42,13 +42,9 @@ func SharedGuard(cfg *config.Config, m memory.Memory, log *zap.Logger) (*guard.G
 }
 
 func sharedGuard(cfg *config.Config, s guard.Shared, log *zap.Logger) (*guard.Guard, error) {
-	rules := make([]guard.Rule, len(cfg.Policy.Rules))
-	for i, r := range cfg.Policy.Rules {
-		rules[i] = guard.Rule{Caller: r.Caller, NoCalls: r.MayCall != nil && !*r.MayCall, Allow: r.Allow, Deny: r.Deny}
-	}
 	l := cfg.Limits
 	g, err := guard.New(guard.Config{
-		Policy: guard.Policy{Default: guard.Effect(cfg.Policy.Default), Rules: rules},
+		Policy: Policy(cfg),
 		Limits: guard.Limits{MaxInFlight: l.MaxInFlight, Rate: l.Rate, Burst: l.Burst,
 			BreakerFailures: l.BreakerFailures, BreakerCooldown: l.BreakerCooldown},
 		Logger: log,
@@ -58,4 +54,15 @@ func sharedGuard(cfg *config.Config, s guard.Shared, log *zap.Logger) (*guard.Gu
 		return nil, fmt.Errorf("build the call guard: %w", err)
 	}
 	return g, nil
+}
+
+// Policy is the guard's policy of the policy section (policy.*): the one
+// place that says who may call whom, for callers, agents, a2abus access
+// plan and a2abus config check.
+func Policy(cfg *config.Config) guard.Policy {
+	rules := make([]guard.Rule, len(cfg.Policy.Rules))
+	for i, r := range cfg.Policy.Rules {
+		rules[i] = guard.Rule{Caller: r.Caller, NoCalls: r.MayCall != nil && !*r.MayCall, Allow: r.Allow, Deny: r.Deny}
+	}
+	return guard.Policy{Default: guard.Effect(cfg.Policy.Default), Rules: rules}
 }

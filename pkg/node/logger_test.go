@@ -51,7 +51,9 @@ func TestNewLoggerKeepsEveryAuditLine(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	n, err := Open(ctx, config.Default(), "test", log)
+	cfg := config.Default()
+	cfg.Policy.Rules = []config.PolicyRule{{Caller: "Auditor", Allow: []string{"Audited"}}}
+	n, err := Open(ctx, cfg, "test", log)
 	if err != nil {
 		t.Fatal(err)
 	}

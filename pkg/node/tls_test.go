@@ -107,6 +107,7 @@ func tlsConfig() *config.Config {
 	cfg.Bus.URL, cfg.Redis.URL = s.broker.TLSURL, s.redis.URL
 	client := config.TLSConfig{CAFile: s.files.CA, CertFile: s.files.ClientCert, KeyFile: s.files.ClientKey}
 	cfg.Bus.TLS, cfg.Redis.TLS = client, client
+	cfg.Policy.Rules = []config.PolicyRule{{Caller: "TLSCaller*", Allow: []string{"TLSEcho*"}}}
 	return cfg
 }
 

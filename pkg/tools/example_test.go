@@ -25,7 +25,9 @@ import (
 // read it from working memory.
 func ExampleSet_Dispatch() {
 	ctx := context.Background()
-	n, err := node.Open(ctx, config.Default(), "example", nil) // the embedded bus and memory
+	cfg := config.Default() // the embedded bus and memory; calls denied by default:
+	cfg.Policy.Rules = append(cfg.Policy.Rules, config.PolicyRule{Caller: "Assistant", Allow: []string{"Greeter"}})
+	n, err := node.Open(ctx, cfg, "example", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

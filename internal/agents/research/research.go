@@ -77,11 +77,12 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 	all := Rank(g.passages, terms, 0)
 	g.extra["matches"] = len(all)
 	res := &agent.Result{Warnings: g.warnings, Extra: g.extra}
+	top := all[:min(len(all), TopPassages)]
+	res.Confidence = Confidence(terms, all, top)
 	if len(all) == 0 {
 		res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, fmt.Sprintf("Nothing in the %s searched matched '%s'.", count(g.sources, g.noun), query))
 		return res, nil
 	}
-	top := all[:min(len(all), TopPassages)]
 	res.Message = a2a.NewTextMessage(a2a.MessageRoleAgent, summary(query, g.noun, all, top))
 	for i, h := range top {
 		res.Artifacts = append(res.Artifacts, &a2a.Artifact{
@@ -94,6 +95,9 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 	if r.model.Client != nil {
 		if err := r.answer(ctx, t, query, top, res); err != nil {
 			return nil, err
+		}
+		if cited, ok := res.Extra[ExtraCited].([]int); ok && len(cited) == 0 {
+			res.Confidence = capped(res.Confidence, a2a.ConfidenceLow) // an answer that cites no passage
 		}
 	}
 	return res, nil

@@ -46,9 +46,9 @@ func confirm(_ context.Context, t *agent.Task) (*agent.Result, error) {
 	}
 	switch answer := strings.ToLower(strings.Trim(strings.TrimSpace(t.Text()), ".!")); answer {
 	case "yes", "y", "ok", "confirm", "confirmed", "sure":
-		return agent.TextResult("Confirmed: " + what), nil
+		return certain("Confirmed: " + what), nil
 	case "no", "n", "cancel", "do not", "don't":
-		return agent.TextResult("Not confirmed: " + what), nil
+		return certain("Not confirmed: " + what), nil
 	default:
 		return agent.Ask(fmt.Sprintf("Please answer yes or no (got %q): confirm %s?", truncate(answer, 64), what), OptionYes, OptionNo), nil
 	}

@@ -53,9 +53,18 @@ func Register(a *agent.Agent, c *caller.Caller) error {
 	return nil
 }
 
+// certain is a text result of HIGH confidence: what SampleAgent's skills
+// answer is exactly what they were asked (the text echoed, the time slept,
+// the caller's own answer), nothing inferred.
+func certain(text string) *agent.Result {
+	res := agent.TextResult(text)
+	res.Confidence = a2a.ConfidenceHigh
+	return res
+}
+
 // echo returns the request text unchanged.
 func echo(_ context.Context, t *agent.Task) (*agent.Result, error) {
-	return agent.TextResult(t.Text()), nil
+	return certain(t.Text()), nil
 }
 
 // fail fails with the request text as the error message (EXECUTION_FAILED).
@@ -85,7 +94,7 @@ func sleep(ctx context.Context, t *agent.Task) (*agent.Result, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-done.C:
-			return agent.TextResult(fmt.Sprintf("slept %s", total)), nil
+			return certain(fmt.Sprintf("slept %s", total)), nil
 		case <-tick.C:
 			elapsed := time.Since(start)
 			frac := min(float64(elapsed)/float64(total), 1)

@@ -13,7 +13,7 @@ import (
 var (
 	benchShort   = "The net present value at 8% over 5 years is 1,234.56 EUR."
 	benchProse   = strings.Repeat("The quarterly report shows revenue growth of 12% driven by new customers in Europe. ", 24) // ~2 KiB
-	benchWords   = strings.Repeat("Use the API key rotation policy and the token bucket limiter for each customer. ", 24)   // ~2 KiB, candidates
+	benchWords   = strings.Repeat("Use the API key rotation policy and the token bucket limiter for each customer. ", 24)     // ~2 KiB, candidates
 	benchSecrets = benchProse + " Connect with https://svc:hunter2@db.example.com/x, Authorization: Bearer abc.def.ghi, api_key=sk-proj-0123456789abcdefXYZ."
 	benchJSON    = `{"taskId":"t1","agent":"Echo","state":"TASK_STATE_COMPLETED","message":{"role":"agent","parts":[{"text":` +
 		`"` + benchProse + `"}]},"metadata":{"processingTimeMs":12}}`

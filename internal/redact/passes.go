@@ -119,9 +119,11 @@ func replaceShapes(s string) string {
 	return b.String()
 }
 
-func isLetter(c byte) bool     { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-func isWord(c byte) bool       { return isLetter(c) || c >= '0' && c <= '9' || c == '_' }
-func isSchemeByte(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-' }
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+func isWord(c byte) bool   { return isLetter(c) || c >= '0' && c <= '9' || c == '_' }
+func isSchemeByte(c byte) bool {
+	return isLetter(c) || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
+}
 func isTokenByte(c byte) bool {
 	return isLetter(c) || c >= '0' && c <= '9' || strings.IndexByte("-._~+/", c) >= 0
 }

@@ -94,4 +94,3 @@ func builtins(s string, f family) string {
 	}
 	return s
 }
-

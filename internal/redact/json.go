@@ -24,7 +24,11 @@ func (r *Redactor) Value(v any) any {
 	return out
 }
 
-// value is Value that also reports whether anything changed.
+// ValueChanged is Value that also reports whether anything was hidden
+// (else it returns v itself).
+func (r *Redactor) ValueChanged(v any) (any, bool) { return r.value(v) }
+
+// value is ValueChanged.
 func (r *Redactor) value(v any) (any, bool) {
 	switch t := v.(type) {
 	case string:

@@ -44,6 +44,15 @@ func (m *backend) run(ctx context.Context, o memory.Op) (memory.OpResult, error)
 		return memory.OpResult{Applied: true}, m.IndexAdd(ctx, o.Key, o.Member, o.Score)
 	case memory.OpIndexRemove:
 		return memory.OpResult{Applied: true}, m.IndexRemove(ctx, o.Key, o.Member)
+	case memory.OpStreamAdd:
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		st := append(m.streams[o.Key], append([]byte(nil), o.Value...))
+		if n := int64(len(st)); n > o.MaxLen {
+			st = append(st[:0:0], st[n-o.MaxLen:]...)
+		}
+		m.streams[o.Key] = st
+		return memory.OpResult{Applied: true}, nil
 	}
 	return memory.OpResult{}, o.Validate() // unreachable after memory.Checked: an unknown kind
 }

@@ -91,12 +91,12 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultResultTTL     = 60 * time.Minute
+	DefaultResultTTL = 60 * time.Minute
 	// DefaultAuditTTL is the default of Options.AuditTTL: how long the call
 	// history (the audit records) outlives the results.
 	DefaultAuditTTL = 7 * 24 * time.Hour
 	// DefaultPreviewRunes is the default of Options.PreviewRunes.
-	DefaultPreviewRunes = 200
+	DefaultPreviewRunes  = 200
 	DefaultTimeout       = 30 * time.Second
 	DefaultMaxTimeout    = 5 * time.Minute
 	DefaultSweepInterval = time.Second

@@ -33,7 +33,7 @@ type AuditConfig struct {
 	// stream audit/stream (under redis.key_prefix), to both, or nowhere.
 	Export string `mapstructure:"export" yaml:"export"`
 	// StreamMaxLen trims the stream to about this many records.
-	StreamMaxLen int64 `mapstructure:"stream_max_len" yaml:"stream_max_len"`
+	StreamMaxLen int `mapstructure:"stream_max_len" yaml:"stream_max_len"`
 }
 
 // RedactConfig configures the one redaction pass (internal/redact) applied

@@ -52,7 +52,7 @@ func (n *Node) newCaller(name string, resolver caller.Resolver, transient bool) 
 	cfg := n.Config
 	var streamLen int64
 	if cfg.Audit.ExportsStream() {
-		streamLen = cfg.Audit.StreamMaxLen
+		streamLen = int64(cfg.Audit.StreamMaxLen)
 	}
 	var auditOut io.Writer
 	if cfg.Audit.ExportsStdout() {

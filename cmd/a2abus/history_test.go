@@ -47,7 +47,8 @@ func TestHistoryAgainstRealServers(t *testing.T) {
 	earlier := time.Now().Add(-time.Minute).UTC()
 	done := caller.HistoryEntry{Time: earlier.Add(1500 * time.Millisecond), CreatedAt: earlier, TaskID: uuid.NewString(),
 		SessionID: session, Caller: "Planner", Target: "Researcher", Skill: "research", Status: "ERROR",
-		State: a2a.TaskStateFailed, Code: a2a.CodeExecutionFailed, Error: "token=xxxxx", DurationMs: 1500, Late: true}
+		State: a2a.TaskStateFailed, Code: a2a.CodeExecutionFailed, Error: "token=xxxxx", DurationMs: 1500, Late: true,
+		Task: "find the 2025 papers on GCRA"}
 	b, _ := json.Marshal(done)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -78,6 +79,12 @@ func TestHistoryAgainstRealServers(t *testing.T) {
 		if !strings.Contains(lines[2], want) {
 			t.Errorf("second row lacks %q:\n%s", want, out)
 		}
+	}
+
+	code, out, errOut = runCLI(t, "history", session, "--previews")
+	if code != 0 || !strings.Contains(out, "task: find the 2025 papers on GCRA") || !strings.Contains(out, "error: token=xxxxx") ||
+		!strings.Contains(out, "task: hi") {
+		t.Fatalf("history --previews: exit %d:\n%s%s", code, out, errOut)
 	}
 
 	code, out, errOut = runCLI(t, "history", session, "--json")

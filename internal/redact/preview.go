@@ -5,6 +5,7 @@ package redact
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -29,18 +30,43 @@ func (r *Redactor) Preview(s string, maxRunes int) string {
 	if len(window) < len(s) && red != window {
 		red = r.String(s)
 	}
-	red = strings.Join(strings.Fields(red), " ")
-	if maxRunes <= 0 || utf8.RuneCountInString(red) <= maxRunes {
-		return red
-	}
-	n := 0
-	for i := range red {
-		if n == maxRunes {
-			return red[:i] + "…"
+	return Collapse(red, maxRunes)
+}
+
+// Collapse is s with its runs of white space made one space (none at
+// either end), cut to at most maxRunes characters with an ellipsis marking
+// the cut (maxRunes <= 0: the whole text). It reads no further than the
+// cut: the preview of a text already redacted.
+func Collapse(s string, maxRunes int) string {
+	var b strings.Builder
+	n, space := 0, false
+	for i, c := range s {
+		if unicode.IsSpace(c) {
+			space = n > 0
+			continue
 		}
+		if maxRunes > 0 && n+btoi(space) >= maxRunes {
+			if strings.TrimSpace(s[i:]) != "" {
+				b.WriteString("…")
+			}
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(c)
 		n++
 	}
-	return red
+	return b.String()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // cutBytes is s's first n bytes at most, not splitting a character.

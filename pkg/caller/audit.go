@@ -39,12 +39,21 @@ func (c *Caller) historyEntry(rec *Record, s *StoredResult) *HistoryEntry {
 	if s.Error != nil {
 		e.Code, e.Error = s.Error.Code, safeMessage(s.Error.Message)
 	} else if q := s.Question; q != nil {
-		e.Output = c.preview(q.Text)
+		e.Output = resultText(s, q.Text, c.opts.PreviewRunes)
 	} else {
-		e.Output = c.preview(resultPreview(s))
+		e.Output = resultText(s, resultPreview(s), c.opts.PreviewRunes)
 	}
 	e.Task = c.preview(requestText(rec.Message))
 	return e
+}
+
+// resultText is text of s's answer as a preview of maxRunes: redacted,
+// unless redactResult already redacted s.
+func resultText(s *StoredResult, text string, maxRunes int) string {
+	if s.redacted {
+		return redact.Collapse(text, maxRunes)
+	}
+	return redact.Default().Preview(text, maxRunes)
 }
 
 // preview is s redacted and cut to Options.PreviewRunes.

@@ -72,10 +72,10 @@ func notificationTurn(s *StoredResult, key string, swept bool) memory.Turn {
 	case s.Late:
 		outcome = OutcomeLate
 		text = fmt.Sprintf("[Agent '%s' completed task %s late, after it had timed out (state=%s)]: %s. Call get_from_working_memory with key '%s' to read the full result.",
-			s.Agent, s.TaskID, state, preview(resultPreview(s)), key)
+			s.Agent, s.TaskID, state, resultText(s, resultPreview(s), previewRunes), key)
 	default:
 		text = fmt.Sprintf("[Agent '%s' completed task %s (state=%s)]: %s. Call get_from_working_memory with key '%s' to read the full result.",
-			s.Agent, s.TaskID, state, preview(resultPreview(s)), key)
+			s.Agent, s.TaskID, state, resultText(s, resultPreview(s), previewRunes), key)
 	}
 	return notification(s, key, outcome, text)
 }

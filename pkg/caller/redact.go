@@ -17,6 +17,7 @@ import (
 // changed, only where something is hidden; answers without secrets cost a
 // scan of their text.
 func redactResult(s *StoredResult) {
+	s.redacted = true
 	r := redact.Default()
 	if s.Message != nil {
 		if parts, changed := redactParts(r, s.Message.Parts); changed {

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	spec "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/uuid"
 
 	"github.com/a2abus/a2abus/internal/redact"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 )
@@ -104,4 +106,30 @@ func TestStoredResultsAreRedactedUnlessKept(t *testing.T) {
 			t.Errorf("the notification of a kept result = %q", last)
 		}
 	})
+}
+
+// BenchmarkPerCallAudit measures what this work adds to a call's
+// finalization: the answer redacted before it is stored, the audit record's
+// previews, and its JSON for the stream — for the bench chain's answer, a
+// 2 KiB answer without secrets and one with.
+func BenchmarkPerCallAudit(b *testing.B) {
+	prose := strings.Repeat("The quarterly report shows revenue growth of 12% driven by new customers in Europe. ", 24)
+	c := &Caller{opts: Options{PreviewRunes: DefaultPreviewRunes, AuditStreamMaxLen: 1000}}
+	now := time.Now()
+	rec := &Record{TaskID: "t1", Caller: "Bench", Target: "Echo", Skill: "echo", SessionID: "s1", MemoryKey: "session/s1/a2a/Echo/t1/result",
+		Message: a2a.NewTextMessage(a2a.MessageRoleUser, "hi")}
+	for _, tc := range []struct{ name, text string }{{"echo", "echo: hi"}, {"prose-2KiB", prose}, {"secrets-2KiB", prose + leakyAnswer}} {
+		proto := StoredResult{TaskID: "t1", Agent: "Echo", State: a2a.TaskStateCompleted, StoredAt: now,
+			Message: a2a.NewTextMessage(a2a.MessageRoleAgent, tc.text)}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := testenv.ProcessCPU()
+			for b.Loop() {
+				s := proto // redactResult replaces the parts it changes, never changes them
+				redactResult(&s)
+				_ = c.exportOps(c.historyEntry(rec, &s))
+			}
+			b.ReportMetric(float64((testenv.ProcessCPU() - cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
 }

@@ -129,7 +129,7 @@ func BenchmarkPerCallAudit(b *testing.B) {
 				redactResult(&s)
 				_ = c.exportOps(c.historyEntry(rec, &s))
 			}
-			b.ReportMetric(float64((testenv.ProcessCPU() - cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64((testenv.ProcessCPU()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -162,3 +162,21 @@ func mustValue(t *testing.T, m memory.Memory, key, want string) {
 		t.Fatalf("get %q = %q, want %q", key, got, want)
 	}
 }
+
+// testBatchStreamAdd: a stream append is applied beside the other ops of
+// its batch, and a stream without a positive MaxLen is refused before any
+// op runs. (Reading the stream is the backend's own: a Redis stream.)
+func testBatchStreamAdd(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	base := "t/" + unique(t)
+	res, err := m.Batch(ctx, memory.StreamAddOp(base+"/stream", []byte(`{"n":1}`), 10), memory.SetOp(base+"/after", []byte("v"), time.Hour))
+	must(t, err, "batch with a stream add")
+	if len(res) != 2 || !res[0].Applied || !res[1].Applied {
+		t.Fatalf("results = %+v, want both applied", res)
+	}
+	mustValue(t, m, base+"/after", "v")
+	_, err = m.Batch(ctx, memory.SetOp(base+"/never", []byte("v"), 0), memory.StreamAddOp(base+"/stream", []byte("x"), 0))
+	mustBe(t, err, memory.ErrInvalidArgument, "a stream add without MaxLen")
+	_, err = m.Get(ctx, base+"/never")
+	mustBe(t, err, memory.ErrNotFound, "an op of a refused batch")
+}

@@ -49,8 +49,9 @@ func redactFields(fs []zapcore.Field) []zapcore.Field {
 				s = err.Error()
 			}
 		case zapcore.StringerType:
-			if st, ok := f.Interface.(fmt.Stringer); ok && st != nil {
-				s = st.String()
+			var ok bool
+			if s, ok = stringOf(f.Interface); !ok {
+				continue // zap's encoder reports the panic, as it would have
 			}
 		default:
 			continue
@@ -68,4 +69,19 @@ func redactFields(fs []zapcore.Field) []zapcore.Field {
 		return fs
 	}
 	return out
+}
+
+// stringOf is v's String, false when v is not a Stringer or String panics
+// (a nil pointer): the field is then left to zap, which recovers and says so.
+func stringOf(v any) (s string, ok bool) {
+	st, isStringer := v.(fmt.Stringer)
+	if !isStringer || st == nil {
+		return "", false
+	}
+	defer func() {
+		if recover() != nil {
+			s, ok = "", false
+		}
+	}()
+	return st.String(), true
 }

@@ -106,6 +106,14 @@ func StreamAddOp(key string, value []byte, maxLen int64) Op {
 	return Op{Kind: OpStreamAdd, Key: key, Value: value, MaxLen: maxLen}
 }
 
+// StreamReader reads a stream that StreamAddOp appends to; both backends
+// Memory implement it (a2abus audit reads the audit stream through it).
+type StreamReader interface {
+	// StreamTail returns the values of the last n entries of stream key,
+	// oldest first; none when the stream does not exist.
+	StreamTail(ctx context.Context, key string, n int) ([][]byte, error)
+}
+
 // StreamField is the field of a stream entry that holds its value.
 const StreamField = "record"
 

@@ -56,3 +56,26 @@ func (m *backend) run(ctx context.Context, o memory.Op) (memory.OpResult, error)
 	}
 	return memory.OpResult{}, o.Validate() // unreachable after memory.Checked: an unknown kind
 }
+
+// StreamTail returns the values of the last n entries of the stream key
+// (memory.StreamAddOp's), oldest first.
+func (m *Memory) StreamTail(ctx context.Context, key string, n int) ([][]byte, error) {
+	if err := memory.ValidateKey(key); err != nil {
+		return nil, fmt.Errorf("stream tail %q: %w", key, err)
+	}
+	if n <= 0 {
+		return nil, fmt.Errorf("stream tail %q: %w: n must be positive, got %d", key, memory.ErrInvalidArgument, n)
+	}
+	if err := m.Ping(ctx); err != nil {
+		return nil, fmt.Errorf("stream tail %q: %w", key, err)
+	}
+	m.b.mu.Lock()
+	defer m.b.mu.Unlock()
+	st := m.b.streams[key]
+	st = st[max(len(st)-n, 0):]
+	out := make([][]byte, len(st))
+	for i, v := range st {
+		out[i] = append([]byte(nil), v...)
+	}
+	return out, nil
+}

@@ -43,6 +43,7 @@ import (
 // those made while a pipeline is on the wire go out together in the next one.
 type Memory struct {
 	memory.Checked
+	b *backend
 }
 
 // backend is the Redis client behind Memory; it trusts its arguments (memory.Backend).
@@ -90,7 +91,7 @@ func New(ctx context.Context, opts Options) (*Memory, error) {
 	root, stop := context.WithCancel(context.Background())
 	opts.Logger.Info("redis working memory connected", zap.String("redis", where), zap.String("key_prefix", opts.KeyPrefix))
 	b := &backend{client: client, opts: opts, log: opts.Logger, root: root, stop: stop}
-	return &Memory{Checked: memory.Check(b)}, nil
+	return &Memory{Checked: memory.Check(b), b: b}, nil
 }
 
 // Ping checks that Redis answers within the timeout.

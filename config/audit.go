@@ -50,12 +50,13 @@ type RedactConfig struct {
 	StoredResults bool `mapstructure:"stored_results" yaml:"stored_results"`
 }
 
-// defaultAudit and defaultRedact are the defaults of audit.* and redact.*.
+// defaultAudit is the default of audit.*.
 func defaultAudit() AuditConfig {
 	return AuditConfig{Retention: caller.DefaultAuditTTL, PreviewChars: caller.DefaultPreviewRunes, Export: AuditExportNone,
 		StreamMaxLen: DefaultAuditStreamMaxLen}
 }
 
+// defaultRedact is the default of redact.*.
 func defaultRedact() RedactConfig { return RedactConfig{Patterns: []string{}, StoredResults: true} }
 
 // validate checks audit.*.
@@ -93,7 +94,7 @@ func (r RedactConfig) Redactor() (*redact.Redactor, error) {
 	return red, nil
 }
 
-// ExportsStdout and ExportsStream say where audit.export sends the records.
+// ExportsStdout reports whether audit.export includes stdout (JSON lines).
 func (a AuditConfig) ExportsStdout() bool {
 	return a.Export == AuditExportStdout || a.Export == AuditExportBoth
 }

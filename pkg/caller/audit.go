@@ -97,7 +97,7 @@ func resultStatus(s *StoredResult) string {
 }
 
 // historyOp is the batch op that records a finalized task in its session's
-// call history (session/<sessionId>/calls/<taskId>, for ResultTTL). It is
+// call history (session/<sessionId>/calls/<taskId>, for AuditTTL). It is
 // idempotent: a redelivered response records nothing twice. The first
 // outcome wins (set if absent), except a late result, which replaces the
 // TIMEOUT the sweeper recorded — and a TIMEOUT recorded after a late result

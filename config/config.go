@@ -33,11 +33,15 @@ var ErrInvalid = errors.New("config: invalid")
 // Config is the whole configuration. Keys are the snake_case paths of the
 // mapstructure tags (bus.url, redis.key_prefix, ...).
 type Config struct {
-	Log       LogConfig       `mapstructure:"log" yaml:"log"`
-	Bus       BusConfig       `mapstructure:"bus" yaml:"bus"`
-	Identity  IdentityConfig  `mapstructure:"identity" yaml:"identity"`
-	Redis     RedisConfig     `mapstructure:"redis" yaml:"redis"`
-	Memory    MemoryConfig    `mapstructure:"memory" yaml:"memory"`
+	Log      LogConfig      `mapstructure:"log" yaml:"log"`
+	Bus      BusConfig      `mapstructure:"bus" yaml:"bus"`
+	Identity IdentityConfig `mapstructure:"identity" yaml:"identity"`
+	Redis    RedisConfig    `mapstructure:"redis" yaml:"redis"`
+	Memory   MemoryConfig   `mapstructure:"memory" yaml:"memory"`
+	// Audit configures the call history (audit records) and its export.
+	Audit AuditConfig `mapstructure:"audit" yaml:"audit"`
+	// Redact configures the one redaction pass.
+	Redact    RedactConfig    `mapstructure:"redact" yaml:"redact"`
 	Directory DirectoryConfig `mapstructure:"directory" yaml:"directory"`
 	Agent     AgentConfig     `mapstructure:"agent" yaml:"agent"`
 	Caller    CallerConfig    `mapstructure:"caller" yaml:"caller"`
@@ -421,6 +425,8 @@ func Default() *Config {
 		},
 		Memory: MemoryConfig{ResultTTL: caller.DefaultResultTTL, ConversationTTL: DefaultConversationTTL,
 			RetryBound: memory.DefaultRetryBound, MaxContextMessages: caller.DefaultMaxContextMessages},
+		Audit:  defaultAudit(),
+		Redact: defaultRedact(),
 		Directory: DirectoryConfig{
 			WellKnownFile:   DefaultWellKnownFile,
 			KnownAgentsFile: DefaultKnownAgentsFile,

@@ -291,6 +291,7 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"redis.db", "redis.key_prefix", "redis.timeout",
 		"redis.tls.enabled", "redis.tls.ca_file", "redis.tls.cert_file", "redis.tls.key_file", "redis.tls.server_name", "redis.tls.insecure_skip_verify",
 		"memory.result_ttl", "memory.conversation_ttl", "memory.retry_bound", "memory.max_context_messages",
+		"audit.retention", "audit.preview_chars", "audit.export", "audit.stream_max_len", "redact.patterns", "redact.stored_results",
 		"directory.well_known_file", "directory.known_agents_file", "directory.stale_after", "directory.forget_after", "directory.max_agents", "directory.announce_secret",
 		"directory.trust", "directory.pins_file", "directory.vet_wait", "directory.well_known_wait",
 		"agent.concurrency", "agent.stop_timeout", "agent.max_task_duration", "agent.ephemeral", "agent.max_tasks", "agent.idle_timeout", "agent.announce_interval", "agent.signing_key_file",

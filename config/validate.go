@@ -70,6 +70,8 @@ func (c *Config) validate() []error {
 	if n := c.Memory.MaxContextMessages; n < 0 || n > a2a.MaxHistoryMessages {
 		errs = append(errs, invalid("memory.max_context_messages", "must be within 0..%d (0 keeps no context history), got %d", a2a.MaxHistoryMessages, n))
 	}
+	errs = append(errs, c.Audit.validate()...)
+	errs = append(errs, c.Redact.validate())
 	errs = append(errs, c.Agent.validate()...)
 	if c.Directory.StaleAfter < 0 {
 		errs = append(errs, invalid("directory.stale_after", "must be 0 (3 × agent.announce_interval) or a positive duration, got %s", c.Directory.StaleAfter))

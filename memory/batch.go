@@ -32,10 +32,15 @@ const (
 	OpAppendTurnOnce
 	OpIndexAdd
 	OpIndexRemove
+	// OpStreamAdd appends Value to the stream Key (a Redis stream, XADD),
+	// trimmed to about MaxLen entries. Unlike the other kinds it is not
+	// idempotent: a batch run again appends it again (its readers, log
+	// shippers, see the same record twice).
+	OpStreamAdd
 )
 
 // Op is one write of a batch; build it with SetOp, SetIfAbsentOp, DeleteOp,
-// AppendTurnOnceOp, IndexAddOp or IndexRemoveOp.
+// AppendTurnOnceOp, IndexAddOp, IndexRemoveOp or StreamAddOp.
 type Op struct {
 	Kind OpKind
 	// Key is the key of OpSet, OpSetIfAbsent and OpDelete, and the index of OpIndexAdd and OpIndexRemove.
@@ -50,6 +55,8 @@ type Op struct {
 	// Member is the member of OpIndexAdd and OpIndexRemove; Score the score of OpIndexAdd.
 	Member string
 	Score  int64
+	// MaxLen bounds the stream of OpStreamAdd (trimmed about it, XADD MAXLEN ~).
+	MaxLen int64
 }
 
 // OpResult is the outcome of one Op.
@@ -91,6 +98,25 @@ func IndexRemoveOp(index, member string) Op {
 	return Op{Kind: OpIndexRemove, Key: index, Member: member}
 }
 
+// StreamAddOp appends value to the stream key, trimmed to about maxLen
+// entries: the export of records a log shipper reads (XADD key MAXLEN ~
+// maxLen * record value on Redis; the in-process memory keeps the last
+// maxLen). Applied is always true.
+func StreamAddOp(key string, value []byte, maxLen int64) Op {
+	return Op{Kind: OpStreamAdd, Key: key, Value: value, MaxLen: maxLen}
+}
+
+// StreamReader reads a stream that StreamAddOp appends to; both backends
+// Memory implement it (a2abus audit reads the audit stream through it).
+type StreamReader interface {
+	// StreamTail returns the values of the last n entries of stream key,
+	// oldest first; none when the stream does not exist.
+	StreamTail(ctx context.Context, key string, n int) ([][]byte, error)
+}
+
+// StreamField is the field of a stream entry that holds its value.
+const StreamField = "record"
+
 // String names the op and its key (or session and once id, or index and member), for errors.
 func (o Op) String() string {
 	switch o.Kind {
@@ -106,6 +132,8 @@ func (o Op) String() string {
 		return fmt.Sprintf("index add %q to %q at %d", o.Member, o.Key, o.Score)
 	case OpIndexRemove:
 		return fmt.Sprintf("index remove %q from %q", o.Member, o.Key)
+	case OpStreamAdd:
+		return fmt.Sprintf("stream add to %q", o.Key)
 	}
 	return fmt.Sprintf("op of unknown kind %d", int(o.Kind))
 }
@@ -133,8 +161,16 @@ func (o Op) Validate() error {
 		return ValidateIndexAdd(o.Key, o.Member, o.Score)
 	case OpIndexRemove:
 		return ValidateIndexRemove(o.Key, o.Member)
+	case OpStreamAdd:
+		if err := ValidateKey(o.Key); err != nil {
+			return err
+		}
+		if o.MaxLen <= 0 {
+			return fmt.Errorf("%w: stream %q: MaxLen must be positive, got %d", ErrInvalidArgument, o.Key, o.MaxLen)
+		}
+		return nil
 	}
-	return fmt.Errorf("%w: unknown op kind %d (build ops with SetOp, SetIfAbsentOp, DeleteOp, AppendTurnOnceOp, IndexAddOp, IndexRemoveOp)",
+	return fmt.Errorf("%w: unknown op kind %d (build ops with SetOp, SetIfAbsentOp, DeleteOp, AppendTurnOnceOp, IndexAddOp, IndexRemoveOp, StreamAddOp)",
 		ErrInvalidArgument, int(o.Kind))
 }
 

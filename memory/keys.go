@@ -169,6 +169,11 @@ func CallHistoryKey(id, taskID string) (string, error) {
 	return prefix + taskID, nil
 }
 
+// AuditStreamKey is the stream the callers export their audit records to
+// (caller.Options.AuditStreamMaxLen; a Redis stream, not a value: read it
+// with XRANGE or XREAD, not Get): "audit/stream".
+const AuditStreamKey = "audit/stream"
+
 // ContextHistoryKey is the key of the history of context contextID in
 // session sessionID — the request messages and final answers of its
 // finished tasks, which the next task of the context carries:

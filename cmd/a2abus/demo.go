@@ -187,7 +187,7 @@ func runDemo(ctx context.Context, e *env, con demoConsole) (err error) {
 	}
 	d.printf("\nIts call history (a2abus history %s):\n", session)
 	if d.err == nil {
-		d.err = printHistory(d.out, history)
+		d.err = printHistory(d.out, history, false)
 	}
 	if d.err == nil { // the shipped business-case workflow through the Orchestrator (docs/workflows.md)
 		d.err = demoWorkflow(runCtx, h, demoCaller, d.out)

@@ -21,14 +21,16 @@ import (
 // newHistoryCmd builds `a2abus history SESSION`: the session's call history,
 // one line per call (refusals included), oldest first.
 func newHistoryCmd(c *cli) *cobra.Command {
-	var asJSON bool
+	var asJSON, previews bool
 	cmd := &cobra.Command{
 		Use:   "history SESSION",
 		Short: "Print the calls made in a session: time, caller → target.skill, task, status, code, duration",
 		Long: "Print the call history of a session from working memory: every call made in it, by any caller,\n" +
 			"with its outcome (SUCCESS, PARTIAL, ERROR, TIMEOUT, or REFUSED before it was sent), oldest first.\n" +
-			"Entries expire with the results (memory.result_ttl); error messages are stored redacted.",
-		Example: "  a2abus history s1\n  a2abus history s1 --json | jq -r '.[] | select(.status != \"SUCCESS\") | .code'",
+			"Each entry is the call's audit record, kept for audit.retention (7 days by default) however long\n" +
+			"the result itself is kept (memory.result_ttl); its error message and its previews of the task and\n" +
+			"the output (audit.preview_chars) are stored redacted. --previews prints them under each call.",
+		Example: "  a2abus history s1\n  a2abus history s1 --previews\n  a2abus history s1 --json | jq -r '.[] | select(.status != \"SUCCESS\") | .code'",
 		Args:    cobra.ExactArgs(1),
 		RunE: c.withConfig(func(ctx context.Context, e *env, args []string) error {
 			if err := memory.ValidateSessionID(args[0]); err != nil {
@@ -46,16 +48,18 @@ func newHistoryCmd(c *cli) *cobra.Command {
 					_, err := fmt.Fprintf(e.Out, "session %s has no call history\n", args[0])
 					return err
 				}
-				return printHistory(e.Out, entries)
+				return printHistory(e.Out, entries, previews)
 			})
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&previews, "previews", false, "print the task and output previews under each call")
 	return cmd
 }
 
-// printHistory writes entries to w as an aligned table.
-func printHistory(w io.Writer, entries []caller.HistoryEntry) error {
+// printHistory writes entries to w as an aligned table; previews adds the
+// task's and the output's preview (or the error) under each call.
+func printHistory(w io.Writer, entries []caller.HistoryEntry, previews bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tCALL\tTASK\tSTATUS\tCODE\tDURATION")
 	for _, en := range entries {
@@ -71,6 +75,18 @@ func printHistory(w io.Writer, entries []caller.HistoryEntry) error {
 			cliutil.PrintableLine(en.Caller), cliutil.PrintableLine(en.Target), cliutil.PrintableLine(en.Skill), cliutil.PrintableLine(en.TaskID),
 			cliutil.PrintableLine(status), cliutil.PrintableLine(code),
 			en.Duration().Round(time.Millisecond))
+		if !previews {
+			continue
+		}
+		if en.Task != "" {
+			fmt.Fprintf(tw, "\t  task: %s\n", cliutil.PrintableLine(en.Task))
+		}
+		switch {
+		case en.Output != "":
+			fmt.Fprintf(tw, "\t  output: %s\n", cliutil.PrintableLine(en.Output))
+		case en.Error != "":
+			fmt.Fprintf(tw, "\t  error: %s\n", cliutil.PrintableLine(en.Error))
+		}
 	}
 	return tw.Flush()
 }

@@ -47,7 +47,8 @@ func TestHistoryAgainstRealServers(t *testing.T) {
 	earlier := time.Now().Add(-time.Minute).UTC()
 	done := caller.HistoryEntry{Time: earlier.Add(1500 * time.Millisecond), CreatedAt: earlier, TaskID: uuid.NewString(),
 		SessionID: session, Caller: "Planner", Target: "Researcher", Skill: "research", Status: "ERROR",
-		State: a2a.TaskStateFailed, Code: a2a.CodeExecutionFailed, Error: "token=xxxxx", DurationMs: 1500, Late: true}
+		State: a2a.TaskStateFailed, Code: a2a.CodeExecutionFailed, Error: "token=xxxxx", DurationMs: 1500, Late: true,
+		Task: "find the 2025 papers on GCRA"}
 	b, _ := json.Marshal(done)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -80,6 +81,12 @@ func TestHistoryAgainstRealServers(t *testing.T) {
 		}
 	}
 
+	code, out, errOut = runCLI(t, "history", session, "--previews")
+	if code != 0 || !strings.Contains(out, "task: find the 2025 papers on GCRA") || !strings.Contains(out, "error: token=xxxxx") ||
+		!strings.Contains(out, "task: hi") {
+		t.Fatalf("history --previews: exit %d:\n%s%s", code, out, errOut)
+	}
+
 	code, out, errOut = runCLI(t, "history", session, "--json")
 	var entries []caller.HistoryEntry
 	if code != 0 || json.Unmarshal([]byte(out), &entries) != nil || len(entries) != 2 {
@@ -88,5 +95,42 @@ func TestHistoryAgainstRealServers(t *testing.T) {
 	if entries[0].TaskID != done.TaskID || entries[1].Status != caller.HistoryRefused || entries[1].Code != a2a.CodeCycleDetected ||
 		entries[1].SessionID != session || strings.Join(entries[1].Chain, ">") != callerName {
 		t.Errorf("entries = %+v", entries)
+	}
+}
+
+// A call's audit record reaches the stream (audit.export stream), and
+// `a2abus audit` reads it back across sessions.
+func TestAuditReadsTheStream(t *testing.T) {
+	isolate(t, "")
+	w := testworld.Real(t)
+	callerName, session := w.N("AuditCaller"), "aud-"+strings.ToLower(w.N("s"))
+	useWorld(t, w, map[string]string{"CALLER_NAME": callerName, "LOG_LEVEL": "warn"})
+
+	code, _, errOut := runCLI(t, "audit")
+	if code != 0 || !strings.Contains(errOut, `audit.export is "none"`) {
+		t.Fatalf("audit of an empty stream with export none: exit %d: %s", code, errOut)
+	}
+	t.Setenv("A2ABUS_AUDIT_EXPORT", "stream")
+	code, _, errOut = runCLI(t, "invoke", callerName, "echo", "token=opensesame", "--session", session, "--directory-wait", "0")
+	if code != cliutil.ExitRefused || !strings.Contains(errOut, "CYCLE_DETECTED") {
+		t.Fatalf("self-call: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, "audit", "--json")
+	var rec struct {
+		Kind string `json:"kind"`
+		caller.HistoryEntry
+	}
+	if code != 0 || json.Unmarshal([]byte(strings.TrimSpace(out)), &rec) != nil {
+		t.Fatalf("audit --json: exit %d: %q %s", code, out, errOut)
+	}
+	if rec.Kind != caller.AuditKind || rec.SessionID != session || rec.Status != caller.HistoryRefused || rec.Task != "token=xxxxx" {
+		t.Errorf("record = %+v", rec)
+	}
+	code, out, errOut = runCLI(t, "audit", "--count", "5")
+	if code != 0 || !strings.Contains(out, session) || !strings.Contains(out, "REFUSED") || !strings.Contains(out, "task: token=xxxxx") {
+		t.Fatalf("audit: exit %d:\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut = runCLI(t, "audit", "--count", "0"); code == 0 || !strings.Contains(errOut, "--count") {
+		t.Errorf("audit --count 0: exit %d: %s", code, errOut)
 	}
 }

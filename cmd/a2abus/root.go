@@ -76,6 +76,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newMemoryCmd(c),
 		newConversationCmd(c),
 		newHistoryCmd(c),
+		newAuditCmd(c),
 		newChatCmd(c),
 		cliutil.SetProfile(newMCPCmd(c), cliutil.Daemon),
 		newGatewayCmd(c),

@@ -67,6 +67,7 @@ func (cfg projectConfig) nodeConfig() *config.Config {
 	c.Bus.URL, c.Bus.Exchange, c.Bus.QueueType = cfg.amqpURL, cfg.exchange, cfg.queueType
 	c.Redis.URL, c.Redis.KeyPrefix, c.Redis.Timeout = cfg.redisURL, cfg.keyPrefix, cfg.redisTimeout
 	c.Memory.ResultTTL = cfg.ttl
+	c.Audit.Retention = cfg.ttl // the bench's audit records go with its results, not a week later
 	c.Agent.Concurrency = cfg.settings.AgentConcurrency
 	c.Limits.MaxInFlight = cfg.settings.GuardMaxInFlight
 	c.Directory.WellKnownFile = ""

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The a2abus Authors
 
-// Package redact hides secrets in text that is logged or stored: the
-// passwords of URLs, bearer tokens, credentials written as key=value or
-// "key": "value", and a few well-known token shapes (JWTs, GitHub, Slack,
-// AWS and sk- API keys). It errs on the side of hiding too much.
+// Package redact is the one redaction pass: it hides secrets in text that
+// is logged, stored or given to a model — the passwords of URLs, bearer
+// tokens, credentials written as key=value or "key": "value", a few
+// well-known token shapes (JWTs, GitHub, Slack, AWS and sk- API keys), and
+// the text of configured patterns (New, SetDefault). It errs on the side of
+// hiding too much. A scan finds the candidates of each kind of secret
+// first, so text without any costs one pass over its bytes and no
+// regular expression.
 package redact
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -68,60 +71,26 @@ func cutPassword(raw string) string {
 	return raw[:prefix+colon+1] + Secret + rest[at:]
 }
 
-var (
-	// urlRe finds URLs in free text; URL hides their passwords.
-	urlRe = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://\S+`)
-	// kvRe finds a credential-named key, its separator and its value
-	// (quoted, or a bare word optionally after an auth scheme).
-	kvRe = regexp.MustCompile(`(?i)\b([a-z0-9_.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|authorization|cookie)["']?\s*[:=]\s*)` +
-		`("[^"]*"|'[^']*'|(?:(?:bearer|basic|token)\s+)?[^\s"'&,;)}\]]+)`)
-	// bearerRe finds a bearer token outside a key=value pair.
-	bearerRe = regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
-	// shapes are tokens recognisable on their own.
-	shapes = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*` + // JWT
-		`|\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}` + // GitHub tokens
-		`|\bgithub_pat_[A-Za-z0-9_]{20,}` +
-		`|\bsk-[A-Za-z0-9_-]{16,}` + // OpenAI, Anthropic and similar API keys
-		`|\bxox[abposr]-[A-Za-z0-9-]{10,}` + // Slack
-		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`) // AWS access key ids
-)
+// String returns s with every secret the process's redactor (Default)
+// recognises replaced by Secret: URL passwords, values of keys such as
+// password, token, secret, api_key or authorization (key=value, key: value,
+// "key": "value"), bearer tokens, well-known token shapes, and the text the
+// configured patterns match. Text without secrets is returned unchanged.
+func String(s string) string { return Default().String(s) }
 
-// String returns s with every secret it recognises replaced by Secret: URL
-// passwords, values of keys such as password, token, secret, api_key or
-// authorization (key=value, key: value, "key": "value"), bearer tokens and
-// well-known token shapes. Text without secrets is returned unchanged.
-func String(s string) string {
-	if s == "" {
-		return s
+// builtins runs the built-in passes that scan found candidates for.
+func builtins(s string, f family) string {
+	if f&famURL != 0 {
+		s = replaceURLs(s)
 	}
-	s = urlRe.ReplaceAllStringFunc(s, URL)
-	s = replaceKV(s)
-	s = bearerRe.ReplaceAllString(s, "${1} "+Secret)
-	return shapes.ReplaceAllString(s, Secret)
-}
-
-// replaceKV hides the values of credential-named keys, keeping their quotes.
-func replaceKV(s string) string {
-	idx := kvRe.FindAllStringSubmatchIndex(s, -1)
-	if idx == nil {
-		return s
+	if f&famKV != 0 {
+		s = replaceKV(s)
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
-	for _, m := range idx {
-		valStart, valEnd := m[4], m[5]
-		b.WriteString(s[last:valStart])
-		switch v := s[valStart:valEnd]; {
-		case len(v) >= 2 && (v[0] == '"' || v[0] == '\''):
-			b.WriteByte(v[0])
-			b.WriteString(Secret)
-			b.WriteByte(v[0])
-		default:
-			b.WriteString(Secret)
-		}
-		last = valEnd
+	if f&famBearer != 0 {
+		s = replaceBearers(s)
 	}
-	b.WriteString(s[last:])
-	return b.String()
+	if f&famShape != 0 {
+		s = replaceShapes(s)
+	}
+	return s
 }

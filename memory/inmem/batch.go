@@ -44,6 +44,38 @@ func (m *backend) run(ctx context.Context, o memory.Op) (memory.OpResult, error)
 		return memory.OpResult{Applied: true}, m.IndexAdd(ctx, o.Key, o.Member, o.Score)
 	case memory.OpIndexRemove:
 		return memory.OpResult{Applied: true}, m.IndexRemove(ctx, o.Key, o.Member)
+	case memory.OpStreamAdd:
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		st := append(m.streams[o.Key], append([]byte(nil), o.Value...))
+		if n := int64(len(st)); n > o.MaxLen {
+			st = append(st[:0:0], st[n-o.MaxLen:]...)
+		}
+		m.streams[o.Key] = st
+		return memory.OpResult{Applied: true}, nil
 	}
 	return memory.OpResult{}, o.Validate() // unreachable after memory.Checked: an unknown kind
+}
+
+// StreamTail returns the values of the last n entries of the stream key
+// (memory.StreamAddOp's), oldest first.
+func (m *Memory) StreamTail(ctx context.Context, key string, n int) ([][]byte, error) {
+	if err := memory.ValidateKey(key); err != nil {
+		return nil, fmt.Errorf("stream tail %q: %w", key, err)
+	}
+	if n <= 0 {
+		return nil, fmt.Errorf("stream tail %q: %w: n must be positive, got %d", key, memory.ErrInvalidArgument, n)
+	}
+	if err := m.Ping(ctx); err != nil {
+		return nil, fmt.Errorf("stream tail %q: %w", key, err)
+	}
+	m.b.mu.Lock()
+	defer m.b.mu.Unlock()
+	st := m.b.streams[key]
+	st = st[max(len(st)-n, 0):]
+	out := make([][]byte, len(st))
+	for i, v := range st {
+		out[i] = append([]byte(nil), v...)
+	}
+	return out, nil
 }

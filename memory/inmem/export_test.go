@@ -19,3 +19,10 @@ func (m *Memory) Sessions() int {
 	defer m.b.mu.Unlock()
 	return len(m.b.sessions)
 }
+
+// Stream returns the values kept in stream key (OpStreamAdd).
+func (m *Memory) Stream(key string) [][]byte {
+	m.b.mu.Lock()
+	defer m.b.mu.Unlock()
+	return m.b.streams[key]
+}

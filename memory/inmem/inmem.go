@@ -54,6 +54,7 @@ type backend struct {
 	items    map[string]item
 	sessions map[string]*session
 	indexes  map[string]map[string]int64 // index -> member -> score; an empty index is removed
+	streams  map[string][][]byte         // stream -> its last MaxLen values (OpStreamAdd)
 	closed   bool
 
 	done chan struct{}  // closed by Close
@@ -89,6 +90,7 @@ func New(opts Options) *Memory {
 		items:    make(map[string]item),
 		sessions: make(map[string]*session),
 		indexes:  make(map[string]map[string]int64),
+		streams:  make(map[string][][]byte),
 		done:     make(chan struct{}),
 	}
 	m.wg.Add(1)

@@ -153,3 +153,19 @@ func TestSubscriptionOutlivesExpiry(t *testing.T) {
 		t.Fatalf("received %+v, want seq 2 of the new conversation", got)
 	}
 }
+
+func TestStreamAddKeepsTheLast(t *testing.T) {
+	m := inmem.New(inmem.Options{})
+	defer m.Close()
+	for i := range 5 {
+		if _, err := m.Batch(t.Context(), memory.StreamAddOp("audit/stream", []byte{byte('a' + i)}, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := m.Stream("audit/stream"); len(got) != 3 || string(got[0]) != "c" || string(got[2]) != "e" {
+		t.Fatalf("stream = %q, want the last 3: c d e", got)
+	}
+	if _, err := m.Batch(t.Context(), memory.StreamAddOp("audit/stream", []byte("x"), 0)); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Fatalf("MaxLen 0 = %v, want ErrInvalidArgument", err)
+	}
+}

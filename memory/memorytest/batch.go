@@ -162,3 +162,36 @@ func mustValue(t *testing.T, m memory.Memory, key, want string) {
 		t.Fatalf("get %q = %q, want %q", key, got, want)
 	}
 }
+
+// testBatchStreamAdd: a stream append is applied beside the other ops of
+// its batch, and a stream without a positive MaxLen is refused before any
+// op runs; a backend that reads streams (memory.StreamReader) reads back
+// the last entries, oldest first.
+func testBatchStreamAdd(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	base := "t/" + unique(t)
+	res, err := m.Batch(ctx, memory.StreamAddOp(base+"/stream", []byte(`{"n":1}`), 10), memory.SetOp(base+"/after", []byte("v"), time.Hour))
+	must(t, err, "batch with a stream add")
+	if len(res) != 2 || !res[0].Applied || !res[1].Applied {
+		t.Fatalf("results = %+v, want both applied", res)
+	}
+	mustValue(t, m, base+"/after", "v")
+	if r, ok := m.(memory.StreamReader); ok {
+		for i := 2; i <= 12; i++ {
+			_, err := m.Batch(ctx, memory.StreamAddOp(base+"/stream", fmt.Appendf(nil, `{"n":%d}`, i), 10))
+			must(t, err, "stream add")
+		}
+		tail, err := r.StreamTail(ctx, base+"/stream", 3)
+		must(t, err, "stream tail")
+		if len(tail) != 3 || string(tail[0]) != `{"n":10}` || string(tail[2]) != `{"n":12}` {
+			t.Errorf("StreamTail(3) = %q, want n 10, 11, 12", tail)
+		}
+		if tail, err := r.StreamTail(ctx, base+"/none", 3); err != nil || len(tail) != 0 {
+			t.Errorf("StreamTail of no stream = %q, %v", tail, err)
+		}
+	}
+	_, err = m.Batch(ctx, memory.SetOp(base+"/never", []byte("v"), 0), memory.StreamAddOp(base+"/stream", []byte("x"), 0))
+	mustBe(t, err, memory.ErrInvalidArgument, "a stream add without MaxLen")
+	_, err = m.Get(ctx, base+"/never")
+	mustBe(t, err, memory.ErrNotFound, "an op of a refused batch")
+}

@@ -59,6 +59,7 @@ func Run(t *testing.T, newMemory func(t *testing.T) memory.Memory) {
 		{"BatchResults", testBatchResults},
 		{"BatchOrder", testBatchOrder},
 		{"BatchInvalid", testBatchInvalid},
+		{"BatchStreamAdd", testBatchStreamAdd},
 		{"IndexAddMoveRemove", testIndexAddMoveRemove},
 		{"IndexRange", testIndexRange},
 		{"IndexConcurrent", testIndexConcurrent},

@@ -240,6 +240,9 @@ func (m *backend) queue(ctx context.Context, pipe goredis.Pipeliner, o memory.Op
 		return pipe.ZRem(ctx, m.indexKey(o.Key), o.Member)
 	case memory.OpSet:
 		return pipe.Set(ctx, m.kvKey(o.Key), o.Value, redisTTL(o.TTL))
+	case memory.OpStreamAdd:
+		return pipe.XAdd(ctx, &goredis.XAddArgs{Stream: m.kvKey(o.Key), MaxLen: o.MaxLen, Approx: true,
+			Values: []any{memory.StreamField, o.Value}})
 	}
 	failed := goredis.NewStatusCmd(ctx) // unreachable after memory.Checked: an unknown kind fails its batch
 	failed.SetErr(fmt.Errorf("%w: unknown op kind %d", memory.ErrInvalidArgument, int(o.Kind)))
@@ -255,5 +258,5 @@ func result(o memory.Op, turn memory.Turn, cmd goredis.Cmder) (memory.OpResult, 
 		turn, appended, err := decodeAppend(o.OnceID, turn, c)
 		return memory.OpResult{Applied: appended, Turn: turn}, err
 	}
-	return memory.OpResult{Applied: true}, nil // SET, DEL, ZADD, ZREM
+	return memory.OpResult{Applied: true}, nil // SET, DEL, ZADD, ZREM, XADD
 }

@@ -38,8 +38,44 @@ func (c *Caller) historyEntry(rec *Record, s *StoredResult) *HistoryEntry {
 	}
 	if s.Error != nil {
 		e.Code, e.Error = s.Error.Code, safeMessage(s.Error.Message)
+	} else if q := s.Question; q != nil {
+		e.Output = resultText(s, q.Text, c.opts.PreviewRunes)
+	} else {
+		e.Output = resultText(s, resultPreview(s), c.opts.PreviewRunes)
 	}
+	e.Task = c.preview(requestText(rec.Message))
 	return e
+}
+
+// resultText is text of s's answer as a preview of maxRunes: redacted,
+// unless redactResult already redacted s.
+func resultText(s *StoredResult, text string, maxRunes int) string {
+	if s.redacted {
+		return redact.Collapse(text, maxRunes)
+	}
+	return redact.Default().Preview(text, maxRunes)
+}
+
+// preview is s redacted and cut to Options.PreviewRunes.
+func (c *Caller) preview(s string) string { return redact.Default().Preview(s, c.opts.PreviewRunes) }
+
+// requestText is the text of a request's message, else its structured input.
+func requestText(m *a2a.Message) string {
+	if m == nil {
+		return ""
+	}
+	if t := a2a.MessageText(m); t != "" {
+		return t
+	}
+	for _, p := range m.Parts {
+		if p == nil || p.Data() == nil {
+			continue
+		}
+		if b, err := json.Marshal(redact.Default().Value(p.Data())); err == nil {
+			return string(b)
+		}
+	}
+	return ""
 }
 
 // resultStatus is the contract status of a finalized task: the agent's own,
@@ -61,7 +97,7 @@ func resultStatus(s *StoredResult) string {
 }
 
 // historyOp is the batch op that records a finalized task in its session's
-// call history (session/<sessionId>/calls/<taskId>, for ResultTTL). It is
+// call history (session/<sessionId>/calls/<taskId>, for AuditTTL). It is
 // idempotent: a redelivered response records nothing twice. The first
 // outcome wins (set if absent), except a late result, which replaces the
 // TIMEOUT the sweeper recorded — and a TIMEOUT recorded after a late result
@@ -75,9 +111,41 @@ func (c *Caller) historyOp(e *HistoryEntry, replace bool) memory.Op {
 	key, _ := memory.CallHistoryKey(e.SessionID, e.TaskID) // validated by Invoke (ResultKey)
 	b, _ := json.Marshal(e)                                // strings, times and ints only: cannot fail
 	if replace || e.Late {
-		return memory.SetOp(key, b, c.opts.ResultTTL)
+		return memory.SetOp(key, b, c.opts.AuditTTL)
 	}
-	return memory.SetIfAbsentOp(key, b, c.opts.ResultTTL)
+	return memory.SetIfAbsentOp(key, b, c.opts.AuditTTL)
+}
+
+// auditRecord is an audit record as exported: the history entry with its kind.
+type auditRecord struct {
+	Kind string `json:"kind"`
+	*HistoryEntry
+}
+
+// AuditKind is the "kind" of every exported audit record.
+const AuditKind = "a2abus.audit"
+
+// exportOps are the batch ops that export e to the audit stream, if any.
+func (c *Caller) exportOps(e *HistoryEntry) []memory.Op {
+	if c.opts.AuditStreamMaxLen <= 0 {
+		return nil
+	}
+	b, _ := json.Marshal(auditRecord{AuditKind, e}) // cannot fail, as in historyOp
+	return []memory.Op{memory.StreamAddOp(memory.AuditStreamKey, b, c.opts.AuditStreamMaxLen)}
+}
+
+// writeAudit writes e as one JSON line to Options.AuditWriter, if set.
+func (c *Caller) writeAudit(e *HistoryEntry) {
+	if c.opts.AuditWriter == nil {
+		return
+	}
+	b, _ := json.Marshal(auditRecord{AuditKind, e})
+	c.auditMu.Lock()
+	_, err := c.opts.AuditWriter.Write(append(b, '\n'))
+	c.auditMu.Unlock()
+	if err != nil {
+		c.log.Warn("audit record not written", zap.String("task", e.TaskID), zap.Error(err))
+	}
 }
 
 // logOutcome writes the structured log line of a finalized task: task,
@@ -121,7 +189,9 @@ func (c *Caller) recordRefusal(ctx context.Context, req Request, err error) {
 		Time: now, CreatedAt: now, TaskID: uuid.NewString(), SessionID: session, Caller: c.opts.Name,
 		Target: text.Cut(req.Target, 128), Skill: text.Cut(req.Skill, 128), Chain: append(slices.Clone(chain), c.opts.Name),
 		Status: HistoryRefused, State: a2a.TaskStateRejected, Code: ae.Code, Error: safeMessage(ae.Message),
+		Task: c.preview(req.Text),
 	}
+	c.writeAudit(e)
 	c.log.Info("call refused", zap.String("task", e.TaskID), zap.String("session", e.SessionID),
 		zap.String("target", e.Target), zap.String("skill", e.Skill), zap.Strings("chain", e.Chain),
 		zap.String("status", e.Status), zap.String("code", string(e.Code)), zap.String("error", e.Error))
@@ -132,7 +202,7 @@ func (c *Caller) recordRefusal(ctx context.Context, req Request, err error) {
 	b, _ := json.Marshal(e)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refusalWriteTimeout)
 	defer cancel()
-	if werr := c.opts.Memory.Set(wctx, key, b, c.opts.ResultTTL); werr != nil {
+	if _, werr := c.opts.Memory.Batch(wctx, append([]memory.Op{memory.SetOp(key, b, c.opts.AuditTTL)}, c.exportOps(e)...)...); werr != nil {
 		c.log.Warn("refused call not recorded in the call history", zap.String("task", e.TaskID), zap.Error(werr))
 	}
 }

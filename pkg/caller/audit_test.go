@@ -56,7 +56,7 @@ func (w *world) apply(ops ...memory.Op) {
 func TestHistoryRecordsOutcomesOnceAndRedacted(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		core, logs := observer.New(zapcore.InfoLevel)
-		c := w.caller(w.N("Auditor"), false, func(o *Options) { o.Logger = zap.New(core); o.ResultTTL = 10 * time.Minute })
+		c := w.caller(w.N("Auditor"), false, func(o *Options) { o.Logger = zap.New(core); o.ResultTTL = time.Minute; o.AuditTTL = 10 * time.Minute })
 		session := "audit-" + uuid.NewString()[:8]
 		t0 := time.Now().Add(-time.Minute).UTC().Truncate(time.Millisecond)
 
@@ -93,7 +93,7 @@ func TestHistoryRecordsOutcomesOnceAndRedacted(t *testing.T) {
 		}
 		key, _ := memory.CallHistoryKey(session, ok.TaskID)
 		if ttl, err := w.mem.TTL(context.Background(), key); err != nil || ttl <= 9*time.Minute || ttl > 10*time.Minute {
-			t.Errorf("entry TTL = %v, %v; want the ResultTTL (10m)", ttl, err)
+			t.Errorf("entry TTL = %v, %v; want the AuditTTL (10m), not the ResultTTL (1m)", ttl, err)
 		}
 
 		lines := logs.FilterMessage("task finished").All()

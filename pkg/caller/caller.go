@@ -76,6 +76,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -90,7 +91,12 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultResultTTL     = 60 * time.Minute
+	DefaultResultTTL = 60 * time.Minute
+	// DefaultAuditTTL is the default of Options.AuditTTL: how long the call
+	// history (the audit records) outlives the results.
+	DefaultAuditTTL = 7 * 24 * time.Hour
+	// DefaultPreviewRunes is the default of Options.PreviewRunes.
+	DefaultPreviewRunes  = 200
 	DefaultTimeout       = 30 * time.Second
 	DefaultMaxTimeout    = 5 * time.Minute
 	DefaultSweepInterval = time.Second
@@ -149,6 +155,29 @@ type Options struct {
 	Identities *bus.Identities
 	// ResultTTL is how long results stay in working memory; default 60m.
 	ResultTTL time.Duration
+	// AuditTTL is how long a call's entry in its session's call history —
+	// its audit record, with bounded, redacted previews of the task and the
+	// output — stays in working memory; default 7 days, independent of
+	// ResultTTL.
+	AuditTTL time.Duration
+	// PreviewRunes bounds the task and output previews of an audit record
+	// (and the result previews of notification turns); default 200.
+	PreviewRunes int
+	// AuditStreamMaxLen, when positive, also appends every audit record to
+	// the Redis stream memory.AuditStreamKey (in the batch that stores it,
+	// so at least once), trimmed to about this many entries, for a log
+	// shipper. 0: no stream.
+	AuditStreamMaxLen int64
+	// AuditWriter, when set, receives every audit record as one JSON line
+	// (e.g. os.Stdout for a log shipper). Writes are serialised; a failed
+	// write is logged, never an error of the call.
+	AuditWriter io.Writer
+	// KeepSecrets stores results as the agent sent them. By default the
+	// result stored at the memory key — what get_from_working_memory gives
+	// a model, and what Call and Wait return — is redacted (internal/redact,
+	// the process's redactor): passwords in URLs, tokens, keys, configured
+	// patterns. Notifications, audit records and logs are redacted either way.
+	KeepSecrets bool
 	// DefaultTimeout applies to requests without one (30s); MaxTimeout clamps all (5m).
 	DefaultTimeout time.Duration
 	MaxTimeout     time.Duration
@@ -217,6 +246,8 @@ func (o *Options) normalize() error {
 		return fmt.Errorf("%w: Bus and Memory are required", ErrInvalidOptions)
 	}
 	component.Default(&o.ResultTTL, DefaultResultTTL)
+	component.Default(&o.AuditTTL, DefaultAuditTTL)
+	component.Default(&o.PreviewRunes, DefaultPreviewRunes)
 	component.Default(&o.DefaultTimeout, DefaultTimeout)
 	component.Default(&o.MaxTimeout, DefaultMaxTimeout)
 	component.Default(&o.MaxWait, DefaultMaxWait)
@@ -275,6 +306,8 @@ type Caller struct {
 
 	tickets guardTickets  // guard tickets of the tasks this process invoked (guard.go)
 	owned   ownedSessions // sessions this caller owns, recently confirmed (sessions.go)
+
+	auditMu sync.Mutex // serialises the writes to Options.AuditWriter
 
 	declMu   sync.Mutex
 	declared map[string]bool // queues this process has declared

@@ -26,9 +26,12 @@ const HistoryRefused = "REFUSED"
 // waits for the answer; the task's outcome replaces the entry.
 const HistoryWaiting = "WAITING"
 
-// HistoryEntry is one call in a session's call history, stored at
-// session/<sessionId>/calls/<taskId> for the caller's ResultTTL. Its error
-// message is redacted (passwords, tokens, API keys).
+// HistoryEntry is one call in a session's call history — its audit
+// record — stored at session/<sessionId>/calls/<taskId> for the caller's
+// AuditTTL (7 days by default, however long the result itself is kept), and
+// exported when the caller is told to (AuditStreamMaxLen, AuditWriter). Its
+// error message and previews are redacted (passwords, tokens, API keys,
+// configured patterns).
 type HistoryEntry struct {
 	// Time is when the outcome was recorded; CreatedAt when the call was made.
 	Time      time.Time `json:"time"`
@@ -47,6 +50,12 @@ type HistoryEntry struct {
 	Code   a2a.ErrorCode `json:"code,omitempty"`
 	// Error is the error message, redacted and truncated.
 	Error string `json:"error,omitempty"`
+	// Task is a preview of the task's request (its text, else its input),
+	// Output one of its result (the message text, else the artifacts'; the
+	// question of a task that waits for input): redacted, white space made
+	// single spaces, cut to Options.PreviewRunes.
+	Task   string `json:"task,omitempty"`
+	Output string `json:"output,omitempty"`
 	// DurationMs is the time from the call to its outcome.
 	DurationMs int64 `json:"durationMs"`
 	// Late is true for a result that arrived after the task had timed out
@@ -60,7 +69,7 @@ func (e *HistoryEntry) Duration() time.Duration {
 }
 
 // History returns the call history of a session, oldest call first: every
-// call made in it (by any caller) whose entry has not expired.
+// call made in it (by any caller) whose entry has not expired (AuditTTL).
 func History(ctx context.Context, mem memory.Store, sessionID string) ([]HistoryEntry, error) {
 	prefix, err := memory.CallHistoryPrefix(sessionID)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -69,17 +69,17 @@ func notificationTurn(s *StoredResult, key string, swept bool) memory.Turn {
 	case swept:
 		outcome = OutcomeSwept
 		text = fmt.Sprintf("[Agent '%s' did not answer task %s before its deadline (state=%s, code=TIMEOUT)]: %s. A cancel was sent; a result that still arrives will be stored at key '%s' and notified as late.",
-			s.Agent, s.TaskID, state, s.Error.Message, key)
+			s.Agent, s.TaskID, state, preview(s.Error.Message), key)
 	case s.Error != nil:
 		text = fmt.Sprintf("[Agent '%s' failed task %s (state=%s, code=%s)]: %s. Call get_from_working_memory with key '%s' for the details.",
 			s.Agent, s.TaskID, state, s.Error.Code, preview(s.Error.Message), key)
 	case s.Late:
 		outcome = OutcomeLate
 		text = fmt.Sprintf("[Agent '%s' completed task %s late, after it had timed out (state=%s)]: %s. Call get_from_working_memory with key '%s' to read the full result.",
-			s.Agent, s.TaskID, state, preview(resultPreview(s)), key)
+			s.Agent, s.TaskID, state, resultText(s, resultPreview(s), previewRunes), key)
 	default:
 		text = fmt.Sprintf("[Agent '%s' completed task %s (state=%s)]: %s. Call get_from_working_memory with key '%s' to read the full result.",
-			s.Agent, s.TaskID, state, preview(resultPreview(s)), key)
+			s.Agent, s.TaskID, state, resultText(s, resultPreview(s), previewRunes), key)
 	}
 	return notification(s, key, outcome, text)
 }
@@ -150,7 +150,7 @@ func questionTurn(s *StoredResult, key string) memory.Turn {
 	}
 	fmt.Fprintf(&b, " The task waits for your answer until %s (then it ends TIMEOUT): answer it with invoke_agent (task_id '%s' and %s) or `a2abus reply %s <answer>`; cancel it with cancel_task.",
 		answerDue(s.AnswerBy), s.TaskID, how, s.TaskID)
-	return notification(s, key, OutcomeQuestion, b.String())
+	return notification(s, key, OutcomeQuestion, redact.String(b.String()))
 }
 
 // resultPreview is the message text, else the text of the artifacts.
@@ -175,11 +175,7 @@ func resultPreview(s *StoredResult) string {
 	return strings.Join(parts, " | ")
 }
 
-func preview(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= previewRunes {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:previewRunes]) + "…"
-}
+// preview is s redacted (the process's redactor), its white space made
+// single spaces, cut to previewRunes: every text of a notification turn
+// from the agent goes through it, as the turn is what a model reads.
+func preview(s string) string { return redact.Default().Preview(s, previewRunes) }

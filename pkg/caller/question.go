@@ -79,6 +79,7 @@ func (c *Caller) finalizeQuestion(ctx context.Context, rec *Record, s *StoredRes
 	c.log.Info("task waits for input", zap.String("task", s.TaskID), zap.String("session", s.SessionID),
 		zap.String("target", s.Agent), zap.String("skill", s.Skill), zap.Int("turn", n), zap.String("state", string(s.State)),
 		zap.Duration("duration", entry.Duration()), zap.Time("answer_by", w.AnswerBy))
+	c.writeAudit(entry)
 	return &Outcome{Invocation: rec.turnInvocation(n, w.AnswerBy), Result: s}, nil
 }
 
@@ -119,7 +120,7 @@ func (c *Caller) questionOps(rec *Record, s *StoredResult, w *waitState) ([]memo
 		return nil, nil, err
 	}
 	entry := c.historyEntry(rec, s)
-	return []memory.Op{
+	return append([]memory.Op{
 		memory.SetOp(waitKey, waitJSON, ttl),
 		memory.SetOp(rec.MemoryKey, result, ttl),
 		memory.AppendTurnOnceOp(rec.SessionID, once, questionTurn(s, rec.MemoryKey)),
@@ -127,7 +128,7 @@ func (c *Caller) questionOps(rec *Record, s *StoredResult, w *waitState) ([]memo
 		memory.IndexAddOp(c.pending, s.TaskID, w.AnswerBy.UnixMilli()),
 		memory.SetOp(ownerKey, []byte(c.opts.Name), ttl),
 		memory.SetOp(recKey, recJSON, ttl),
-	}, entry, nil
+	}, c.exportOps(entry)...), entry, nil
 }
 
 // endWait ends the wait of rec's task for the answer to its question w,

@@ -135,6 +135,7 @@ type StoredResult struct {
 	attempt   int    // the delivery attempt of the request the answer ends (TaskResult.Attempt); not stored
 	once      bool   // the response was delivered to the caller the first time; not stored
 	endedWait string // startTimeout or startCanceled: the task ended while it waited for an answer; not stored
+	redacted  bool   // redactResult ran on it: its previews need no second pass; not stored
 }
 
 // encode is the JSON of s, as json.Marshal writes it but through the

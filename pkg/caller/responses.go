@@ -52,6 +52,9 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 		c.log.Warn("unexpected message on the response queue dead-lettered", zap.String("type", string(d.Kind)), zap.String("message_id", d.MessageID))
 		return d.DeadLetter()
 	}
+	if !c.opts.KeepSecrets {
+		redactResult(stored) // redact.go
+	}
 	// A context that survives the consumer's stop: a finalization that has
 	// begun completes (memory retries end with Close, or past
 	// MemoryRetryBound: the response is then requeued, well before the
@@ -271,7 +274,7 @@ func (c *Caller) outcomeOps(rec *Record, s *StoredResult, swept bool) ([]memory.
 	}
 	notify := memory.AppendTurnOnceOp(rec.SessionID, once, notificationTurn(s, rec.MemoryKey, swept))
 	entry := c.historyEntry(rec, s)
-	ops := []memory.Op{set, notify, c.historyOp(entry, s.Late || s.Turn > 0)}
+	ops := append([]memory.Op{set, notify, c.historyOp(entry, s.Late || s.Turn > 0)}, c.exportOps(entry)...)
 	if !swept {
 		ops = append(ops, memory.IndexRemoveOp(c.pending, s.TaskID))
 	}
@@ -288,6 +291,7 @@ func (c *Caller) finalized(rec *Record, s *StoredResult, entry *HistoryEntry, de
 	c.local.drop(s.TaskID)
 	c.guardDone(s) // frees the guard's slot and tells the circuit (guard.go)
 	c.logOutcome(entry)
+	c.writeAudit(entry)
 	c.observeFinished(entry)
 	return &Outcome{Invocation: rec.turnInvocation(s.Turn, deadline), Result: s}
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -184,11 +185,13 @@ func (a *Agent) handle(ctx context.Context, sk *Skill, t *agent.Task) (*agent.Re
 	if err != nil {
 		return nil, err
 	}
+	// The task and the caller's context leave for the skill's model: the
+	// one redaction pass hides their secrets (the tools' results are redacted by pkg/tools).
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sk.SystemPrompt}}
 	if block := renderContext(filtered); block != "" {
-		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: block})
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: redact.String(block)})
 	}
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: taskText(t, text)})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: redact.String(taskText(t, text))})
 
 	loop := llm.Loop{Client: a.opts.Model, MaxRounds: sk.MaxToolRounds, OnStep: func(ctx context.Context, step []llm.Message) error {
 		if calls := step[0].ToolCalls; len(calls) > 0 {

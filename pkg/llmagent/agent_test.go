@@ -263,3 +263,23 @@ func TestResultExtraIsCamelCase(t *testing.T) {
 		t.Fatalf("%q", bad)
 	}
 }
+
+// The task and the caller's context leave for a model: their secrets are hidden.
+func TestTaskReachesTheModelRedacted(t *testing.T) {
+	conv := turns{{Seq: 1, Role: "user", Content: "my db is postgres://app:hunter2@db/x", Time: now.Add(-time.Minute)}}
+	srv := llmtest.New(t, llmtest.Reply{Content: "done", Expect: func(r llmtest.Request) error {
+		for _, m := range r.Messages {
+			if strings.Contains(m.Content, "hunter2") || strings.Contains(m.Content, "sk-proj-0123456789abcdefXYZ") {
+				return fmt.Errorf("the model got a secret: %q", m.Content)
+			}
+		}
+		if !strings.Contains(r.Last().Content, "key xxxxx") {
+			return fmt.Errorf("task message %q", r.Last().Content)
+		}
+		return nil
+	}})
+	a := newAgent(t, testSpec(t), llmtest.Client(t, srv.URL, "gpt-test"), func(o *Options) { o.Conversations = conv })
+	if _, err := a.Handler(a.Spec().Skill("write"))(context.Background(), task("rotate key sk-proj-0123456789abcdefXYZ")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/caller"
 )
@@ -107,6 +108,9 @@ func (s *Session) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.
 		s.srv.log.Info("mcp resource read failed", zap.String("session", s.id), zap.Error(err))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
+	// A resource goes to the MCP client's model, as a tool result does: redacted
+	// even when the result is stored as sent (redact.stored_results: false).
+	value = redact.Default().JSON(value)
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(value)}}}, nil
 }
 

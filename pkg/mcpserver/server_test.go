@@ -18,6 +18,7 @@ import (
 
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/mcpserver"
@@ -316,4 +317,36 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
+}
+
+// A result resource goes to the client's model: it is read redacted even
+// when the result was stored as the agent sent it.
+func TestResultResourceIsRedacted(t *testing.T) {
+	session := "fixed-" + strings.ToLower(t.Name())
+	w := testworld.Embedded(t)
+	m := newMesh(t, w, mcpserver.Options{SessionID: session})
+	c := connect(t, m.server, latest)
+	key, err := memory.ResultKey(session, m.agent, "0f9c2d7e-5b1a-4c3e-9d2f-7a8b6c5d4e3f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := `{"taskId":"0f9c2d7e-5b1a-4c3e-9d2f-7a8b6c5d4e3f","message":{"parts":[{"text":"db https://svc:hunter2@db/x, Bearer abc.def"}]},"apiKey":"s3cr3t"}`
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := w.Memory.Set(ctx, key, []byte(raw), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	read, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.ResultURI(key)})
+	if err != nil || len(read.Contents) != 1 {
+		t.Fatalf("read = %+v, %v", read, err)
+	}
+	got := read.Contents[0].Text
+	for _, secret := range []string{"hunter2", "abc.def", "s3cr3t"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the resource holds %q: %s", secret, got)
+		}
+	}
+	if !json.Valid([]byte(got)) || !strings.Contains(got, "https://svc:xxxxx@db/x") {
+		t.Errorf("the resource = %s", got)
+	}
 }

@@ -50,6 +50,6 @@ func NewLogger(cfg config.LogConfig, w io.Writer) (*zap.Logger, error) {
 	default:
 		return nil, fmt.Errorf("%w: format must be json|console, got %q", ErrInvalidLog, cfg.Format)
 	}
-	core := zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)
+	core := redactCore{zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)}
 	return zap.New(core, zap.AddCaller(), zap.AddStacktrace(zapcore.ErrorLevel)), nil
 }

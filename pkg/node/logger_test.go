@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -139,3 +140,35 @@ func TestNewLoggerKeepsEveryAuditLine(t *testing.T) {
 		t.Errorf("a sampling logger kept all %d refusals: the guidance would be needless", kept)
 	}
 }
+
+// nilStringer panics in String, as a nil pointer's method would.
+type nilStringer struct{ p *int }
+
+func (n nilStringer) String() string { return fmt.Sprint(*n.p) }
+
+// Every line of the binaries' logger is redacted: message, strings, errors, Stringers.
+func TestLoggerRedactsEveryLine(t *testing.T) {
+	var buf bytes.Buffer
+	log, err := NewLogger(config.LogConfig{Level: "info", Format: "json"}, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.With(zap.String("dsn", "postgres://app:hunter2@db/x")).Info("sent token=T0K3N",
+		zap.String("text", "Authorization: Bearer abc.def"), zap.Error(errors.New("key sk-proj-0123456789abcdefXYZ refused")),
+		zap.Stringer("url", stringer("redis://:pw9@h:6379/0")), zap.Stringer("nil", nilStringer{}), zap.Int("n", 3))
+	out := buf.String()
+	for _, secret := range []string{"hunter2", "T0K3N", "abc.def", "sk-proj", "pw9"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the log line holds %q: %s", secret, out)
+		}
+	}
+	for _, kept := range []string{`"n":3`, "postgres://app:xxxxx@db/x", `"nilError"`} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("the log line lost %q: %s", kept, out)
+		}
+	}
+}
+
+type stringer string
+
+func (s stringer) String() string { return string(s) }

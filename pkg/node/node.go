@@ -30,6 +30,7 @@ import (
 	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/inmem"
 	"github.com/a2abus/a2abus/memory/redismem"
@@ -121,6 +122,13 @@ func OpenBus(ctx context.Context, cfg *config.Config, connName string, log *zap.
 func With(cfg *config.Config, b bus.Bus, m memory.Memory, log *zap.Logger) (*Node, error) {
 	if err := check(cfg); err != nil {
 		return nil, err
+	}
+	if len(cfg.Redact.Patterns) > 0 { // the process's redactor: every log, notification, tool result and audit record
+		red, err := cfg.Redact.Redactor()
+		if err != nil {
+			return nil, fmt.Errorf("node: %w", err)
+		}
+		redact.SetDefault(red)
 	}
 	if log == nil {
 		log = zap.NewNop()

@@ -7,6 +7,8 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"io"
+	"os"
 
 	"go.uber.org/zap"
 
@@ -49,9 +51,18 @@ func (n *Node) TransientCaller(name string, resolver caller.Resolver) (*caller.C
 
 func (n *Node) newCaller(name string, resolver caller.Resolver, transient bool) (*caller.Caller, error) {
 	cfg := n.Config
+	var streamLen int64
+	if cfg.Audit.ExportsStream() {
+		streamLen = int64(cfg.Audit.StreamMaxLen)
+	}
+	var auditOut io.Writer
+	if cfg.Audit.ExportsStdout() {
+		auditOut = os.Stdout
+	}
 	c, err := caller.New(caller.Options{
 		Name: name, Transient: transient, Bus: n.Bus, Memory: n.Memory, Resolver: resolver, Guard: n.Guard,
-		ResultTTL: cfg.Memory.ResultTTL, DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout,
+		ResultTTL: cfg.Memory.ResultTTL, AuditTTL: cfg.Audit.Retention, PreviewRunes: cfg.Audit.PreviewChars,
+		KeepSecrets: !cfg.Redact.StoredResults, AuditStreamMaxLen: streamLen, AuditWriter: auditOut, DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout,
 		DefaultWait: cfg.Caller.DefaultWait, MaxWait: cfg.Caller.MaxWait,
 		SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth, MemoryRetryBound: cfg.Caller.MemoryRetryBound,
 		InputTimeout: cfg.Caller.InputTimeout, MaxTaskHistory: cfg.Caller.MaxTaskHistory,

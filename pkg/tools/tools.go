@@ -43,6 +43,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -286,13 +287,15 @@ func (t Tool) run(ctx context.Context, args json.RawMessage) (json.RawMessage, e
 		return nil, err
 	}
 	if raw, ok := res.(json.RawMessage); ok { // already checked JSON: no second pass
-		return raw, nil
+		return redact.Default().JSON(raw), nil
 	}
 	out, err := json.Marshal(res)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode result: %w", t.Name, err)
 	}
-	return out, nil
+	// What a tool returns goes to a model: the one redaction pass hides its
+	// secrets (a stored result kept as sent, an agent's inline answer).
+	return redact.Default().JSON(out), nil
 }
 
 // definition is the fixed part of a tool: name, description and arguments.

@@ -131,6 +131,9 @@ func TestConversationControls(t *testing.T) {
 	if code, _ := postForm(t, ctx, m.url+"/conversations/"+id+"/pause", nil, append(auth, "Sec-Fetch-Site", "cross-site")...); code != http.StatusForbidden {
 		t.Errorf("a pause from another site (Sec-Fetch-Site): %d, want 403", code)
 	}
+	if code, _ := postForm(t, ctx, m.url+"/conversations/"+id+"/pause", nil, append(auth, "Origin", "null")...); code != http.StatusForbidden {
+		t.Errorf("a pause from an opaque origin without Sec-Fetch-Site: %d, want 403", code)
+	}
 	if code, _ := postForm(t, ctx, m.url+"/conversations/"+id+"/explode", nil, auth...); code != http.StatusBadRequest {
 		t.Errorf("an unknown control: %d, want 400", code)
 	}

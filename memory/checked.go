@@ -53,6 +53,16 @@ func (c Checked) Get(ctx context.Context, key string) ([]byte, error) {
 	return c.b.Get(ctx, key)
 }
 
+// GetMany validates every key, then calls the backend's GetMany.
+func (c Checked) GetMany(ctx context.Context, keys ...string) ([][]byte, error) {
+	for i, k := range keys {
+		if err := ValidateKey(k); err != nil {
+			return nil, fmt.Errorf("get many: key %d: %w", i, err)
+		}
+	}
+	return c.b.GetMany(ctx, keys...)
+}
+
 // TTL validates key, then calls the backend's TTL.
 func (c Checked) TTL(ctx context.Context, key string) (time.Duration, error) {
 	if err := ValidateKey(key); err != nil {

@@ -26,6 +26,9 @@ type Store interface {
 	Set(ctx context.Context, key string, value []byte, ttl time.Duration) error
 	// Get returns the value of key, or an error wrapping ErrNotFound naming the key.
 	Get(ctx context.Context, key string) ([]byte, error)
+	// GetMany returns the values of keys in one round trip, in key order: nil
+	// for a key that is missing (or expired). Every key is validated first.
+	GetMany(ctx context.Context, keys ...string) ([][]byte, error)
 	// TTL returns the remaining time to live of key: 0 when it never expires, ErrNotFound when missing.
 	TTL(ctx context.Context, key string) (time.Duration, error)
 	// Delete removes key; a missing key is not an error.

@@ -46,7 +46,8 @@ func newConsoleCmd(c *cli) *cobra.Command {
 			"waterfall and stored results (redacted), followed live; workflow runs and orchestrated conversations;\n" +
 			"the dead-letter queue with each message's reason; and this process's view of the broker, Redis and\n" +
 			"the limits in force. Read-only unless --actions (which needs --token-file): then a dead letter can be\n" +
-			"republished to its queue or dropped, each action logged. It listens on 127.0.0.1 unless --token-file\n" +
+			"republished to its queue or dropped, and a conversation paused, resumed, stopped, taken over or\n" +
+			"approved (as `a2abus converse` does), each action logged. It listens on 127.0.0.1 unless --token-file\n" +
 			"names a token, which every request must then carry (open the console with ?token=<token> once). The\n" +
 			"URL is printed on stdout once the address is bound. See docs/console.md.",
 		Example: "  a2abus console\n" +
@@ -68,7 +69,7 @@ func newConsoleCmd(c *cli) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.listen, "listen", f.listen, "the host:port to serve (port 0 picks one); other than loopback needs --token-file")
 	fl.StringVar(&f.tokenFile, "token-file", "", "a file holding the token every request must carry (at least 16 bytes)")
-	fl.BoolVar(&f.actions, "actions", false, "let an authenticated user republish or drop dead letters (needs --token-file; each action is logged)")
+	fl.BoolVar(&f.actions, "actions", false, "let an authenticated user republish or drop dead letters and pause, resume, stop, take over or approve conversations (needs --token-file; each action is logged)")
 	fl.StringArrayVar(&f.callers, "caller", nil, "also show the unfinished tasks of this caller before they end (default caller.name); repeatable")
 	return cliutil.SetProfile(cmd, cliutil.Daemon)
 }
@@ -82,7 +83,7 @@ func buildConsole(h *node.Host, e *env, f consoleFlags) (net.Addr, error) {
 		return nil, err
 	}
 	o := console.Options{Directory: d, Memory: n.Memory, Guard: n.Guard, Ready: n.Ops.Ready, Limits: cfg.HTTP.Limits(), Logger: e.Log,
-		Callers: f.callers, Settings: consoleSettings(e), Actions: f.actions}
+		Callers: f.callers, Settings: consoleSettings(e), Actions: f.actions, Controls: n.Bus}
 	if len(o.Callers) == 0 && cfg.Caller.Name != "" {
 		o.Callers = []string{cfg.Caller.Name}
 	}

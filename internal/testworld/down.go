@@ -14,7 +14,7 @@ import (
 
 // DownMemory is a working memory that a test takes down for a while, as
 // a Redis outage does: while Down holds, its reads and writes (Set, Get,
-// SetIfAbsent, Turns, IndexScore, IndexRange, Batch) fail with
+// GetMany, SetIfAbsent, Turns, IndexScore, IndexRange, Batch) fail with
 // memory.ErrUnavailable, each failure counted in Fails.
 type DownMemory struct {
 	memory.Memory
@@ -44,6 +44,14 @@ func (m *DownMemory) Get(ctx context.Context, k string) ([]byte, error) {
 		return nil, err
 	}
 	return m.Memory.Get(ctx, k)
+}
+
+// GetMany is the memory's GetMany, failing while Down holds.
+func (m *DownMemory) GetMany(ctx context.Context, keys ...string) ([][]byte, error) {
+	if err := m.err("get many"); err != nil {
+		return nil, err
+	}
+	return m.Memory.GetMany(ctx, keys...)
 }
 
 // SetIfAbsent is the memory's SetIfAbsent, failing while Down holds.

@@ -159,6 +159,25 @@ func (m *backend) Get(ctx context.Context, key string) ([]byte, error) {
 	return slices.Clone(it.value), nil
 }
 
+// GetMany returns copies of the values of keys, nil for a missing one.
+func (m *backend) GetMany(ctx context.Context, keys ...string) ([][]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("get many"); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		if it, ok := m.live(k); ok {
+			out[i] = slices.Clone(it.value)
+			if out[i] == nil {
+				out[i] = []byte{}
+			}
+		}
+	}
+	return out, nil
+}
+
 // TTL returns the remaining time to live of key (0: no expiry).
 func (m *backend) TTL(ctx context.Context, key string) (time.Duration, error) {
 	m.mu.Lock()

@@ -38,6 +38,7 @@ func Run(t *testing.T, newMemory func(t *testing.T) memory.Memory) {
 		{"TTLValue", testTTLValue},
 		{"NegativeTTL", testNegativeTTL},
 		{"List", testList},
+		{"GetMany", testGetMany},
 		{"SetIfAbsent", testSetIfAbsent},
 		{"SetIfAbsentAfterExpiry", testSetIfAbsentAfterExpiry},
 		{"SetIfAbsentConcurrent", testSetIfAbsentConcurrent},

@@ -42,6 +42,53 @@ func testSetGetDelete(t *testing.T, m memory.Memory) {
 	mustBe(t, err, memory.ErrNotFound, "get of a key never set")
 }
 
+func testGetMany(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	base := "t/" + unique(t) + "/"
+	must(t, m.Set(ctx, base+"a", []byte("va"), 0), "set a")
+	must(t, m.Set(ctx, base+"b", []byte{}, 0), "set b (empty)")
+	must(t, m.Set(ctx, base+"c", []byte("vc"), shortTTL), "set c")
+	keys := []string{base + "c", base + "missing", base + "a", base + "b", base + "a"}
+	got, err := m.GetMany(ctx, keys...)
+	must(t, err, "get many")
+	want := [][]byte{[]byte("vc"), nil, []byte("va"), {}, []byte("va")}
+	if len(got) != len(want) {
+		t.Fatalf("get many of %d keys returned %d values", len(keys), len(got))
+	}
+	for i := range want {
+		if (got[i] == nil) != (want[i] == nil) || string(got[i]) != string(want[i]) {
+			t.Fatalf("get many: value %d (%q) = %q (nil %v), want %q (nil %v)",
+				i, keys[i], got[i], got[i] == nil, want[i], want[i] == nil)
+		}
+	}
+	got[2][0] = 'X' // a copy: changing it changes nothing stored
+	again, err := m.GetMany(ctx, base+"a")
+	must(t, err, "get many again")
+	if string(again[0]) != "va" {
+		t.Fatalf("get many after changing a returned value = %q, want %q", again[0], "va")
+	}
+	none, err := m.GetMany(ctx)
+	must(t, err, "get many of no key")
+	if len(none) != 0 {
+		t.Fatalf("get many of no key = %q, want none", none)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		got, err := m.GetMany(ctx, base+"c", base+"a")
+		must(t, err, "get many after c's ttl")
+		if got[0] == nil {
+			if string(got[1]) != "va" {
+				t.Fatalf("get many: a = %q after c expired, want %q", got[1], "va")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("get many still returns %q for a key whose ttl of %v ended", got[0], shortTTL)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func testOverwrite(t *testing.T, m memory.Memory) {
 	ctx := t.Context()
 	key := "t/" + unique(t)
@@ -296,6 +343,11 @@ func testInvalidKeys(t *testing.T, m memory.Memory) {
 		mustBe(t, m.Delete(ctx, key), memory.ErrInvalidKey, "delete "+key)
 		_, err = m.SetIfAbsent(ctx, key, []byte("v"), 0)
 		mustBe(t, err, memory.ErrInvalidKey, "set if absent "+key)
+		_, err = m.GetMany(ctx, "t/valid", key)
+		mustBe(t, err, memory.ErrInvalidKey, "get many "+key)
+		if !strings.Contains(err.Error(), "key 1") {
+			t.Errorf("get many error %q does not name the invalid key's index", err)
+		}
 	}
 	keys, err := m.List(ctx, "")
 	must(t, err, "list")

@@ -5,6 +5,7 @@ package redismem
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,6 +51,41 @@ func (m *backend) Get(ctx context.Context, key string) ([]byte, error) {
 		return err
 	})
 	return value, err
+}
+
+// GetMany reads keys with one pipeline of GETs (one round trip per server,
+// bounded by the timeout as one call; a Cluster spreads them over their
+// slots' masters, which one MGET could not); nil for a missing key.
+func (m *backend) GetMany(ctx context.Context, keys ...string) ([][]byte, error) {
+	out := make([][]byte, len(keys))
+	if len(keys) == 0 {
+		return out, m.call(ctx, "get many", func(context.Context) error { return nil })
+	}
+	err := m.call(ctx, fmt.Sprintf("get many (%d keys, first %q)", len(keys), keys[0]), func(ctx context.Context) error {
+		pipe := m.client.Pipeline()
+		cmds := make([]*goredis.StringCmd, len(keys))
+		for i, k := range keys {
+			cmds[i] = pipe.Get(ctx, m.kvKey(k))
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
+			return err
+		}
+		for i, c := range cmds {
+			b, err := c.Bytes()
+			switch {
+			case errors.Is(err, goredis.Nil):
+			case err != nil:
+				return err
+			default:
+				out[i] = b
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // TTL returns the remaining time to live of key (PTTL); 0 when it has none.

@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -79,18 +78,18 @@ func History(ctx context.Context, mem memory.Store, sessionID string) ([]History
 	if err != nil {
 		return nil, fmt.Errorf("caller: history of session %q: %w", sessionID, err)
 	}
+	values, err := mem.GetMany(ctx, keys...) // one round trip, not one per entry
+	if err != nil {
+		return nil, fmt.Errorf("caller: history of session %q: %w", sessionID, err)
+	}
 	out := make([]HistoryEntry, 0, len(keys))
-	for _, k := range keys {
-		b, err := mem.Get(ctx, k)
-		if errors.Is(err, memory.ErrNotFound) {
+	for i, b := range values {
+		if b == nil {
 			continue // expired since the listing
-		}
-		if err != nil {
-			return nil, fmt.Errorf("caller: history of session %q: %w", sessionID, err)
 		}
 		var e HistoryEntry
 		if err := json.Unmarshal(b, &e); err != nil {
-			return nil, fmt.Errorf("caller: history of session %q: decode %q: %w", sessionID, k, err)
+			return nil, fmt.Errorf("caller: history of session %q: decode %q: %w", sessionID, keys[i], err)
 		}
 		out = append(out, e)
 	}

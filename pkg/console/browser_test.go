@@ -22,6 +22,8 @@ import (
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/console"
+	"github.com/a2abus/a2abus/pkg/converse"
 )
 
 // screenshotDir is where the browser test writes a screenshot of each page
@@ -158,7 +160,8 @@ func js(s string) string { return strconv.Quote(s) }
 // TestBrowser drives the console in headless Chromium on the real servers:
 // a running agent listed, a task appearing and turning completed live, a
 // failed task's code, a dead letter with its reason, a hostile card shown
-// as text, and no error in the browser's console. It writes a screenshot
+// as text, a conversation paused by its control (on a console with
+// actions), and no error in the browser's console. It writes a screenshot
 // of each page to test-output/console/.
 func TestBrowser(t *testing.T) {
 	br := newBrowser(t)
@@ -270,6 +273,28 @@ func TestBrowser(t *testing.T) {
 		br.open(t, m.url+"/workflows?run=no-such-run")
 		br.waitFor(t, "the workflow page", `document.querySelector("p.error") !== null`)
 		br.screenshot(t, "workflows")
+	})
+
+	t.Run("conversation control", func(t *testing.T) {
+		// A console of its own with --actions and a token, in a world of its own.
+		w := testworld.Real(t)
+		am := newMesh(t, w, func(o *console.Options) { o.Actions, o.Token = true, actionToken })
+		id, _ := drivenConversation(t, w)
+		br.open(t, am.url+"/workflows?conversation="+id+"&token="+actionToken) // sets the cookie, then the page without the token
+		br.waitFor(t, "the conversation's controls", `document.querySelector("#controls button.pause") !== null`)
+		br.screenshot(t, "conversation-controls")
+		ctx, cancel := context.WithTimeout(br.ctx, browserWait)
+		defer cancel()
+		if _, err := chromedp.Run(ctx, chromedp.Click(`#controls button.pause`)); err != nil {
+			t.Fatalf("click pause: %v", err)
+		}
+		waitConversation(t, w, id, "the conversation paused", func(c *converse.Conversation) bool { return c.Status() == converse.Paused })
+		// The form's answer navigates the tab: an evaluation during it fails, so poll past it.
+		testenv.Eventually(t, "the page saying the pause was sent", func() bool {
+			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && document.getElementById("done") !== null && document.getElementById("done").textContent.startsWith("pause sent to ")`))
+			return err == nil && ok
+		}, testenv.Within(browserWait))
+		br.until(t, "the conversation shown paused", am.url+"/workflows?conversation="+id, `document.querySelector("dd.state").textContent === "paused"`)
 	})
 
 	br.mu.Lock()

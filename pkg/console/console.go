@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/httpserve"
@@ -66,9 +67,14 @@ type Options struct {
 	// shows before they end (besides the callers of the session's history).
 	Callers []string
 	// Actions enables the actions on dead letters (republish, drop;
-	// DeadLetters must be a DeadLetterActor). It needs a Token: an action
-	// is taken by someone authenticated, and logged.
+	// DeadLetters must be a DeadLetterActor) and on orchestrated
+	// conversations (pause, resume, stop, take over, approve; Controls must
+	// be set). It needs a Token: an action is taken by someone
+	// authenticated, and logged.
 	Actions bool
+	// Controls, with Actions, is the bus a conversation's controls are
+	// announced on to the process that drives it (converse.Send).
+	Controls bus.Publisher
 	// Token, when set, is required of every request (bearer header, or
 	// ?token= once, which sets a cookie). Listen refuses an address other
 	// than loopback without one.
@@ -165,6 +171,7 @@ func (c *Console) routes() http.Handler {
 	mux.HandleFunc("GET /deadletters", c.deadLettersPage)
 	mux.HandleFunc("GET /health", c.healthPage)
 	mux.HandleFunc("POST /deadletters/{id}/{action}", c.deadLetterAction)
+	mux.HandleFunc("POST /conversations/{id}/{action}", c.conversationAction)
 	var h http.Handler = mux
 	if c.opts.Token != "" {
 		h = tokenAuth(h, c.opts.Token)

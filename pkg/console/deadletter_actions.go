@@ -76,14 +76,22 @@ func (c *Console) deadLetterAction(w http.ResponseWriter, r *http.Request) {
 }
 
 // sameOrigin reports whether a state-changing request came from the
-// console's own pages: its Origin, when sent, is the console's host.
+// console's own pages: its Sec-Fetch-Site, when sent, is same-origin (or
+// none: typed by the user), and its Origin, when sent, is the console's
+// host. A browser sends "Origin: null" for a form of a page served with
+// Referrer-Policy no-referrer, as the console's are: that passes only with
+// Sec-Fetch-Site same-origin.
 func sameOrigin(r *http.Request) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+	site := r.Header.Get("Sec-Fetch-Site")
+	if site != "" && site != "same-origin" && site != "none" {
 		return false
 	}
 	o := r.Header.Get("Origin")
-	if o == "" {
+	switch o {
+	case "":
 		return true
+	case "null":
+		return site == "same-origin"
 	}
 	u, err := url.Parse(o)
 	return err == nil && u.Host == r.Host

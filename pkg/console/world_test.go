@@ -43,7 +43,8 @@ type mesh struct {
 	dead    console.DeadLetterReader
 }
 
-// newMesh starts the agents, the caller and a console; mod adjusts the console's options.
+// newMesh starts the agents, the caller and a console; mod adjusts the
+// console's options (with Actions, Controls is the mesh's bus unless mod sets it).
 func newMesh(t testing.TB, w *testworld.World, mod func(*console.Options)) *mesh {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -95,6 +96,9 @@ func newMesh(t testing.TB, w *testworld.World, mod func(*console.Options)) *mesh
 	}
 	if mod != nil {
 		mod(&o)
+	}
+	if o.Actions && o.Controls == nil {
+		o.Controls = b // as `a2abus console` does: controls go out on the console's bus
 	}
 	con, err := console.New(o)
 	if err != nil {

@@ -220,8 +220,12 @@ func TestTwentyCLIProcessesShareACallerName(t *testing.T) {
 			text := fmt.Sprintf("message %d", i)
 			// Twenty processes start at once, each asking the agent to announce
 			// itself: give it longer than the default second to answer them all.
-			code, out, errOut := e.run("a2abus", "invoke", agent, "echo", text, "--wait", "--json", "--session", s, "--timeout", "2m",
-				"--directory-wait", "30s")
+			// The processes share the caller's in-flight limit (limits.shared):
+			// room for all twenty, as this is not about the limit.
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			code, out, errOut := runWithEnv(ctx, e, e.environ("A2ABUS_LIMITS_MAX_IN_FLIGHT=20"), "a2abus", "invoke", agent, "echo", text,
+				"--wait", "--json", "--session", s, "--timeout", "2m", "--directory-wait", "30s")
 			if code != 0 {
 				t.Errorf("process %d: exit %d: %s", i, code, errOut)
 				return

@@ -67,7 +67,7 @@ func TestResearchAgentAnswersFromTheWeb(t *testing.T) {
 	s := newSite(t)
 	srv := searx(t, func(string) []map[string]string {
 		return []map[string]string{
-			{"url": s.URL + "/private/secret", "title": "Secret", "content": "quorum"},
+			{"url": s.URL + "/private/notes", "title": "Secret", "content": "quorum"},
 			{"url": s.URL + "/article", "title": "Quorum queues explained", "content": "Quorum queues use Raft."},
 			{"url": s.URL + "/data.bin", "title": "Binary", "content": "quorum"},
 			{"url": s.URL + "/big", "title": "Big", "content": "quorum"},
@@ -100,7 +100,7 @@ func TestResearchAgentAnswersFromTheWeb(t *testing.T) {
 		t.Errorf("answer %q", text)
 	}
 	warnings := strings.Join(r.Warnings, "\n")
-	for _, want := range []string{"/private/secret: web: disallowed by robots.txt", "/data.bin", "application/octet-stream", "/big", "page too large"} {
+	for _, want := range []string{"/private/notes: web: disallowed by robots.txt", "/data.bin", "application/octet-stream", "/big", "page too large"} {
 		if !strings.Contains(warnings, want) {
 			t.Errorf("warnings lack %q: %v", want, r.Warnings)
 		}
@@ -119,7 +119,7 @@ func TestResearchAgentAnswersFromTheWeb(t *testing.T) {
 func TestResearchAgentFallsBackToSnippets(t *testing.T) {
 	s := newSite(t)
 	srv := searx(t, func(string) []map[string]string {
-		return []map[string]string{{"url": s.URL + "/private/secret", "title": "Quorum secrets", "content": "Quorum queues elect a leader."}}
+		return []map[string]string{{"url": s.URL + "/private/notes", "title": "Quorum secrets", "content": "Quorum queues elect a leader."}}
 	})
 	c := webAgent(t, research.WebConfig{SearchURL: srv.URL, AllowPrivate: true}, research.Model{})
 	out := ask(t, c, "quorum leader")

@@ -336,8 +336,9 @@ func (r *jsonReader) textPart(p *wirePart) bool {
 	return r.members(func(key []byte) bool {
 		switch string(key) {
 		case "text":
-			s, ok := r.str()
-			p.Text = &s
+			var ok bool
+			p.text, ok = r.str()
+			p.Text = &p.text
 			return ok
 		case "mediaType":
 			return strInto(r, &p.MediaType)

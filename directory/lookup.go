@@ -75,8 +75,13 @@ type PatientResolver struct {
 
 // Resolve is Directory.Resolve, retried on every change until Wait passes or
 // ctx is done, whichever comes first. A miss of a directory with QueryOnMiss
-// sends a discovery query first.
+// sends a discovery query first. A known agent costs no timer: Wait starts
+// only on a miss.
 func (r PatientResolver) Resolve(ctx context.Context, agent, skill string) (string, error) {
+	name, err := r.Directory.resolve(agent, skill)
+	if a2a.CodeOf(err) != a2a.CodeAgentNotFound {
+		return name, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, r.Wait)
 	defer cancel()
 	for asked := false; ; {

@@ -86,28 +86,29 @@ func SessionPrefix(id string) (string, error) {
 // ResultPrefix is the List prefix of the results of agentName's tasks in
 // session sessionID: "session/<sessionID>/a2a/<agentName>/".
 func ResultPrefix(sessionID, agentName string) (string, error) {
-	prefix, err := SessionPrefix(sessionID)
-	if err != nil {
+	if _, err := validateSession(sessionID); err != nil {
 		return "", err
 	}
 	if err := validateAgent("agent", agentName); err != nil {
 		return "", err
 	}
-	return prefix + "a2a/" + agentName + "/", nil
+	return rootSession + sessionID + "/a2a/" + agentName + "/", nil
 }
 
 // ResultKey is the key of the result of task taskID run by agentName for
 // session sessionID: "session/<sessionID>/a2a/<agentName>/<taskID>/result".
 // None of the three parts may contain "/", so distinct inputs never collide.
 func ResultKey(sessionID, agentName, taskID string) (string, error) {
-	prefix, err := ResultPrefix(sessionID, agentName)
-	if err != nil {
+	if _, err := validateSession(sessionID); err != nil {
+		return "", err
+	}
+	if err := validateAgent("agent", agentName); err != nil {
 		return "", err
 	}
 	if err := validateTask(taskID); err != nil {
 		return "", err
 	}
-	return prefix + taskID + "/result", nil
+	return rootSession + sessionID + "/a2a/" + agentName + "/" + taskID + "/result", nil
 }
 
 // ParseResultKey splits a ResultKey into its session, agent and task; ok is
@@ -126,47 +127,43 @@ func ParseResultKey(key string) (sessionID, agentName, taskID string, ok bool) {
 // SessionOwnerKey is the key of the caller that owns session id:
 // "session/<id>/a2a-owner".
 func SessionOwnerKey(id string) (string, error) {
-	prefix, err := SessionPrefix(id)
-	if err != nil {
+	if _, err := validateSession(id); err != nil {
 		return "", err
 	}
-	return prefix + "a2a-owner", nil
+	return rootSession + id + "/a2a-owner", nil
 }
 
 // SessionGrantKey is the key of agent's grant to start tasks in session id:
 // "session/<id>/a2a-grants/<agent in lower case>" (agent names ignore case).
 func SessionGrantKey(id, agent string) (string, error) {
-	prefix, err := SessionPrefix(id)
-	if err != nil {
+	if _, err := validateSession(id); err != nil {
 		return "", err
 	}
 	if err := validateAgent("agent", agent); err != nil {
 		return "", err
 	}
-	return prefix + "a2a-grants/" + strings.ToLower(agent), nil
+	return rootSession + id + "/a2a-grants/" + strings.ToLower(agent), nil
 }
 
 // CallHistoryPrefix is the List prefix of session id's call history:
 // "session/<id>/calls/".
 func CallHistoryPrefix(id string) (string, error) {
-	prefix, err := SessionPrefix(id)
-	if err != nil {
+	if _, err := validateSession(id); err != nil {
 		return "", err
 	}
-	return prefix + "calls/", nil
+	return rootSession + id + "/calls/", nil
 }
 
 // CallHistoryKey is the key of task taskID's entry in session id's call
 // history: "session/<id>/calls/<taskID>".
 func CallHistoryKey(id, taskID string) (string, error) {
-	prefix, err := CallHistoryPrefix(id)
-	if err != nil {
+	if _, err := validateSession(id); err != nil {
 		return "", err
 	}
 	if err := validateTask(taskID); err != nil {
 		return "", err
 	}
-	return prefix + taskID, nil
+	return rootSession + id + "/calls/" + taskID, nil
 }
 
 // AuditStreamKey is the stream the callers export their audit records to
@@ -180,28 +177,26 @@ const AuditStreamKey = "audit/stream"
 // "session/<sessionID>/contexts/<contextID>". The context id follows the
 // rule of a session id (a2a.ValidateContextID).
 func ContextHistoryKey(sessionID, contextID string) (string, error) {
-	prefix, err := SessionPrefix(sessionID)
-	if err != nil {
+	if _, err := validateSession(sessionID); err != nil {
 		return "", err
 	}
 	if err := a2a.ValidateContextID(contextID); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidKey, err)
 	}
-	return prefix + "contexts/" + contextID, nil
+	return rootSession + sessionID + "/contexts/" + contextID, nil
 }
 
 // CallerContextKey is the key of the caller's context of task taskID in
 // session sessionID, when it was too large to travel in the request (the
 // request names the key in its callerContext): "session/<sessionID>/caller-context/<taskID>".
 func CallerContextKey(sessionID, taskID string) (string, error) {
-	prefix, err := SessionPrefix(sessionID)
-	if err != nil {
+	if _, err := validateSession(sessionID); err != nil {
 		return "", err
 	}
 	if err := validateTask(taskID); err != nil {
 		return "", err
 	}
-	return prefix + "caller-context/" + taskID, nil
+	return rootSession + sessionID + "/caller-context/" + taskID, nil
 }
 
 // ChatKeys are the keys of one session's chat state.

@@ -110,9 +110,9 @@ func (a *acker) replace(exchange, key string, pub amqp.Publishing, what string) 
 		return fmt.Errorf("%s: %w", what, errLost)
 	}
 	b := a.c.b
-	ctx, cancel := context.WithTimeout(context.Background(), b.publishTimeout)
-	defer cancel()
-	if err := b.pub.publish(ctx, nil, exchange, key, pub, false); err != nil {
+	t := startTimer(b.publishTimeout)
+	defer stopTimer(t)
+	if err := b.pub.publish(context.Background(), nil, t.C, exchange, key, pub, false); err != nil {
 		if nerr := a.acks.nack(a.d.DeliveryTag, true); nerr != nil {
 			return fmt.Errorf("%s: %w; and nack: %w", what, err, nerr)
 		}

@@ -210,6 +210,11 @@ func (l *link) install(s *session) {
 // that found stale unusable passes it to wait for its replacement. get
 // returns bus.ErrClosed once the bus is closed and no connection is open.
 func (l *link) get(ctx context.Context, stale *amqp.Connection) (*amqp.Connection, error) {
+	return l.getUntil(ctx, nil, stale)
+}
+
+// getUntil is get, its wait also ended by expire (context.DeadlineExceeded).
+func (l *link) getUntil(ctx context.Context, expire <-chan time.Time, stale *amqp.Connection) (*amqp.Connection, error) {
 	for {
 		s := l.current()
 		if s.conn != nil && s.conn != stale && !s.conn.IsClosed() {
@@ -219,6 +224,8 @@ func (l *link) get(ctx context.Context, stale *amqp.Connection) (*amqp.Connectio
 		case <-s.next:
 		case <-ctx.Done():
 			return nil, fmt.Errorf("wait for %s connection: %w", l.role, ctx.Err())
+		case <-expire:
+			return nil, fmt.Errorf("wait for %s connection: %w", l.role, context.DeadlineExceeded)
 		case <-l.done:
 			return nil, fmt.Errorf("wait for %s connection: %w", l.role, bus.ErrClosed)
 		}

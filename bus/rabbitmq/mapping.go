@@ -89,8 +89,6 @@ func fromDelivery(d *amqp.Delivery, own string) bus.Message {
 		delete(h, headerRoutingKey)
 	}
 	user := originalUser(d, own)
-	delete(h, headerUser)
-	delete(h, headerPublishSeq)
 	if r, ok := h[headerFirstDeathReason]; ok && h[bus.HeaderDeathReason] == "" {
 		h[bus.HeaderDeathReason] = r // dead-lettered by the broker itself, e.g. "expired"
 	}
@@ -206,13 +204,18 @@ func headerTable(h map[string]string) amqp.Table {
 
 // tableHeaders maps AMQP headers to strings: strings and bytes as they are,
 // numbers, booleans and times formatted; nested tables and arrays (such as
-// the broker's x-death) are left out. Nil when there are none.
+// the broker's x-death) are left out, and so are the bus's own headerUser
+// and headerPublishSeq (not formatted only to be dropped). Nil when there
+// are none.
 func tableHeaders(t amqp.Table) map[string]string {
 	if len(t) == 0 {
 		return nil
 	}
 	h := make(map[string]string, len(t))
 	for k, v := range t {
+		if k == headerUser || k == headerPublishSeq {
+			continue
+		}
 		switch v := v.(type) {
 		case string:
 			h[k] = v

@@ -51,8 +51,9 @@ func TestFromDeliveryMapsEveryField(t *testing.T) {
 	d := &amqp.Delivery{
 		RoutingKey: "agent.task.A", Type: "task.status", MessageId: "m1", CorrelationId: "t1",
 		ReplyTo: "r", ContentType: "application/json", Priority: 3, Expiration: "2000", Timestamp: ts,
-		Headers: amqp.Table{"s": "v", "n": int32(4), "b": []byte("raw"), "x-death": []any{amqp.Table{"q": "x"}}},
-		Body:    []byte("body"), UserId: "alice",
+		Headers: amqp.Table{"s": "v", "n": int32(4), "b": []byte("raw"), "x-death": []any{amqp.Table{"q": "x"}},
+			headerPublishSeq: int64(7), headerUser: "carol"}, // the bus's own: never shown
+		Body: []byte("body"), UserId: "alice",
 	}
 	m := fromDelivery(d, "bob")
 	want := bus.Message{

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -56,7 +57,7 @@ func newPublisher(l *link, lanes int, bg *group) *publisher {
 // never sent (no lane could be had, or ctx ended, before any send was tried).
 // A closed closed (the bus closing; nil: never) ends the wait as ctx does,
 // with bus.ErrClosed: a watch that costs the publish no registration.
-func (p *publisher) publish(ctx context.Context, closed <-chan struct{}, exchange, key string, pub amqp.Publishing, noConfirm bool) error {
+func (p *publisher) publish(ctx context.Context, closed <-chan struct{}, expire <-chan time.Time, exchange, key string, pub amqp.Publishing, noConfirm bool) error {
 	if pub.Headers == nil {
 		pub.Headers = amqp.Table{}
 	}
@@ -72,9 +73,11 @@ func (p *publisher) publish(ctx context.Context, closed <-chan struct{}, exchang
 		select {
 		case <-closed:
 			return unsent(bus.ErrClosed)
+		case <-expire:
+			return unsent(context.DeadlineExceeded)
 		default:
 		}
-		l, err := p.lane(ctx, closed, stale, pub.CorrelationId)
+		l, err := p.lane(ctx, closed, expire, stale, pub.CorrelationId)
 		if err != nil {
 			return unsent(err)
 		}
@@ -98,6 +101,9 @@ func (p *publisher) publish(ctx context.Context, closed <-chan struct{}, exchang
 		case <-ctx.Done():
 			l.forget(seq)
 			return notConfirmed(ctx.Err())
+		case <-expire:
+			l.forget(seq)
+			return notConfirmed(context.DeadlineExceeded)
 		case <-closed:
 			l.forget(seq)
 			return notConfirmed(bus.ErrClosed)
@@ -114,15 +120,15 @@ func notSent(err error) error {
 func notConfirmed(err error) error { return fmt.Errorf("%w: %w", bus.ErrNotConfirmed, err) }
 
 // lane returns a live lane of the current connection — correlationID's
-// slot, or the next one when it is empty — opening it if needed; ctx bounds
-// the wait, and closed ends it (nil: never).
-func (p *publisher) lane(ctx context.Context, closed <-chan struct{}, stale *amqp.Connection, correlationID string) (*lane, error) {
+// slot, or the next one when it is empty — opening it if needed; ctx and
+// expire bound the wait, and closed ends it (nil: never).
+func (p *publisher) lane(ctx context.Context, closed <-chan struct{}, expire <-chan time.Time, stale *amqp.Connection, correlationID string) (*lane, error) {
 	i := int(p.next.Add(1) % uint32(len(p.slots)))
 	if correlationID != "" {
 		i = bus.Lane(correlationID, len(p.slots))
 	}
 	for {
-		conn, err := p.link.get(ctx, stale)
+		conn, err := p.link.getUntil(ctx, expire, stale)
 		if err != nil {
 			return nil, err
 		}
@@ -146,6 +152,8 @@ func (p *publisher) lane(ctx context.Context, closed <-chan struct{}, stale *amq
 		case <-opening:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-expire:
+			return nil, context.DeadlineExceeded
 		case <-closed:
 			return nil, bus.ErrClosed
 		}

@@ -121,9 +121,13 @@ func (b *Bus) Publish(ctx context.Context, msg bus.Message) error {
 	if b.isClosed() {
 		return fmt.Errorf("publish %q: %w", msg.RoutingKey, bus.ErrClosed)
 	}
-	ctx, cancel := b.publishContext(ctx)
-	defer cancel()
-	err := b.pub.publish(ctx, b.ctx.Done(), b.exchange, msg.RoutingKey, toPublishing(msg, b.user), msg.NoConfirm)
+	var expire <-chan time.Time
+	if b.boundsPublish(ctx) {
+		t := startTimer(b.publishTimeout)
+		defer stopTimer(t)
+		expire = t.C
+	}
+	err := b.pub.publish(ctx, b.ctx.Done(), expire, b.exchange, msg.RoutingKey, toPublishing(msg, b.user), msg.NoConfirm)
 	if err != nil {
 		if b.isClosed() {
 			return fmt.Errorf("publish %q: %w (%w)", msg.RoutingKey, bus.ErrClosed, err)
@@ -133,14 +137,32 @@ func (b *Bus) Publish(ctx context.Context, msg bus.Message) error {
 	return nil
 }
 
-// publishContext bounds ctx by the publish timeout; ctx itself when its own
-// deadline comes first (an agent's reply, bounded by its reply timeout),
-// which saves the publish a timer.
-func (b *Bus) publishContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d, ok := ctx.Deadline(); ok && time.Until(d) <= b.publishTimeout {
-		return ctx, func() {}
+// boundsPublish reports whether a publish under ctx needs the publish
+// timeout's own timer: not when ctx's deadline comes first.
+func (b *Bus) boundsPublish(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return !ok || time.Until(d) > b.publishTimeout
+}
+
+// timers holds stopped timers for the publish timeout. A publish takes one
+// and gives it back, so its bound costs no allocation, where a
+// context.WithTimeout costs a context, a timer and its registration on the
+// parent per publish. (Since Go 1.23 a stopped timer delivers no stale tick.)
+var timers sync.Pool
+
+// startTimer is a timer of the pool, started to fire after d.
+func startTimer(d time.Duration) *time.Timer {
+	if t, ok := timers.Get().(*time.Timer); ok {
+		t.Reset(d)
+		return t
 	}
-	return context.WithTimeout(ctx, b.publishTimeout)
+	return time.NewTimer(d)
+}
+
+// stopTimer stops t and gives it back to the pool.
+func stopTimer(t *time.Timer) {
+	t.Stop()
+	timers.Put(t)
 }
 
 // Close stops consumers (Consume returns an error wrapping bus.ErrClosed),

@@ -41,6 +41,8 @@ type wirePart struct {
 	Filename  string         `json:"filename,omitempty"`
 	MediaType string         `json:"mediaType,omitempty"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
+
+	text string // where Text points when toWireParts built the part (not encoded)
 }
 
 // wireArtifact mirrors Artifact.
@@ -266,16 +268,18 @@ func toWireParts(ps spec.ContentParts) []*wirePart {
 	if ps == nil {
 		return nil
 	}
-	out := make([]*wirePart, len(ps))
+	out := pointersTo[wirePart](len(ps))
 	for i, p := range ps {
 		if p == nil {
+			out[i] = nil
 			continue
 		}
-		w := &wirePart{Filename: p.Filename, MediaType: p.MediaType, Metadata: p.Metadata}
+		w := out[i]
+		*w = wirePart{Filename: p.Filename, MediaType: p.MediaType, Metadata: p.Metadata}
 		switch c := p.Content.(type) {
 		case spec.Text:
-			s := string(c)
-			w.Text = &s
+			w.text = string(c)
+			w.Text = &w.text
 		case spec.Raw:
 			b := []byte(c)
 			w.Raw = &b
@@ -299,9 +303,10 @@ func fromWireParts(ws []*wirePart) (spec.ContentParts, bool) {
 	if ws == nil {
 		return nil, true
 	}
-	out := make(spec.ContentParts, len(ws))
+	out := spec.ContentParts(pointersTo[Part](len(ws)))
 	for i, w := range ws {
 		if w == nil {
+			out[i] = nil
 			continue
 		}
 		var content spec.PartContent
@@ -321,9 +326,27 @@ func fromWireParts(ws []*wirePart) (spec.ContentParts, bool) {
 		if n != 1 {
 			return nil, false
 		}
-		out[i] = &Part{Content: content, Filename: w.Filename, MediaType: w.MediaType, Metadata: w.Metadata}
+		*out[i] = Part{Content: content, Filename: w.Filename, MediaType: w.MediaType, Metadata: w.Metadata}
 	}
 	return out, true
+}
+
+// pointersTo is n pointers to n zero values, in two allocations (one when
+// n is 1, a message's usual count of parts) instead of n+1.
+func pointersTo[T any](n int) []*T {
+	if n == 1 {
+		one := new(struct {
+			ptr [1]*T
+			v   T
+		})
+		one.ptr[0] = &one.v
+		return one.ptr[:]
+	}
+	out, vs := make([]*T, n), make([]T, n)
+	for i := range out {
+		out[i] = &vs[i]
+	}
+	return out
 }
 
 // MessageMirror is a value that encodes to JSON as m does, without a2a-go's

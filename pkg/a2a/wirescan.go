@@ -4,6 +4,7 @@
 package a2a
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -57,18 +58,19 @@ func (r *jsonReader) end() bool {
 // members reads an object, calling member with each key once the reader is
 // at its value (member reads the value); false on a syntax error, on a key
 // given twice (encoding/json would keep the last) or when member gives up.
-func (r *jsonReader) members(member func(key string) bool) bool {
+func (r *jsonReader) members(member func(key []byte) bool) bool {
 	if !r.consume('{') {
 		return false
 	}
 	if r.consume('}') {
 		return true
 	}
-	var seenKeys [maxMembers]string
+	var seenKeys [maxMembers][]byte
 	seen := seenKeys[:0]
 	for {
-		key, ok := r.str()
-		if !ok || len(seen) == maxMembers || slices.Contains(seen, key) || !r.consume(':') || !member(key) {
+		key, ok := r.span()
+		if !ok || len(seen) == maxMembers || slices.ContainsFunc(seen, func(k []byte) bool { return bytes.Equal(k, key) }) ||
+			!r.consume(':') || !member(key) {
 			return false
 		}
 		seen = append(seen, key)
@@ -102,8 +104,19 @@ func (r *jsonReader) elements(elem func() bool) bool {
 
 // str reads a string.
 func (r *jsonReader) str() (string, bool) {
-	if !r.consume('"') {
+	b, ok := r.span()
+	if !ok {
 		return "", false
+	}
+	return string(b), true
+}
+
+// span reads a string as str does, as bytes: a slice of the body when the
+// string has no escape (no copy), its unescaped copy otherwise. Keys, and
+// the strings inside a skipped or raw value, are read this way.
+func (r *jsonReader) span() ([]byte, bool) {
+	if !r.consume('"') {
+		return nil, false
 	}
 	start, ascii := r.i, true
 	for ; r.i < len(r.b); r.i++ {
@@ -112,22 +125,22 @@ func (r *jsonReader) str() (string, bool) {
 			s := r.b[start:r.i]
 			r.i++
 			if !ascii && !utf8.Valid(s) {
-				return "", false // encoding/json replaces invalid bytes
+				return nil, false // encoding/json replaces invalid bytes
 			}
-			return string(s), true
+			return s, true
 		case c == '\\':
 			return r.escaped(start)
 		case c < 0x20:
-			return "", false
+			return nil, false
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // escaped reads the rest of a string from start, at its first escape.
-func (r *jsonReader) escaped(start int) (string, bool) {
+func (r *jsonReader) escaped(start int) ([]byte, bool) {
 	out := append(make([]byte, 0, r.i-start+16), r.b[start:r.i]...)
 	for r.i < len(r.b) {
 		c := r.b[r.i]
@@ -135,18 +148,18 @@ func (r *jsonReader) escaped(start int) (string, bool) {
 		case c == '"':
 			r.i++
 			if !utf8.Valid(out) {
-				return "", false
+				return nil, false
 			}
-			return string(out), true
+			return out, true
 		case c < 0x20:
-			return "", false
+			return nil, false
 		case c != '\\':
 			out = append(out, c)
 			r.i++
 			continue
 		}
 		if r.i+1 >= len(r.b) {
-			return "", false
+			return nil, false
 		}
 		e := r.b[r.i+1]
 		r.i += 2
@@ -165,19 +178,19 @@ func (r *jsonReader) escaped(start int) (string, bool) {
 			out = append(out, '\t')
 		case 'u':
 			if r.i+4 > len(r.b) {
-				return "", false
+				return nil, false
 			}
 			n, err := strconv.ParseUint(string(r.b[r.i:r.i+4]), 16, 16)
 			if err != nil || (n >= 0xD800 && n < 0xE000) { // surrogates: the standard path
-				return "", false
+				return nil, false
 			}
 			out = utf8.AppendRune(out, rune(n))
 			r.i += 4
 		default:
-			return "", false
+			return nil, false
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // strInto reads a string into a string-kinded field.
@@ -234,7 +247,7 @@ func (r *jsonReader) int(dst *int64) bool {
 func (r *jsonReader) time(dst *time.Time) bool {
 	r.skipSpace()
 	start := r.i
-	if _, ok := r.str(); !ok {
+	if _, ok := r.span(); !ok {
 		return false
 	}
 	return dst.UnmarshalJSON(r.b[start:r.i]) == nil
@@ -264,13 +277,13 @@ func (r *jsonReader) skipValue() bool {
 	}
 	switch r.b[r.i] {
 	case '"':
-		_, ok := r.str()
+		_, ok := r.span()
 		return ok
 	case '{', '[':
 		for depth := 0; r.i < len(r.b); r.i++ {
 			switch r.b[r.i] {
 			case '"':
-				if _, ok := r.str(); !ok {
+				if _, ok := r.span(); !ok {
 					return false
 				}
 				r.i-- // the loop steps past the closing quote again
@@ -296,8 +309,8 @@ func (r *jsonReader) skipValue() bool {
 
 // message reads a message with text parts only.
 func (r *jsonReader) message(m *wireMessage) bool {
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "messageId":
 			return strInto(r, &m.ID)
 		case "contextId":
@@ -320,11 +333,12 @@ func (r *jsonReader) message(m *wireMessage) bool {
 
 // textPart reads a part whose content is text.
 func (r *jsonReader) textPart(p *wirePart) bool {
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "text":
-			s, ok := r.str()
-			p.Text = &s
+			var ok bool
+			p.text, ok = r.str()
+			p.Text = &p.text
 			return ok
 		case "mediaType":
 			return strInto(r, &p.MediaType)
@@ -338,8 +352,8 @@ func (r *jsonReader) textPart(p *wirePart) bool {
 // taskRequest reads a task.request body into w.
 func (r *jsonReader) taskRequest(w *wireTaskRequest) bool {
 	v := w.taskRequestFields
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "taskId":
 			return strInto(r, &v.TaskID)
 		case "contextId":
@@ -400,8 +414,8 @@ func (r *jsonReader) taskRequest(w *wireTaskRequest) bool {
 // taskResult reads a task.result body without artifacts into w.
 func (r *jsonReader) taskResult(w *wireTaskResult) bool {
 	v := w.taskResultFields
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "taskId":
 			return strInto(r, &v.TaskID)
 		case "agent":
@@ -435,8 +449,8 @@ func (r *jsonReader) taskResult(w *wireTaskResult) bool {
 
 // resultMetadata reads result metadata without its extra map.
 func (r *jsonReader) resultMetadata(m *ResultMetadata) bool {
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "processingTimeMs":
 			return r.int(&m.ProcessingTimeMs)
 		case "agentVersion":

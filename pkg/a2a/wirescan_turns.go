@@ -28,8 +28,8 @@ func (r *jsonReader) intInto(dst *int) bool {
 
 // question reads a question.
 func (r *jsonReader) question(q *Question) bool {
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "text":
 			return strInto(r, &q.Text)
 		case "options":
@@ -50,8 +50,8 @@ func (r *jsonReader) question(q *Question) bool {
 
 // option reads one option of a question.
 func (r *jsonReader) option(o *Option) bool {
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "id":
 			return strInto(r, &o.ID)
 		case "label":
@@ -65,8 +65,8 @@ func (r *jsonReader) option(o *Option) bool {
 
 // authNeed reads what an agent needs to authenticate.
 func (r *jsonReader) authNeed(n *AuthNeed) bool {
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "scheme":
 			return strInto(r, &n.Scheme)
 		case "resource":
@@ -82,8 +82,8 @@ func (r *jsonReader) authNeed(n *AuthNeed) bool {
 
 // callerContext reads a request's caller context.
 func (r *jsonReader) callerContext(c *CallerContext) bool {
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "messages":
 			c.Messages = []ContextMessage{}
 			return r.elements(func() bool {
@@ -101,8 +101,8 @@ func (r *jsonReader) callerContext(c *CallerContext) bool {
 
 // contextMessage reads one message of a caller's context.
 func (r *jsonReader) contextMessage(m *ContextMessage) bool {
-	return r.members(func(key string) bool {
-		switch key {
+	return r.members(func(key []byte) bool {
+		switch string(key) {
 		case "role":
 			return strInto(r, &m.Role)
 		case "text":

@@ -89,8 +89,8 @@ staticcheck: $(STATICCHECK) ## staticcheck (pinned, installed once into .bin/) o
 lint: fmt-check vet staticcheck ## gofmt check, go vet and staticcheck
 
 # UNIT_P is how many test binaries run at once. 4 overlaps the slow ones'
-# waits on the servers (a fresh-clone make test: 535 s at 4 against 626 s
-# at 2 on the 2-core machine); the tests that failed under that load (a
+# waits on the servers (a fresh-clone make test took 365–386 s at 4 against
+# 489 s at 2 on the 2-core machine, same tree); the tests that failed under that load (a
 # turn still running, a session not yet idle, a remote task still
 # finishing its turn) were mended. `make unit UNIT_P=2` for a gentler run.
 UNIT_P ?= 4

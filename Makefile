@@ -33,8 +33,15 @@ FUZZFLAGS ?=
 # alone (A2ABUS_TEST_FAULTS=1), one package at a time, from the same builds.
 FAULT_PKGS := $(shell grep -rl --include='*_test.go' '^func TestFault' . | xargs -r -n1 dirname | sort -u)
 
+# TASKS is the task count of make soak and make soak-cluster (SOAK_TASKS):
+# make soak TASKS=100000. The load's cap (SOAK_DURATION) is then 1.5 times
+# the tasks at SOAK_RATE, at least 10 minutes. make soak-cluster keeps the
+# cluster's folder (its logs) in CLUSTER_DIR.
+TASKS ?=
+CLUSTER_DIR ?= $(shell mktemp -u /tmp/a2abus-cluster-XXXXXX)
+
 .DEFAULT_GOAL := help
-.PHONY: help build release image run test services fmt-check vet staticcheck lint unit deploy-test faults soak soak-short bench fuzz licenses clean
+.PHONY: help build release image run test services fmt-check vet staticcheck lint unit deploy-test faults soak soak-short soak-cluster bench fuzz licenses clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -106,14 +113,18 @@ faults: ## the fault tests (they stop the broker, pause Redis), one package at a
 licenses: ## the license of every module the binaries link, read from the module cache; fails on one not allowed
 	$(GO) run ./internal/licenses/cmd/licenses ./cmd/...
 
-SOAK_TASKS    ?= 2000
-SOAK_DURATION ?= 10m
+SOAK_TASKS    ?= $(or $(TASKS),2000)
 SOAK_RATE     ?= 60
+SOAK_DURATION ?= $(shell awk 'BEGIN { r = $(SOAK_RATE); d = r > 0 ? int($(SOAK_TASKS) * 1.5 / r) : 0; print (d > 600 ? d : 600) "s" }')
 export SOAK_TASKS SOAK_DURATION SOAK_RATE
 
-soak: ## the soak: private broker and Redis, agents, callers, faults; one JSON line (SOAK_TASKS, SOAK_DURATION, SOAK_SEED, SOAK_RATE)
+soak: ## the soak: private broker and Redis, agents, callers, faults; one JSON line (TASKS=n, SOAK_DURATION, SOAK_SEED, SOAK_RATE)
 	$(GO) build -o bin/soak ./internal/soak/cmd/soak
 	./bin/soak run
+
+soak-cluster: ## the soak on a 3-node RabbitMQ cluster, Redis under Sentinel then a Redis Cluster (scripts/cluster.sh); node, partition, failover faults (TASKS=n)
+	$(GO) build -o bin/soak ./internal/soak/cmd/soak
+	bash scripts/cluster.sh run $(CLUSTER_DIR) bash -c 'SOAK_REDIS=sentinel ./bin/soak run && SOAK_REDIS=cluster ./bin/soak run'
 
 soak-short: ## the soak CI runs (part of make test): 6,000 tasks, seed 42, about 80s with a dozen faults
 	$(GO) build -o bin/soak ./internal/soak/cmd/soak

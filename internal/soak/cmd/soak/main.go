@@ -20,6 +20,12 @@
 // shared servers (A2ABUS_TEST_AMQP_URL, A2ABUS_TEST_REDIS_URL) with only the
 // kill faults, and Redis pauses with SOAK_SHARED_FAULTS=1 (never broker
 // faults there).
+//
+// On a cluster (make soak-cluster: scripts/cluster.sh run starts it and sets
+// SOAK_CLUSTER_*), the soak runs on its three RabbitMQ nodes with quorum
+// queues and on its Redis: SOAK_REDIS=sentinel (the default) or cluster;
+// SOAK_WAIT_REPLICAS (0) and SOAK_WAIT_TIMEOUT (1s) set redis.wait_replicas
+// and redis.wait_timeout for the agents and callers.
 package main
 
 import (
@@ -73,6 +79,10 @@ func run(ctx context.Context) int {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		return 2
 	}
+	if o.Cluster, err = soak.ClusterFromEnv(envOr("SOAK_REDIS", soak.RedisSentinel), log); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		return 2
+	}
 	sum, err := soak.Run(ctx, o, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
@@ -104,6 +114,7 @@ func options() (soak.Options, error) {
 	}{
 		{"SOAK_TASKS", &o.Tasks, 2000}, {"SOAK_AGENTS", &o.Agents, 3}, {"SOAK_CALLERS", &o.Callers, 2},
 		{"SOAK_WORKERS", &o.Workers, 16}, {"SOAK_ONESHOTS", &o.OneShots, 1}, {"SOAK_BATCH", &o.Batch, 25},
+		{"SOAK_WAIT_REPLICAS", &o.WaitReplicas, 0},
 	}
 	for _, k := range ints {
 		*k.dst = k.def
@@ -122,6 +133,7 @@ func options() (soak.Options, error) {
 	}{
 		{"SOAK_DURATION", &o.Duration, 10 * time.Minute}, {"SOAK_FAULT_GAP", &o.MeanGap, 5 * time.Second},
 		{"SOAK_DRAIN", &o.Drain, 2 * time.Minute}, {"SOAK_QUIET", &o.Quiet, 2 * time.Second},
+		{"SOAK_WAIT_TIMEOUT", &o.WaitTimeout, time.Second},
 	}
 	for _, k := range durs {
 		*k.dst = k.def

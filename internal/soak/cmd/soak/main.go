@@ -46,7 +46,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: soak run|agent|caller")
+		fmt.Fprintln(os.Stderr, "usage: soak run|scale|agent|caller")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -59,8 +59,10 @@ func main() {
 		err = soak.RunCaller(ctx)
 	case "run":
 		os.Exit(run(ctx))
+	case "scale":
+		os.Exit(scale(ctx))
 	default:
-		err = fmt.Errorf("unknown subcommand %q: want run, agent or caller", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q: want run, scale, agent or caller", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
@@ -68,11 +70,16 @@ func main() {
 	}
 }
 
-// run is `soak run`: it returns the exit code.
-func run(ctx context.Context) int {
+// progressLog is the logger of run and scale: progress on stderr.
+func progressLog() *zap.Logger {
 	enc := zap.NewDevelopmentEncoderConfig()
 	enc.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05.000")
-	log := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(os.Stderr), zapcore.InfoLevel))
+	return zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(os.Stderr), zapcore.InfoLevel))
+}
+
+// run is `soak run`: it returns the exit code.
+func run(ctx context.Context) int {
+	log := progressLog()
 	defer func() { _ = log.Sync() }()
 	o, err := options()
 	if err != nil {

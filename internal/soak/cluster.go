@@ -203,7 +203,29 @@ func (c *Cluster) failover(ctx context.Context, rng func(int) int) error {
 	}); err != nil {
 		return err
 	}
-	return c.script(ctx, time.Minute, "start-redis", name, now[strings.LastIndexByte(now, ':')+1:])
+	if err := c.script(ctx, time.Minute, "start-redis", name, now[strings.LastIndexByte(now, ':')+1:]); err != nil {
+		return err
+	}
+	return c.synced(ctx, old)
+}
+
+// synced waits until the Redis at addr, started again as a replica, has
+// synchronised with its primary: the fault ends with every primary
+// replicated again, as an operator would wait before the next failure
+// (a failover onto a replica that never synchronised loses everything).
+func (c *Cluster) synced(ctx context.Context, addr string) error {
+	cl := redis.NewClient(&redis.Options{Addr: addr})
+	defer func() { _ = cl.Close() }()
+	return waitFor(ctx, 2*time.Minute, "replica "+addr+" synchronised", func(ctx context.Context) error {
+		info, err := cl.Info(ctx, "replication").Result()
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(info, "role:slave") || !strings.Contains(info, "master_link_status:up") {
+			return errors.New("not a synchronised replica yet")
+		}
+		return nil
+	})
 }
 
 // clusterFailover stops a random primary of the Redis Cluster, waits until
@@ -259,7 +281,10 @@ func (c *Cluster) clusterFailover(ctx context.Context, rng func(int) int) error 
 	}); err != nil {
 		return err
 	}
-	return c.script(ctx, time.Minute, "start-redis", name)
+	if err := c.script(ctx, time.Minute, "start-redis", name); err != nil {
+		return err
+	}
+	return c.synced(ctx, victim)
 }
 
 // redisName is the cluster.sh name (prefix s or c and an index) of the Redis at addr.

@@ -154,7 +154,7 @@ func (r *runner) teardown() {
 			r.log.Warn("processes left running after the stop were killed", zap.Strings("procs", left))
 		}
 	}
-	if r.where == "shared" && r.o.AMQPURL != "" {
+	if (r.where == "shared" || r.o.Cluster != nil) && r.o.AMQPURL != "" { // the cluster outlives the run
 		if err := dropTopology(r.o.AMQPURL, "soak-"+r.run, r.agentNames(), r.callerNames()); err != nil {
 			r.log.Warn("topology left on the shared broker", zap.Error(err))
 		}

@@ -94,8 +94,10 @@ func (p *pipes) exec(ctx context.Context) error {
 			wp.wait = wp.pipe.Do(ctx, "WAIT", n, timeout.Milliseconds())
 		}
 		_, err := wp.pipe.Exec(ctx)
-		if err != nil && p.cluster != nil && movedOrAsk(err) {
-			p.cluster.ReloadState(ctx) // the slot moved (a failover): the next flush asks again
+		if err != nil && p.cluster != nil && (movedOrAsk(err) || !isReplyError(err)) {
+			// The slot moved, or its primary is gone (a failover): the
+			// next flush asks the cluster again.
+			p.cluster.ReloadState(ctx)
 		}
 		if wp.wait != nil {
 			acked, werr := wp.wait.Int64()

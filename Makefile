@@ -122,9 +122,10 @@ soak: ## the soak: private broker and Redis, agents, callers, faults; one JSON l
 	$(GO) build -o bin/soak ./internal/soak/cmd/soak
 	./bin/soak run
 
-soak-cluster: ## the soak on a 3-node RabbitMQ cluster, Redis under Sentinel then a Redis Cluster (scripts/cluster.sh); node, partition, failover faults (TASKS=n)
+soak-cluster: ## the pre-release soak: 3-node RabbitMQ cluster, Redis under Sentinel then a Redis Cluster (scripts/cluster.sh), node, partition, failover faults (TASKS=n; SOAK_WAIT_REPLICAS, 1)
 	$(GO) build -o bin/soak ./internal/soak/cmd/soak
-	bash scripts/cluster.sh run $(CLUSTER_DIR) bash -c 'SOAK_REDIS=sentinel ./bin/soak run && SOAK_REDIS=cluster ./bin/soak run'
+	SOAK_WAIT_REPLICAS=$${SOAK_WAIT_REPLICAS:-1} bash scripts/cluster.sh run $(CLUSTER_DIR) \
+		bash -c 'SOAK_REDIS=sentinel ./bin/soak run && SOAK_REDIS=cluster ./bin/soak run'
 
 soak-short: ## the soak CI runs (part of make test): 6,000 tasks, seed 42, about 80s with a dozen faults
 	$(GO) build -o bin/soak ./internal/soak/cmd/soak

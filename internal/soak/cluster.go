@@ -249,7 +249,6 @@ func (c *Cluster) clusterFailover(ctx context.Context, rng func(int) int) error 
 	if err != nil {
 		return err
 	}
-	shutdown(ctx, victim)
 	var other string
 	for _, addr := range c.RedisCluster {
 		if addr != victim {
@@ -259,15 +258,27 @@ func (c *Cluster) clusterFailover(ctx context.Context, rng func(int) int) error 
 	}
 	cl := redis.NewClient(&redis.Options{Addr: other})
 	defer func() { _ = cl.Close() }()
-	// First the cluster sees the primary fail, then a replica takes its slots.
+	nodes, err := cl.ClusterNodes(ctx).Result()
+	if err != nil {
+		return err
+	}
+	id, replica := clusterReplicaOf(nodes, victim)
+	if replica == "" {
+		return fmt.Errorf("primary %s (%s) has no replica", victim, id)
+	}
+	shutdown(ctx, victim)
+	// Its replica must have taken its slots before it comes back: started
+	// again while still the slots' master (only suspected, "fail?"), it
+	// would keep them, empty, and its replica would resynchronise from it.
 	if err := waitFor(ctx, time.Minute, "cluster failover", func(ctx context.Context) error {
 		nodes, err := cl.ClusterNodes(ctx).Result()
 		if err != nil {
 			return err
 		}
 		for _, line := range strings.Split(nodes, "\n") {
-			if strings.Contains(line, victim+"@") && strings.Contains(line, "master") && !strings.Contains(line, "fail") {
-				return errors.New(victim + " still holds its slots")
+			f := strings.Fields(line)
+			if len(f) > 2 && f[0] == replica && !strings.Contains(f[2], "master") {
+				return errors.New("replica " + replica + " not promoted yet")
 			}
 		}
 		info, err := cl.ClusterInfo(ctx).Result()
@@ -285,6 +296,22 @@ func (c *Cluster) clusterFailover(ctx context.Context, rng func(int) int) error 
 		return err
 	}
 	return c.synced(ctx, victim)
+}
+
+// clusterReplicaOf reads CLUSTER NODES: the id of the node at addr, and the id of a replica of it.
+func clusterReplicaOf(nodes, addr string) (id, replica string) {
+	lines := strings.Split(nodes, "\n")
+	for _, line := range lines {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], addr+"@") {
+			id = f[0]
+		}
+	}
+	for _, line := range lines {
+		if f := strings.Fields(line); id != "" && len(f) > 3 && f[3] == id {
+			replica = f[0]
+		}
+	}
+	return id, replica
 }
 
 // redisName is the cluster.sh name (prefix s or c and an index) of the Redis at addr.

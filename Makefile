@@ -124,7 +124,8 @@ soak: ## the soak: private broker and Redis, agents, callers, faults; one JSON l
 
 soak-cluster: ## the pre-release soak: 3-node RabbitMQ cluster, Redis under Sentinel then a Redis Cluster (scripts/cluster.sh), node, partition, failover faults (TASKS=n; SOAK_WAIT_REPLICAS, 1)
 	$(GO) build -o bin/soak ./internal/soak/cmd/soak
-	SOAK_WAIT_REPLICAS=$${SOAK_WAIT_REPLICAS:-1} bash scripts/cluster.sh run $(CLUSTER_DIR) \
+	SOAK_TASKS=$(or $(TASKS),6000) SOAK_FAULT_GAP=$${SOAK_FAULT_GAP:-3s} SOAK_WAIT_REPLICAS=$${SOAK_WAIT_REPLICAS:-1} \
+		bash scripts/cluster.sh run $(CLUSTER_DIR) \
 		bash -c 'SOAK_REDIS=sentinel ./bin/soak run && SOAK_REDIS=cluster ./bin/soak run'
 
 soak-short: ## the soak CI runs (part of make test): 6,000 tasks, seed 42, about 80s with a dozen faults

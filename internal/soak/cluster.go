@@ -166,7 +166,7 @@ func (c *Cluster) resume(ctx context.Context, log *zap.Logger) {
 	}
 }
 
-// failover stops the Redis primary of the working memory (SHUTDOWN NOSAVE),
+// failover crashes the Redis primary of the working memory (kill -9),
 // waits until a replica is promoted (by the Sentinels, or by the Cluster),
 // and starts the old primary again, as a replica.
 func (c *Cluster) failover(ctx context.Context, rng func(int) int) error {
@@ -228,7 +228,7 @@ func (c *Cluster) synced(ctx context.Context, addr string) error {
 	})
 }
 
-// clusterFailover stops a random primary of the Redis Cluster, waits until
+// clusterFailover crashes a random primary of the Redis Cluster, waits until
 // the cluster is whole again (a replica promoted), and starts it again (it
 // rejoins as a replica).
 func (c *Cluster) clusterFailover(ctx context.Context, rng func(int) int) error {
@@ -327,9 +327,21 @@ func (c *Cluster) redisName(addr, prefix string) (string, error) {
 	return "", fmt.Errorf("no Redis of the cluster listens on %s", addr)
 }
 
-// shutdown stops the Redis at addr without saving (its reply is the closed connection).
+// shutdown crashes the Redis at addr: kill -9 of its process (INFO's
+// process_id), so that what it has not sent its replicas yet is gone — a
+// SHUTDOWN would first wait for them to catch up. Failing that, SHUTDOWN NOSAVE.
 func shutdown(ctx context.Context, addr string) {
 	cl := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer func() { _ = cl.Close() }()
+	info, err := cl.Info(ctx, "server").Result()
+	if err == nil {
+		for _, line := range strings.Split(info, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
+				if pid, err := strconv.Atoi(v); err == nil && syscall.Kill(pid, syscall.SIGKILL) == nil {
+					return
+				}
+			}
+		}
+	}
 	_ = cl.Do(ctx, "SHUTDOWN", "NOSAVE").Err()
 }

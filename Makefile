@@ -33,8 +33,15 @@ FUZZFLAGS ?=
 # alone (A2ABUS_TEST_FAULTS=1), one package at a time, from the same builds.
 FAULT_PKGS := $(shell grep -rl --include='*_test.go' '^func TestFault' . | xargs -r -n1 dirname | sort -u)
 
+# TASKS is the task count of make soak and make soak-cluster (SOAK_TASKS):
+# make soak TASKS=100000. The load's cap (SOAK_DURATION) is then 1.5 times
+# the tasks at SOAK_RATE, at least 10 minutes. make soak-cluster keeps the
+# cluster's folder (its logs) in CLUSTER_DIR.
+TASKS ?=
+CLUSTER_DIR ?= $(shell mktemp -u /tmp/a2abus-cluster-XXXXXX)
+
 .DEFAULT_GOAL := help
-.PHONY: help build release image run test services chromium fmt-check vet staticcheck lint unit deploy-test faults soak soak-short bench fuzz licenses clean
+.PHONY: help build release image run test services chromium fmt-check vet staticcheck lint unit unit-module deploy-test faults soak soak-short soak-cluster bench fuzz licenses clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -116,14 +123,20 @@ faults: ## the fault tests (they stop the broker, pause Redis), one package at a
 licenses: ## the license of every module the binaries link, read from the module cache; fails on one not allowed
 	$(GO) run ./internal/licenses/cmd/licenses ./cmd/...
 
-SOAK_TASKS    ?= 2000
-SOAK_DURATION ?= 10m
+SOAK_TASKS    ?= $(or $(TASKS),2000)
 SOAK_RATE     ?= 60
+SOAK_DURATION ?= $(shell awk 'BEGIN { r = $(SOAK_RATE); d = r > 0 ? int($(SOAK_TASKS) * 1.5 / r) : 0; print (d > 600 ? d : 600) "s" }')
 export SOAK_TASKS SOAK_DURATION SOAK_RATE
 
-soak: ## the soak: private broker and Redis, agents, callers, faults; one JSON line (SOAK_TASKS, SOAK_DURATION, SOAK_SEED, SOAK_RATE)
+soak: ## the soak: private broker and Redis, agents, callers, faults; one JSON line (TASKS=n, SOAK_DURATION, SOAK_SEED, SOAK_RATE)
 	$(GO) build -o bin/soak ./internal/soak/cmd/soak
 	./bin/soak run
+
+soak-cluster: ## the pre-release soak: 3-node RabbitMQ cluster, Redis under Sentinel then a Redis Cluster (scripts/cluster.sh), node, partition, failover faults (TASKS=n; SOAK_WAIT_REPLICAS, 1)
+	$(GO) build -o bin/soak ./internal/soak/cmd/soak
+	SOAK_TASKS=$(or $(TASKS),6000) SOAK_FAULT_GAP=$${SOAK_FAULT_GAP:-3s} SOAK_WAIT_REPLICAS=$${SOAK_WAIT_REPLICAS:-1} \
+		bash scripts/cluster.sh run $(CLUSTER_DIR) \
+		bash -c 'SOAK_REDIS=sentinel ./bin/soak run && SOAK_REDIS=cluster ./bin/soak run'
 
 # soak-short keeps the fault kinds and their number (a dozen or more, every
 # kind) in half the tasks: a fault every 2.5 s on average instead of 5 s.

@@ -114,6 +114,11 @@ type RedisConfig struct {
 	KeyPrefix string `mapstructure:"key_prefix" yaml:"key_prefix"`
 	// Timeout bounds dialling and each command.
 	Timeout time.Duration `mapstructure:"timeout" yaml:"timeout"`
+	// WaitReplicas, when > 0, makes each batched write (a result stored
+	// before its response is acked) wait until that many replicas have it (WAIT).
+	WaitReplicas int `mapstructure:"wait_replicas" yaml:"wait_replicas"`
+	// WaitTimeout bounds that wait; a batch fewer replicas acknowledged fails and is retried.
+	WaitTimeout time.Duration `mapstructure:"wait_timeout" yaml:"wait_timeout"`
 	// TLS configures TLS to Redis (rediss://, or redis.addrs with enabled): CA, client certificate, server name.
 	TLS TLSConfig `mapstructure:"tls" yaml:"tls"`
 }
@@ -419,9 +424,10 @@ func Default() *Config {
 		},
 		Identity: IdentityConfig{Mode: bus.IdentityAuto, SharedUsers: slices.Clone(bus.DefaultSharedUsers), Users: []string{}},
 		Redis: RedisConfig{
-			Addrs:     []string{},
-			KeyPrefix: redismem.DefaultKeyPrefix,
-			Timeout:   redismem.DefaultTimeout,
+			Addrs:       []string{},
+			KeyPrefix:   redismem.DefaultKeyPrefix,
+			Timeout:     redismem.DefaultTimeout,
+			WaitTimeout: redismem.DefaultWaitTimeout,
 		},
 		Memory: MemoryConfig{ResultTTL: caller.DefaultResultTTL, ConversationTTL: DefaultConversationTTL,
 			RetryBound: memory.DefaultRetryBound, MaxContextMessages: caller.DefaultMaxContextMessages},

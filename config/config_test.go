@@ -288,7 +288,7 @@ func TestKeysAndEnvNames(t *testing.T) {
 		"bus.tls.enabled", "bus.tls.ca_file", "bus.tls.cert_file", "bus.tls.key_file", "bus.tls.server_name", "bus.tls.insecure_skip_verify",
 		"identity.mode", "identity.shared_users", "identity.users",
 		"redis.url", "redis.addrs", "redis.master_name", "redis.username", "redis.password",
-		"redis.db", "redis.key_prefix", "redis.timeout",
+		"redis.db", "redis.key_prefix", "redis.timeout", "redis.wait_replicas", "redis.wait_timeout",
 		"redis.tls.enabled", "redis.tls.ca_file", "redis.tls.cert_file", "redis.tls.key_file", "redis.tls.server_name", "redis.tls.insecure_skip_verify",
 		"memory.result_ttl", "memory.conversation_ttl", "memory.retry_bound", "memory.max_context_messages",
 		"audit.retention", "audit.preview_chars", "audit.export", "audit.stream_max_len", "redact.patterns", "redact.stored_results",

@@ -39,6 +39,7 @@ var packageDefaults = map[string]any{
 	"identity.shared_users":            bus.DefaultSharedUsers,
 	"redis.key_prefix":                 redismem.DefaultKeyPrefix,
 	"redis.timeout":                    redismem.DefaultTimeout,
+	"redis.wait_timeout":               redismem.DefaultWaitTimeout,
 	"memory.result_ttl":                caller.DefaultResultTTL,
 	"memory.retry_bound":               memory.DefaultRetryBound,
 	"memory.max_context_messages":      caller.DefaultMaxContextMessages,

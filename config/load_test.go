@@ -114,6 +114,8 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"redis.db":                         "4",
 		"redis.key_prefix":                 "t1:",
 		"redis.timeout":                    "500ms",
+		"redis.wait_replicas":              "1",
+		"redis.wait_timeout":               "750ms",
 		"memory.result_ttl":                "2h",
 		"memory.conversation_ttl":          "72h",
 		"memory.retry_bound":               "40s",
@@ -245,7 +247,7 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		Identity: IdentityConfig{Mode: "broker", SharedUsers: []string{"guest", "dev"}, Users: []string{"svc-sample=SampleAgent", "svc-sample=ResearchAgent"}},
 		Redis: RedisConfig{
 			Addrs: []string{"s1:26379", "s2:26379"}, MasterName: "mymaster", Username: "agent",
-			Password: "pw", DB: 4, KeyPrefix: "t1:", Timeout: 500 * time.Millisecond,
+			Password: "pw", DB: 4, KeyPrefix: "t1:", Timeout: 500 * time.Millisecond, WaitReplicas: 1, WaitTimeout: 750 * time.Millisecond,
 		},
 		Memory: MemoryConfig{ResultTTL: 2 * time.Hour, ConversationTTL: 72 * time.Hour, RetryBound: 40 * time.Second, MaxContextMessages: 7},
 		Audit:  AuditConfig{Retention: 48 * time.Hour, PreviewChars: 64, Export: AuditExportBoth, StreamMaxLen: 500},

@@ -255,6 +255,12 @@ func (c *RedisConfig) validate() []error {
 	case c.DB != 0 && len(c.Addrs) > 0 && c.MasterName == "":
 		errs = append(errs, invalid("redis.db", "Redis Cluster (redis.addrs without redis.master_name) supports only db 0, got %d", c.DB))
 	}
+	if c.WaitReplicas < 0 {
+		errs = append(errs, invalid("redis.wait_replicas", "must not be negative, got %d", c.WaitReplicas))
+	}
+	if c.WaitReplicas > 0 && c.WaitTimeout <= 0 {
+		errs = append(errs, invalid("redis.wait_timeout", "must be positive with redis.wait_replicas %d, got %s", c.WaitReplicas, c.WaitTimeout))
+	}
 	if len(c.KeyPrefix) > maxKeyPrefixLen {
 		errs = append(errs, invalid("redis.key_prefix", "must be at most %d bytes, got %d", maxKeyPrefixLen, len(c.KeyPrefix)))
 	} else if strings.IndexFunc(c.KeyPrefix, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {

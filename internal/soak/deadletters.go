@@ -25,14 +25,16 @@ type DeadLetter struct {
 // explained says whether the fault plan (or the design) accounts for d:
 // an expired request (its deadline passed while it waited: never started,
 // by design), or a request dead-lettered past its attempt limit after
-// faults that interrupt tasks (kills, closed connections, broker restarts).
+// faults that interrupt tasks (kills, closed connections, broker or node
+// restarts, paused nodes).
 func (d DeadLetter) explained(faults map[FaultKind]int) bool {
 	switch {
 	case d.Reason == "expired":
 		return true
 	case d.Reason == rabbitmq.ReasonMaxAttempts && d.Type == string(a2a.KindTaskRequest):
 		_, fromTasks := a2a.AgentFromTaskKey(d.Queue)
-		return fromTasks && faults[FaultKillAgent]+faults[FaultCloseConns]+faults[FaultBrokerRestart] > 0
+		return fromTasks && faults[FaultKillAgent]+faults[FaultCloseConns]+faults[FaultBrokerRestart]+
+			faults[FaultNodeRestart]+faults[FaultNodePause] > 0
 	}
 	return false
 }

@@ -15,6 +15,7 @@ import (
 // injector carries out a fault plan on the private servers and the child processes.
 type injector struct {
 	broker  *Broker
+	cluster *Cluster // on a cluster: the node and Redis failover faults
 	ledger  *Ledger
 	procs   *procs
 	agents  []*child
@@ -53,8 +54,17 @@ func (in *injector) inject(ctx context.Context, f Fault) error {
 	bg := context.WithoutCancel(ctx)
 	switch f.Kind {
 	case FaultCloseConns:
-		_, err := in.broker.Ctl(bg, time.Minute, "close_all_connections", "soak fault injection")
+		b := in.broker
+		if in.cluster != nil {
+			b = in.cluster.Nodes[in.rng.IntN(len(in.cluster.Nodes))]
+		}
+		_, err := b.Ctl(bg, time.Minute, "close_all_connections", "soak fault injection")
 		return err
+	case FaultNodeRestart, FaultNodePause, FaultRedisFailover:
+		if in.cluster == nil {
+			return fmt.Errorf("%s needs a cluster", f.Kind)
+		}
+		return in.clusterFault(bg, f)
 	case FaultBrokerRestart:
 		if _, err := in.broker.Ctl(bg, 2*time.Minute, "stop_app"); err != nil {
 			return err
@@ -74,6 +84,27 @@ func (in *injector) inject(ctx context.Context, f Fault) error {
 		return in.killAndRestart(bg, in.callers[f.Target])
 	}
 	return fmt.Errorf("unknown fault kind %q", f.Kind)
+}
+
+// clusterFault carries out a node restart or pause, or a Redis failover, on the cluster.
+func (in *injector) clusterFault(ctx context.Context, f Fault) error {
+	c := in.cluster
+	switch f.Kind {
+	case FaultNodeRestart:
+		node := f.Target
+		if node >= len(c.Nodes) {
+			leader, err := c.taskLeader(ctx)
+			if err != nil {
+				return fmt.Errorf("find the task queues' leader: %w", err)
+			}
+			node = leader
+		}
+		in.log.Info("stopping node", zap.String("node", c.Nodes[node].Node), zap.Bool("leader", f.Target >= len(c.Nodes)))
+		return c.restartNode(ctx, node, f.Down)
+	case FaultNodePause:
+		return c.pauseNode(f.Target, f.Down)
+	}
+	return c.failover(ctx, in.rng.IntN)
 }
 
 // killAndRestart kill -9s c's process, records it, and starts it again after a short random while.

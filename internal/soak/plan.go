@@ -25,10 +25,22 @@ const (
 	FaultKillCaller FaultKind = "kill_caller"
 	// FaultRedisPause pauses the Redis clients (CLIENT PAUSE, WRITE or ALL).
 	FaultRedisPause FaultKind = "redis_pause"
+	// FaultNodeRestart stops one RabbitMQ node of a cluster (or the one
+	// leading the most task queues) for a few seconds, then starts it again.
+	FaultNodeRestart FaultKind = "node_restart"
+	// FaultNodePause partitions one RabbitMQ node of a cluster away: its VM
+	// is stopped (SIGSTOP) for a few seconds, then continued.
+	FaultNodePause FaultKind = "node_pause"
+	// FaultRedisFailover stops the Redis primary (Sentinel) or a Cluster
+	// primary; a replica is promoted; the old one comes back as a replica.
+	FaultRedisFailover FaultKind = "redis_failover"
 )
 
-// FaultKinds lists every kind, in the order the summary shows them.
+// FaultKinds lists every kind on one broker and Redis, in the order the summary shows them.
 var FaultKinds = []FaultKind{FaultCloseConns, FaultBrokerRestart, FaultKillAgent, FaultKillCaller, FaultRedisPause}
+
+// ClusterFaultKinds lists the kinds injected on a cluster (scripts/cluster.sh).
+var ClusterFaultKinds = []FaultKind{FaultCloseConns, FaultNodeRestart, FaultNodePause, FaultKillAgent, FaultKillCaller, FaultRedisFailover}
 
 // Fault is one fault of a plan.
 type Fault struct {
@@ -36,7 +48,9 @@ type Fault struct {
 	At time.Duration
 	// Kind is what is done.
 	Kind FaultKind
-	// Target is the index of the agent or caller killed (kill kinds only).
+	// Target is the index of the agent or caller killed (kill kinds), or of
+	// the node stopped or paused (node kinds; for node_restart, Nodes means
+	// the node leading the most task queues).
 	Target int
 	// Down is how long the broker app stays stopped or Redis paused.
 	Down time.Duration
@@ -51,6 +65,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("%s at %s: #%d", f.Kind, f.At.Round(time.Millisecond), f.Target)
 	case FaultBrokerRestart:
 		return fmt.Sprintf("%s at %s: down %s", f.Kind, f.At.Round(time.Millisecond), f.Down)
+	case FaultNodeRestart, FaultNodePause:
+		return fmt.Sprintf("%s at %s: node #%d down %s", f.Kind, f.At.Round(time.Millisecond), f.Target, f.Down)
 	case FaultRedisPause:
 		mode := "WRITE"
 		if f.PauseAll {
@@ -69,10 +85,15 @@ type PlanOptions struct {
 	Span time.Duration
 	// Agents and Callers are how many agent and always-on caller processes there are to kill.
 	Agents, Callers int
+	// Nodes is how many RabbitMQ nodes there are to stop or pause (node kinds).
+	Nodes int
 	// MeanGap is the mean time between two faults; default 8s.
 	MeanGap time.Duration
-	// Kinds restricts the kinds injected; nil means all.
+	// Kinds restricts the kinds injected; nil means FaultKinds.
 	Kinds []FaultKind
+	// EveryKind makes the first faults one of each kind (in a seeded
+	// order), so that a short plan leaves none out; the rest are random.
+	EveryKind bool
 }
 
 // NewPlan draws a fault plan: faults at random times (exponential gaps of
@@ -88,7 +109,8 @@ func NewPlan(o PlanOptions) []Fault {
 	}
 	var usable []FaultKind
 	for _, k := range kinds {
-		if (k == FaultKillAgent && o.Agents == 0) || (k == FaultKillCaller && o.Callers == 0) {
+		nodeKind := k == FaultNodeRestart || k == FaultNodePause
+		if (k == FaultKillAgent && o.Agents == 0) || (k == FaultKillCaller && o.Callers == 0) || (nodeKind && o.Nodes == 0) {
 			continue
 		}
 		usable = append(usable, k)
@@ -98,6 +120,11 @@ func NewPlan(o PlanOptions) []Fault {
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x5eed))
 	var plan []Fault
+	var first []FaultKind
+	if o.EveryKind {
+		first = append(first, usable...)
+		rng.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
+	}
 	at := time.Duration(0)
 	for {
 		at += time.Duration(rng.ExpFloat64() * float64(o.MeanGap))
@@ -105,6 +132,9 @@ func NewPlan(o PlanOptions) []Fault {
 			break
 		}
 		f := Fault{At: at, Kind: usable[rng.IntN(len(usable))]}
+		if len(plan) < len(first) {
+			f.Kind = first[len(plan)]
+		}
 		switch f.Kind {
 		case FaultKillAgent:
 			f.Target = rng.IntN(o.Agents)
@@ -115,6 +145,12 @@ func NewPlan(o PlanOptions) []Fault {
 		case FaultRedisPause:
 			f.Down = time.Duration(200+rng.IntN(1800)) * time.Millisecond
 			f.PauseAll = rng.IntN(2) == 0
+		case FaultNodeRestart:
+			f.Target = rng.IntN(o.Nodes + 1) // o.Nodes: the task queues' leader
+			f.Down = time.Duration(1000+rng.IntN(3000)) * time.Millisecond
+		case FaultNodePause:
+			f.Target = rng.IntN(o.Nodes)
+			f.Down = time.Duration(2000+rng.IntN(6000)) * time.Millisecond
 		}
 		plan = append(plan, f)
 	}
@@ -122,10 +158,13 @@ func NewPlan(o PlanOptions) []Fault {
 	return plan
 }
 
-// CountKinds counts the faults of plan by kind, every kind present.
-func CountKinds(plan []Fault) map[FaultKind]int {
-	n := make(map[FaultKind]int, len(FaultKinds))
-	for _, k := range FaultKinds {
+// CountKinds counts the faults of plan by kind, every kind of FaultKinds present.
+func CountKinds(plan []Fault) map[FaultKind]int { return countKinds(FaultKinds, plan) }
+
+// countKinds counts the faults of plan by kind, every kind of kinds present.
+func countKinds(kinds []FaultKind, plan []Fault) map[FaultKind]int {
+	n := make(map[FaultKind]int, len(kinds))
+	for _, k := range kinds {
 		n[k] = 0
 	}
 	for _, f := range plan {

@@ -65,3 +65,32 @@ func TestPlanLeavesOutKindsWithoutTargets(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanEveryKindComesFirst(t *testing.T) {
+	o := PlanOptions{Seed: 5, Span: time.Hour, Agents: 3, Callers: 2, Nodes: 3, MeanGap: time.Second, Kinds: ClusterFaultKinds, EveryKind: true}
+	plan := NewPlan(o)
+	if len(plan) < len(ClusterFaultKinds) {
+		t.Fatalf("plan of %d faults over an hour", len(plan))
+	}
+	seen := countKinds(ClusterFaultKinds, plan[:len(ClusterFaultKinds)])
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s %d times among the first %d faults, want once", k, n, len(ClusterFaultKinds))
+		}
+	}
+	for i, f := range plan {
+		switch f.Kind {
+		case FaultNodeRestart:
+			if f.Target < 0 || f.Target > o.Nodes || f.Down <= 0 {
+				t.Errorf("fault %d: node_restart of node %d down %s", i, f.Target, f.Down)
+			}
+		case FaultNodePause:
+			if f.Target < 0 || f.Target >= o.Nodes || f.Down <= 0 {
+				t.Errorf("fault %d: node_pause of node %d down %s", i, f.Target, f.Down)
+			}
+		}
+	}
+	if n := CountKinds(NewPlan(PlanOptions{Seed: 5, Span: time.Hour, Agents: 3, Callers: 2, MeanGap: time.Second, Kinds: ClusterFaultKinds}))[FaultNodePause]; n != 0 {
+		t.Errorf("%d node pauses without nodes", n)
+	}
+}

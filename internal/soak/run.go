@@ -51,7 +51,16 @@ type Options struct {
 	Shared            bool
 	SharedFaults      bool
 	AMQPURL, RedisURL string
-	Drain, Quiet      time.Duration
+	// Cluster, when not nil, runs on the cluster scripts/cluster.sh started:
+	// quorum queues, the agents and callers spread over its nodes, working
+	// memory on its Redis (the ledger on a private Redis of its own), and
+	// the cluster's fault kinds.
+	Cluster *Cluster
+	// WaitReplicas, with Cluster, sets redis.wait_replicas (and WaitTimeout
+	// redis.wait_timeout): results are acked only once replicated.
+	WaitReplicas int
+	WaitTimeout  time.Duration
+	Drain, Quiet time.Duration
 	// Exe is the soak binary the roles are run from.
 	Exe string
 	// KeepDir keeps the run's folder (logs) even when the run passed.
@@ -110,7 +119,14 @@ type runner struct {
 // startServers starts the private servers, or falls back to the shared ones.
 func (r *runner) startServers(ctx context.Context) error {
 	r.where = "shared"
-	if !r.o.Shared {
+	if c := r.o.Cluster; c != nil {
+		var err error
+		if r.redis, err = StartRedis(ctx, r.dir); err != nil { // the ledger's
+			return err
+		}
+		r.broker, r.o.AMQPURL, r.o.RedisURL, r.where = c.Nodes[0], c.Nodes[0].URL, r.redis.URL, "cluster-"+c.Redis
+		r.log.Info("cluster servers", zap.String("dir", c.Dir), zap.String("redis", c.Redis), zap.String("ledger", r.o.RedisURL))
+	} else if !r.o.Shared {
 		var err error
 		if r.redis, err = StartRedis(ctx, r.dir); err != nil {
 			return err
@@ -138,7 +154,7 @@ func (r *runner) teardown() {
 			r.log.Warn("processes left running after the stop were killed", zap.Strings("procs", left))
 		}
 	}
-	if r.where == "shared" && r.o.AMQPURL != "" {
+	if (r.where == "shared" || r.o.Cluster != nil) && r.o.AMQPURL != "" { // the cluster outlives the run
 		if err := dropTopology(r.o.AMQPURL, "soak-"+r.run, r.agentNames(), r.callerNames()); err != nil {
 			r.log.Warn("topology left on the shared broker", zap.Error(err))
 		}
@@ -151,7 +167,7 @@ func (r *runner) teardown() {
 		}
 		_ = r.ledger.Close()
 	}
-	if r.broker != nil {
+	if r.broker != nil && r.o.Cluster == nil { // cluster.sh stops the cluster
 		r.broker.Stop(context.Background())
 	}
 	if r.redis != nil {
@@ -182,19 +198,26 @@ func (r *runner) stopAll() {
 	}
 }
 
-// env is the configuration every child process gets.
-func (r *runner) env() []string {
-	return []string{
-		"A2ABUS_BUS_URL=" + r.o.AMQPURL, "A2ABUS_REDIS_URL=" + r.o.RedisURL, "A2ABUS_BUS_EXCHANGE=soak-" + r.run,
-		"A2ABUS_REDIS_KEY_PREFIX=" + r.memoryPrefix(),
+// env is the configuration every child process gets; on a cluster, the
+// child of index i connects to node i (modulo the nodes).
+func (r *runner) env(i int) []string {
+	env := []string{"A2ABUS_BUS_URL=" + r.o.AMQPURL, "A2ABUS_REDIS_URL=" + r.o.RedisURL}
+	if c := r.o.Cluster; c != nil {
+		env = append([]string{"A2ABUS_BUS_URL=" + c.Nodes[i%len(c.Nodes)].URL, "A2ABUS_BUS_QUEUE_TYPE=quorum"}, c.MemoryEnv()...)
+		if r.o.WaitReplicas > 0 {
+			env = append(env, "A2ABUS_REDIS_WAIT_REPLICAS="+strconv.Itoa(r.o.WaitReplicas), "A2ABUS_REDIS_WAIT_TIMEOUT="+r.o.WaitTimeout.String())
+		}
+	}
+	return append(env, "A2ABUS_BUS_EXCHANGE=soak-"+r.run,
+		"A2ABUS_REDIS_KEY_PREFIX="+r.memoryPrefix(),
 		"A2ABUS_LOG_LEVEL=warn", "A2ABUS_LIMITS_MAX_IN_FLIGHT=0", "A2ABUS_LIMITS_BREAKER_FAILURES=0",
 		"A2ABUS_AGENT_CONCURRENCY=8", "A2ABUS_AGENT_STOP_TIMEOUT=5s",
 		// Every call of the run, on its private exchange: the soak is not about
 		// the policy (deny by default), which still checks each call.
 		`A2ABUS_POLICY_RULES=[{"caller":"*","allow":["*"]}]`,
-		envLedger + "=" + r.o.RedisURL, envRun + "=" + r.run, envSeed + "=" + strconv.FormatUint(r.o.Seed, 10),
-		envTotal + "=" + strconv.Itoa(r.o.Tasks),
-	}
+		envLedger+"="+r.o.RedisURL, envRun+"="+r.run, envSeed+"="+strconv.FormatUint(r.o.Seed, 10),
+		envTotal+"="+strconv.Itoa(r.o.Tasks),
+	)
 }
 
 // soak runs the load, the faults, the drain and the check.
@@ -205,7 +228,7 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 		names = append(names, fmt.Sprintf("SoakAgent%d", i))
 	}
 	for i, name := range names {
-		c := &child{role: "agent", name: name, index: i, supervised: true, env: append(r.env(), envName+"="+name, envPeer+"="+names[(i+1)%len(names)])}
+		c := &child{role: "agent", name: name, index: i, supervised: true, env: append(r.env(i), envName+"="+name, envPeer+"="+names[(i+1)%len(names)])}
 		r.agents = append(r.agents, c)
 		if err := r.procs.start(c); err != nil {
 			return nil, err
@@ -215,7 +238,7 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	for i := range r.o.Callers {
 		name := fmt.Sprintf("SoakCaller%d", i)
 		callerNames = append(callerNames, name)
-		c := &child{role: "caller", name: name, index: i, supervised: true, env: append(r.env(), envName+"="+name, envAgents+"="+strings.Join(names, ","),
+		c := &child{role: "caller", name: name, index: i, supervised: true, env: append(r.env(i+1), envName+"="+name, envAgents+"="+strings.Join(names, ","),
 			envCallerMod+"=always", envWorkers+"="+strconv.Itoa(r.o.Workers), envPace+"="+r.pace().String())}
 		r.callers = append(r.callers, c)
 		if err := r.procs.start(c); err != nil {
@@ -231,8 +254,8 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	for i := range r.o.OneShots {
 		oneShots.Go(func() { r.oneShots(loadCtx, i, names, callerNames) })
 	}
-	in := &injector{broker: r.broker, ledger: r.ledger, procs: r.procs, agents: r.agents, callers: r.callers, log: r.log,
-		rng: rand.New(rand.NewPCG(r.o.Seed, 1)), done: CountKinds(nil)}
+	in := &injector{broker: r.broker, cluster: r.o.Cluster, ledger: r.ledger, procs: r.procs, agents: r.agents, callers: r.callers, log: r.log,
+		rng: rand.New(rand.NewPCG(r.o.Seed, 1)), done: countKinds(r.kinds(), nil)}
 	var injecting sync.WaitGroup
 	plan := r.plan()
 	if len(plan) > 0 {
@@ -247,7 +270,7 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	if loadErr != nil {
 		return nil, loadErr
 	}
-	r.restore(ctx, CountKinds(plan))
+	r.restore(ctx, countKinds(r.kinds(), plan))
 
 	// The drain, the check.
 	m, err := node.Memory(ctx, r.memoryConfig(), zap.NewNop())
@@ -298,19 +321,30 @@ func (r *runner) pace() time.Duration {
 	return time.Duration(float64(r.o.Callers*r.o.Workers) / r.o.Rate * float64(time.Second))
 }
 
+// kinds are the fault kinds the servers allow.
+func (r *runner) kinds() []FaultKind {
+	switch {
+	case r.o.Cluster != nil:
+		return ClusterFaultKinds
+	case r.broker == nil && r.o.SharedFaults:
+		return []FaultKind{FaultKillAgent, FaultKillCaller, FaultRedisPause}
+	case r.broker == nil:
+		return []FaultKind{FaultKillAgent, FaultKillCaller}
+	}
+	return FaultKinds
+}
+
 // plan is the run's fault plan: the kinds the servers allow.
 func (r *runner) plan() []Fault {
 	if !r.o.Faults {
 		return nil
 	}
-	kinds := FaultKinds
-	switch {
-	case r.broker == nil && r.o.SharedFaults:
-		kinds = []FaultKind{FaultKillAgent, FaultKillCaller, FaultRedisPause}
-	case r.broker == nil:
-		kinds = []FaultKind{FaultKillAgent, FaultKillCaller}
+	nodes := 0
+	if r.o.Cluster != nil {
+		nodes = len(r.o.Cluster.Nodes)
 	}
-	return NewPlan(PlanOptions{Seed: r.o.Seed, Span: r.o.Duration, Agents: r.o.Agents, Callers: r.o.Callers, MeanGap: r.o.MeanGap, Kinds: kinds})
+	return NewPlan(PlanOptions{Seed: r.o.Seed, Span: r.o.Duration, Agents: r.o.Agents, Callers: r.o.Callers, Nodes: nodes,
+		MeanGap: r.o.MeanGap, Kinds: r.kinds(), EveryKind: nodes > 0})
 }
 
 // oneShots starts one-shot caller processes one after the other while the budget lasts.
@@ -321,7 +355,7 @@ func (r *runner) oneShots(ctx context.Context, slot int, agents, callerNames []s
 			return
 		}
 		name := callerNames[(slot+i)%len(callerNames)]
-		c := &child{role: "caller", name: name, index: 100 + slot, env: append(r.env(), envName+"="+name, envAgents+"="+strings.Join(agents, ","),
+		c := &child{role: "caller", name: name, index: 100 + slot, env: append(r.env(slot+i+2), envName+"="+name, envAgents+"="+strings.Join(agents, ","),
 			envCallerMod+"=oneshot", envBatch+"="+strconv.Itoa(r.o.Batch))}
 		c.starts = i
 		if err := r.procs.start(c); err != nil {
@@ -384,6 +418,10 @@ func (r *runner) waitLoad(ctx context.Context, start time.Time) error {
 // faults: only what the plan (counted by kind) may have stopped, so that a
 // shared Redis someone else paused stays paused.
 func (r *runner) restore(ctx context.Context, planned map[FaultKind]int) {
+	if r.o.Cluster != nil {
+		r.o.Cluster.resume(ctx, r.log)
+		return
+	}
 	if planned[FaultBrokerRestart] > 0 {
 		if _, err := r.broker.Ctl(ctx, 2*time.Minute, "start_app"); err != nil {
 			r.log.Warn("start_app after the faults", zap.Error(err))
@@ -401,6 +439,12 @@ func (r *runner) restore(ctx context.Context, planned map[FaultKind]int) {
 func (r *runner) memoryConfig() *config.Config {
 	c := config.Default()
 	c.Redis.URL, c.Redis.KeyPrefix = r.o.RedisURL, r.memoryPrefix()
+	if cl := r.o.Cluster; cl != nil {
+		c.Redis.URL, c.Redis.Addrs = "", cl.RedisCluster
+		if cl.Redis == RedisSentinel {
+			c.Redis.Addrs, c.Redis.MasterName = cl.Sentinels, cl.Master
+		}
+	}
 	return c
 }
 

@@ -86,6 +86,38 @@ func StartRedis(ctx context.Context, dir string) (*Redis, error) {
 	return startRedis(ctx, dir, "redis://"+addr+"/0", &redis.Options{Addr: addr}, "--port", strconv.Itoa(port))
 }
 
+// StartReplica starts redis-server on a free port as a replica of the Redis
+// at primary (host:port), without persistence, logging into dir; it waits
+// until it answers, not until it has synchronised.
+func StartReplica(ctx context.Context, dir, primary string) (*Redis, error) {
+	host, pport, err := net.SplitHostPort(primary)
+	if err != nil {
+		return nil, fmt.Errorf("soak: replica of %q: %w", primary, err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	return startRedis(ctx, dir, "redis://"+addr+"/0", &redis.Options{Addr: addr}, "--port", strconv.Itoa(port), "--replicaof", host, pport)
+}
+
+// Addr is the Redis's host:port.
+func (r *Redis) Addr() string {
+	opt, err := redis.ParseURL(r.URL)
+	if err != nil {
+		return ""
+	}
+	return opt.Addr
+}
+
+// Kill kill -9s redis-server (a crash: nothing more reaches its replicas) and waits for it.
+func (r *Redis) Kill() {
+	_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+	<-r.done
+	r.done <- nil // for Stop, which waits again
+}
+
 // startRedis starts redis-server with listen (its port arguments), without
 // persistence, logging into dir, and waits until ping (a client's options)
 // answers; url is the Redis's URL.

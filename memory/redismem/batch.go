@@ -54,6 +54,7 @@ type pendingBatch struct {
 	ops     []memory.Op
 	cmds    []goredis.Cmder
 	appends []appendCall // per op, its script call when it is an AppendTurnOnce
+	pipes   []*waitPipe  // per op, the pipeline it went out in
 	results []memory.OpResult
 	err     error
 	done    chan struct{} // closed when results or err is set
@@ -107,36 +108,45 @@ func (g *batchGroup) drain(flush func([]*pendingBatch)) {
 	go g.drain(flush)
 }
 
-// flush sends the ops of every batch of group in one pipeline, bounded by
-// the timeout and by Close (not by any one caller's context), and hands each
-// batch its results or error.
+// flush sends the ops of every batch of group in one pipeline (with
+// Options.WaitReplicas on a Cluster, one per primary), bounded by the
+// timeout and by Close (not by any one caller's context), and hands each
+// batch its results or error. With Options.WaitReplicas each pipeline ends
+// with a WAIT, and a batch whose writes too few replicas acknowledged fails
+// with ErrNotReplicated.
 func (m *backend) flush(group []*pendingBatch) {
 	defer func() {
 		for _, b := range group {
 			close(b.done)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(m.root, m.opts.Timeout)
+	ctx, cancel := context.WithTimeout(m.root, m.opts.Timeout+m.opts.waitTimeout())
 	defer cancel()
-	pipe := m.client.Pipeline()
+	ps := m.newPipes()
 	for _, b := range group {
 		appends, err := m.prepareAppends(b.ops)
+		if err == nil {
+			b.pipes, err = ps.forOps(ctx, b.ops, appends)
+		}
 		if err != nil { // nothing of this batch goes out
 			b.err = err
 			continue
 		}
 		b.cmds, b.appends = make([]goredis.Cmder, len(b.ops)), appends
 		for i, o := range b.ops {
-			b.cmds[i] = m.queue(ctx, pipe, o, appends[i])
+			b.cmds[i] = m.queue(ctx, b.pipes[i].pipe, o, appends[i])
 		}
 	}
-	_, execErr := pipe.Exec(ctx)
+	execErr := ps.exec(ctx)
 	if execErr != nil {
 		m.rerunUnknownScripts(ctx, group)
 	}
 	for _, b := range group {
 		if b.err == nil {
 			b.results, b.err = batchResults(b, execErr)
+		}
+		if b.err == nil {
+			b.err = notReplicated(b.pipes)
 		}
 	}
 }
@@ -156,8 +166,21 @@ func (m *backend) rerunUnknownScripts(ctx context.Context, group []*pendingBatch
 			}
 		}
 	}
-	if pipe != nil {
-		_, _ = pipe.Exec(ctx) // each command carries its own error
+	if pipe == nil {
+		return
+	}
+	_, _ = pipe.Exec(ctx) // each command carries its own error
+	if m.opts.WaitReplicas == 0 {
+		return
+	}
+	// The rerun had no WAIT after it: its batches fail as not replicated,
+	// and run again (by their callers) with the script known and a WAIT.
+	for _, b := range group {
+		for i, cmd := range b.cmds {
+			if c, ok := cmd.(*goredis.Cmd); ok && c.Err() == nil && b.appends[i].keys != nil && b.pipes[i].err == nil {
+				b.pipes[i].err = fmt.Errorf("%w: %w: an append script run again without WAIT", memory.ErrUnavailable, ErrNotReplicated)
+			}
+		}
 	}
 }
 

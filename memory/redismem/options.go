@@ -52,6 +52,14 @@ type Options struct {
 	// last append (it then starts again at Seq 1, unseen by older
 	// subscriptions); 0 keeps conversations forever.
 	ConversationTTL time.Duration
+	// WaitReplicas, when > 0, makes every Batch wait, before it returns,
+	// until that many replicas acknowledged its writes (Redis WAIT, on the
+	// connection that wrote them), and fail with ErrNotReplicated (and
+	// memory.ErrUnavailable) when fewer did within WaitTimeout: a write a
+	// Batch reported done then survives a failover. 0 does not wait.
+	WaitReplicas int
+	// WaitTimeout bounds that wait; 0 means DefaultWaitTimeout.
+	WaitTimeout time.Duration
 	// Logger receives the connection and what background subscriptions cannot
 	// return; nil means zap.NewNop(). It also receives, at warn level, the
 	// lines go-redis logs itself (e.g. a pool that cannot dial), which would
@@ -80,6 +88,10 @@ func (o Options) withDefaults() (Options, error) {
 		return bad("MasterName %q needs Sentinel Addrs, not a URL", o.MasterName)
 	case o.Timeout < 0:
 		return bad("Timeout %v is negative", o.Timeout)
+	case o.WaitReplicas < 0:
+		return bad("WaitReplicas %d is negative", o.WaitReplicas)
+	case o.WaitTimeout < 0:
+		return bad("WaitTimeout %v is negative", o.WaitTimeout)
 	case o.ConversationTTL < 0:
 		return bad("ConversationTTL %v is negative", o.ConversationTTL)
 	case o.DB < 0:
@@ -108,11 +120,26 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
+	if o.WaitTimeout == 0 {
+		o.WaitTimeout = DefaultWaitTimeout
+	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
 	return o, nil
 }
+
+// waitTimeout is how long a Batch may wait for replicas: 0 when it does not.
+func (o Options) waitTimeout() time.Duration {
+	if o.WaitReplicas == 0 {
+		return 0
+	}
+	return o.WaitTimeout
+}
+
+// readTimeout bounds reading a reply: the timeout, and the wait for
+// replicas too when writes wait (a WAIT's reply comes only then).
+func (o Options) readTimeout() time.Duration { return o.Timeout + o.waitTimeout() }
 
 // newClient builds the go-redis client o asks for and names the server(s) it
 // talks to (never the password) for error messages.
@@ -138,7 +165,7 @@ func (o Options) newClient() (goredis.UniversalClient, string, error) {
 		if o.TLS != nil {
 			opt.TLSConfig = o.tlsConfig()
 		}
-		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = o.Timeout, o.Timeout, o.Timeout, o.Timeout
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = o.Timeout, o.readTimeout(), o.Timeout, o.Timeout
 		opt.ContextTimeoutEnabled = true
 		opt.MaxRetries = noRetries
 		return goredis.NewClient(opt), opt.Addr, nil
@@ -154,7 +181,7 @@ func (o Options) newClient() (goredis.UniversalClient, string, error) {
 		Password:              o.Password,
 		DB:                    o.DB,
 		DialTimeout:           o.Timeout,
-		ReadTimeout:           o.Timeout,
+		ReadTimeout:           o.readTimeout(),
 		WriteTimeout:          o.Timeout,
 		PoolTimeout:           o.Timeout,
 		ContextTimeoutEnabled: true,

@@ -171,7 +171,7 @@ func unavailable(err error) bool {
 		errors.As(err, &netErr):
 		return true
 	}
-	return goredis.IsLoadingError(err) || goredis.IsReadOnlyError(err) || goredis.IsClusterDownError(err) ||
+	return movedOrAsk(err) || goredis.IsLoadingError(err) || goredis.IsReadOnlyError(err) || goredis.IsClusterDownError(err) ||
 		goredis.IsTryAgainError(err) || goredis.IsMasterDownError(err) || goredis.IsMaxClientsError(err)
 }
 

@@ -172,6 +172,7 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 		memory.SetOp(recKey, recJSON, recTTL),
 		memory.IndexAddOp(c.pending, rec.TaskID, rec.firstSweep().UnixMilli())}, sessionOps...), spilled...)...)
 	if err != nil {
+		go c.forgetUnrecorded(ctx, rec) // part of the batch may have been applied
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
 	c.local.put(rec, c.opts.Now())
@@ -195,6 +196,40 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	}
 	c.log.Debug("task invoked", zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.String("skill", rec.Skill))
 	return rec.invocation(), nil
+}
+
+// forgetUnrecorded withdraws a task whose record batch failed, so never
+// sent: part of the batch may have been applied all the same (a write that
+// failed unavailable may have landed; on a Redis Cluster the batch spans
+// primaries, one of them failing over), and a record and pending entry left
+// behind would have the sweeper time out, and notify, a task its caller was
+// told was not sent. It retries while working memory is unavailable, until
+// the task's deadline, when the sweeper would act.
+func (c *Caller) forgetUnrecorded(ctx context.Context, rec *Record) {
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), rec.Deadline)
+	defer cancel()
+	claimKey, err := memory.TaskClaimKey(c.opts.Name, rec.TaskID)
+	recKey, kerr := memory.TaskRecordKey(c.opts.Name, rec.TaskID)
+	if err = errors.Join(err, kerr); err != nil {
+		return
+	}
+	err = memory.Retry(ctx, 0, func(ctx context.Context) error {
+		res, err := c.opts.Memory.Batch(ctx, c.claimOp(claimKey, claimUnsent))
+		if err != nil {
+			return err
+		}
+		if !res[0].Applied {
+			owner, err := c.claimOwner(ctx, claimKey)
+			if err != nil || owner != claimUnsent {
+				return err // the sweeper claimed it first: its TIMEOUT stands
+			}
+		}
+		_, err = c.opts.Memory.Batch(ctx, memory.IndexRemoveOp(c.pending, rec.TaskID), memory.DeleteOp(recKey))
+		return err
+	}, nil)
+	if err != nil && !errors.Is(err, memory.ErrClosed) {
+		c.log.Warn("a task whose record failed may be timed out by the sweeper: its withdrawal failed", zap.String("task", rec.TaskID), zap.Error(err))
+	}
 }
 
 // withdraw forgets a task whose request was surely not sent (or cannot

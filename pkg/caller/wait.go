@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -142,13 +143,32 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 			}
 			continue
 		}
-		out, dl, err := c.settle(ctx, taskID, events, onStatus)
+		out, dl, err := c.settleRiding(ctx, taskID, events, onStatus)
 		if err != nil || out != nil {
 			c.guardSettled(out)
 			return out, err
 		}
 		deadline = dl
 	}
+}
+
+// settleRiding is settle retried while working memory is unavailable (a
+// Redis failover, an outage), for at most Options.MemoryRetryBound: the
+// task was sent and its outcome will be stored, so a look-up that failed
+// for now must not end the wait with an error (Call would then report a
+// task that runs as failed, and its id would be lost).
+func (c *Caller) settleRiding(ctx context.Context, taskID string, events <-chan event, onStatus StatusFunc) (*Outcome, time.Time, error) {
+	var out *Outcome
+	var deadline time.Time
+	err := memory.Retry(ctx, c.opts.MemoryRetryBound, func(ctx context.Context) (err error) {
+		out, deadline, err = c.settle(ctx, taskID, events, onStatus)
+		return err
+	}, func(f memory.Failure) {
+		if f.First() {
+			c.log.Warn("working memory failed while waiting for a task's outcome; the wait goes on", zap.String("task", taskID), zap.Error(f.Err))
+		}
+	})
+	return out, deadline, err
 }
 
 // settle looks the outcome of a task up in working memory, where every

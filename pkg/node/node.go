@@ -208,6 +208,7 @@ func Memory(ctx context.Context, cfg *config.Config, log *zap.Logger) (memory.Me
 	m, err := redismem.New(ctx, redismem.Options{
 		URL: r.URL, Addrs: r.Addrs, MasterName: r.MasterName, Username: r.Username, Password: r.Password,
 		DB: r.DB, KeyPrefix: r.KeyPrefix, Timeout: r.Timeout, ConversationTTL: ttl, Logger: log, TLS: tc,
+		WaitReplicas: r.WaitReplicas, WaitTimeout: r.WaitTimeout,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open working memory: %w", explainTLS(err, r.TLSOn(), "redis.tls", r.TLS, redisWhere(r), req))

@@ -20,6 +20,12 @@
 // shared servers (A2ABUS_TEST_AMQP_URL, A2ABUS_TEST_REDIS_URL) with only the
 // kill faults, and Redis pauses with SOAK_SHARED_FAULTS=1 (never broker
 // faults there).
+//
+// On a cluster (make soak-cluster: scripts/cluster.sh run starts it and sets
+// SOAK_CLUSTER_*), the soak runs on its three RabbitMQ nodes with quorum
+// queues and on its Redis: SOAK_REDIS=sentinel (the default) or cluster;
+// SOAK_WAIT_REPLICAS (0) and SOAK_WAIT_TIMEOUT (1s) set redis.wait_replicas
+// and redis.wait_timeout for the agents and callers.
 package main
 
 import (
@@ -41,7 +47,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: soak run|agent|caller")
+		fmt.Fprintln(os.Stderr, "usage: soak run|scale|agent|caller")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -54,8 +60,10 @@ func main() {
 		err = soak.RunCaller(ctx)
 	case "run":
 		os.Exit(run(ctx))
+	case "scale":
+		os.Exit(scale(ctx))
 	default:
-		err = fmt.Errorf("unknown subcommand %q: want run, agent or caller", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q: want run, scale, agent or caller", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
@@ -63,14 +71,23 @@ func main() {
 	}
 }
 
-// run is `soak run`: it returns the exit code.
-func run(ctx context.Context) int {
+// progressLog is the logger of run and scale: progress on stderr.
+func progressLog() *zap.Logger {
 	enc := zap.NewDevelopmentEncoderConfig()
 	enc.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05.000")
-	log := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(os.Stderr), zapcore.InfoLevel))
+	return zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(os.Stderr), zapcore.InfoLevel))
+}
+
+// run is `soak run`: it returns the exit code.
+func run(ctx context.Context) int {
+	log := progressLog()
 	defer func() { _ = log.Sync() }()
 	o, err := options()
 	if err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		return 2
+	}
+	if o.Cluster, err = soak.ClusterFromEnv(envOr("SOAK_REDIS", soak.RedisSentinel), log); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		return 2
 	}
@@ -106,6 +123,7 @@ func options() (soak.Options, error) {
 	}{
 		{"SOAK_TASKS", &o.Tasks, 2000}, {"SOAK_AGENTS", &o.Agents, 3}, {"SOAK_CALLERS", &o.Callers, 2},
 		{"SOAK_WORKERS", &o.Workers, 16}, {"SOAK_ONESHOTS", &o.OneShots, 1}, {"SOAK_BATCH", &o.Batch, 25},
+		{"SOAK_WAIT_REPLICAS", &o.WaitReplicas, 0},
 	}
 	for _, k := range ints {
 		*k.dst = k.def
@@ -124,6 +142,7 @@ func options() (soak.Options, error) {
 	}{
 		{"SOAK_DURATION", &o.Duration, 10 * time.Minute}, {"SOAK_FAULT_GAP", &o.MeanGap, 5 * time.Second},
 		{"SOAK_DRAIN", &o.Drain, 2 * time.Minute}, {"SOAK_QUIET", &o.Quiet, 2 * time.Second},
+		{"SOAK_WAIT_TIMEOUT", &o.WaitTimeout, time.Second},
 	}
 	for _, k := range durs {
 		*k.dst = k.def

@@ -20,6 +20,7 @@ import (
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
@@ -68,10 +69,10 @@ func noLeak(t *testing.T, where, s string) {
 // export stream receives it.
 func TestAuditAndRedactionOnTheRealServers(t *testing.T) {
 	defer redact.SetDefault(nil)
+	w := testworld.Real(t) // its exchange and key prefix, removed at the end with the queues of w.N's names
 	id := uuid.NewString()[:8]
 	cfg := config.Default()
-	cfg.Bus.URL, cfg.Redis.URL = testenv.AMQPURL(t), testenv.RedisURL(t)
-	cfg.Redis.KeyPrefix = "a2abus-test-audit-" + id + ":"
+	cfg.Bus.URL, cfg.Bus.Exchange, cfg.Redis.URL, cfg.Redis.KeyPrefix = w.AMQPURL, w.Exchange, w.RedisURL, w.KeyPrefix
 	cfg.Policy.Default = "allow"
 	cfg.Memory.ResultTTL = 2 * time.Second
 	cfg.Audit.Retention, cfg.Audit.PreviewChars, cfg.Audit.Export = time.Hour, 80, config.AuditExportStream
@@ -97,7 +98,7 @@ func TestAuditAndRedactionOnTheRealServers(t *testing.T) {
 	stream := cfg.Redis.KeyPrefix + "kv:" + memory.AuditStreamKey
 	defer rdb.Del(context.WithoutCancel(ctx), stream)
 
-	name := "Leaky" + id
+	name := w.N("Leaky")
 	ag, err := n.Agent(a2a.AgentCard{Name: name, Version: "1.0"})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func TestAuditAndRedactionOnTheRealServers(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := n.Caller("Auditor"+id, nil)
+	c, err := n.Caller(w.N("Auditor"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

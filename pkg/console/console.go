@@ -20,6 +20,7 @@ import (
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/bus/rabbitmq"
 	"github.com/a2abus/a2abus/directory"
+	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/internal/httpserve"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/guard"
@@ -129,15 +130,9 @@ func New(o Options) (*Console, error) {
 	case o.PageSize < 0 || o.PollInterval < 0 || o.MaxDeadLetters < 0:
 		return nil, fmt.Errorf("%w: PageSize, PollInterval and MaxDeadLetters must not be negative", ErrInvalidOptions)
 	}
-	if o.PageSize == 0 {
-		o.PageSize = DefaultPageSize
-	}
-	if o.PollInterval == 0 {
-		o.PollInterval = DefaultPollInterval
-	}
-	if o.MaxDeadLetters == 0 {
-		o.MaxDeadLetters = DefaultMaxDeadLetters
-	}
+	component.Default(&o.PageSize, DefaultPageSize)
+	component.Default(&o.PollInterval, DefaultPollInterval)
+	component.Default(&o.MaxDeadLetters, DefaultMaxDeadLetters)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -86,15 +86,7 @@ func printAudit(w io.Writer, vals [][]byte) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s → %s.%s\t%s\t%s\t%s\n", en.Time.Format("2006-01-02T15:04:05.000Z07:00"),
 			cliutil.PrintableLine(en.SessionID), cliutil.PrintableLine(en.Caller), cliutil.PrintableLine(en.Target), cliutil.PrintableLine(en.Skill),
 			cliutil.PrintableLine(en.Status), cliutil.PrintableLine(code), en.Duration().Round(time.Millisecond))
-		if en.Task != "" {
-			fmt.Fprintf(tw, "\t\t  task: %s\n", cliutil.PrintableLine(en.Task))
-		}
-		switch {
-		case en.Output != "":
-			fmt.Fprintf(tw, "\t\t  output: %s\n", cliutil.PrintableLine(en.Output))
-		case en.Error != "":
-			fmt.Fprintf(tw, "\t\t  error: %s\n", cliutil.PrintableLine(en.Error))
-		}
+		printPreviews(tw, "\t\t", en)
 	}
 	return tw.Flush()
 }

@@ -75,18 +75,24 @@ func printHistory(w io.Writer, entries []caller.HistoryEntry, previews bool) err
 			cliutil.PrintableLine(en.Caller), cliutil.PrintableLine(en.Target), cliutil.PrintableLine(en.Skill), cliutil.PrintableLine(en.TaskID),
 			cliutil.PrintableLine(status), cliutil.PrintableLine(code),
 			en.Duration().Round(time.Millisecond))
-		if !previews {
-			continue
-		}
-		if en.Task != "" {
-			fmt.Fprintf(tw, "\t  task: %s\n", cliutil.PrintableLine(en.Task))
-		}
-		switch {
-		case en.Output != "":
-			fmt.Fprintf(tw, "\t  output: %s\n", cliutil.PrintableLine(en.Output))
-		case en.Error != "":
-			fmt.Fprintf(tw, "\t  error: %s\n", cliutil.PrintableLine(en.Error))
+		if previews {
+			printPreviews(tw, "\t", en)
 		}
 	}
 	return tw.Flush()
+}
+
+// printPreviews writes the task preview of a history record, and its output
+// preview or error, each on a line of its own after indent (the columns
+// the record's line leaves empty).
+func printPreviews(w io.Writer, indent string, en caller.HistoryEntry) {
+	if en.Task != "" {
+		fmt.Fprintf(w, "%s  task: %s\n", indent, cliutil.PrintableLine(en.Task))
+	}
+	switch {
+	case en.Output != "":
+		fmt.Fprintf(w, "%s  output: %s\n", indent, cliutil.PrintableLine(en.Output))
+	case en.Error != "":
+		fmt.Fprintf(w, "%s  error: %s\n", indent, cliutil.PrintableLine(en.Error))
+	}
 }

@@ -6,6 +6,7 @@ package docs
 import (
 	"bytes"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -108,6 +109,38 @@ func TestWebBackendOnlyWhereResearchRuns(t *testing.T) {
 	for _, prog := range []string{"cmd/research-agent", "cmd/a2abus"} {
 		if len(linked(t, prog, webModules[:1])) == 0 {
 			t.Errorf("%s does not link %s: it no longer registers the web backend, or the module path is stale", prog, webModules[0])
+		}
+	}
+}
+
+// promClientModules are the Prometheus client and what it brings: /metrics
+// is written by pkg/ops/prom, so no program links them (only tests do,
+// through pkg/ops/prom/promtest, to parse what /metrics writes).
+var promClientModules = []string{
+	"github.com/prometheus/client_golang",
+	"github.com/prometheus/client_model",
+	"github.com/prometheus/common",
+	"github.com/prometheus/procfs",
+}
+
+// TestNoProgramLinksThePrometheusClient: no program links the Prometheus
+// client, and no agent the protobuf runtime it brought (a2abus links
+// protobuf for the OTLP exporters). The test package below is the check
+// that the module paths are right: it does link them.
+func TestNoProgramLinksThePrometheusClient(t *testing.T) {
+	for _, prog := range []string{"cmd/sample-agent", "cmd/research-agent", "examples/go-agent", "cmd/a2abus"} {
+		modules := promClientModules
+		if prog != "cmd/a2abus" {
+			modules = append(slices.Clone(modules), "google.golang.org/protobuf")
+		}
+		if got := linked(t, prog, modules); len(got) > 0 {
+			t.Errorf("%s links %d packages of the Prometheus client or protobuf, first %s: an import brought them in (go list -deps ./%s)",
+				prog, len(got), got[0], prog)
+		}
+	}
+	for _, m := range promClientModules[1:3] {
+		if len(linked(t, "pkg/ops/prom/promtest", []string{m})) == 0 {
+			t.Errorf("pkg/ops/prom/promtest does not link %s: the module path is stale, so the check above proves nothing", m)
 		}
 	}
 }

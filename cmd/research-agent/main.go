@@ -28,7 +28,7 @@ var (
 )
 
 func main() {
-	cliutil.TuneGC()
+	cliutil.TuneGCTo(cliutil.OneShotGCPercent) // one task, then exit: memory over GC work
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 

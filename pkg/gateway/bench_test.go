@@ -26,13 +26,14 @@ import (
 	spec "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/gateway"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
+	"github.com/a2abus/a2abus/pkg/ops/prom/promtest"
 )
 
 // BenchmarkGateway measures the gateway against the bus it fronts, on the
@@ -55,7 +56,7 @@ import (
 // The figures are reported, never asserted (docs/a2a-http.md has a run).
 func BenchmarkGateway(b *testing.B) {
 	w := testworld.Real(b)
-	reg := prometheus.NewRegistry()
+	reg := prom.NewRegistry()
 	idle := w.N("IdleAgent") // well-known, never running: its tasks wait in its queue
 	m := newMesh(b, w, func(o *gateway.Options) {
 		o.Limits.MaxConnections = 4096
@@ -338,7 +339,7 @@ const streamCount = 1000
 // of an agent that does not run (idle, well-known: its tasks wait in its
 // queue), reads each one's first event, and reports the memory the open
 // streams hold, per stream. Each round is the whole figure.
-func streams(b *testing.B, m *mesh, idle string, reg *prometheus.Registry) {
+func streams(b *testing.B, m *mesh, idle string, reg *prom.Registry) {
 	req := rawPost(idle, rpc("SendStreamingMessage", sendParams("wait", "wait", nil)))
 	addr := strings.TrimPrefix(m.url, "http://")
 	for b.Loop() {
@@ -394,9 +395,9 @@ func wellKnown(tb testing.TB, name, skill string) string {
 }
 
 // gaugeOf is the value of the gauge name in reg.
-func gaugeOf(tb testing.TB, reg *prometheus.Registry, name string) float64 {
+func gaugeOf(tb testing.TB, reg *prom.Registry, name string) float64 {
 	tb.Helper()
-	families, err := reg.Gather()
+	families, err := promtest.Gather(reg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -15,13 +15,13 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/httpserve"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/caller"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
 )
 
 // Defaults of Options.
@@ -84,8 +84,8 @@ type Options struct {
 	Limits httpserve.Limits
 	// Ready answers /readyz (nil: always ready).
 	Ready func(ctx context.Context) error
-	// Registerer, when set, gets the gateway's metrics.
-	Registerer prometheus.Registerer
+	// Registerer, when set, gets the gateway's metrics (ops.Ops.Registry).
+	Registerer *prom.Registry
 	// Logger receives the gateway's log lines; nil means none.
 	Logger *zap.Logger
 	// Now is the clock; nil means time.Now.

@@ -15,12 +15,13 @@ import (
 	"time"
 
 	spec "github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/a2abus/a2abus/internal/agents/sample"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/gateway"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
+	"github.com/a2abus/a2abus/pkg/ops/prom/promtest"
 )
 
 // webhook records the pushes it receives; it answers 503 to the first
@@ -143,7 +144,7 @@ func TestPush(t *testing.T) {
 // TestPushAllowListByHostName: a host named by the allow-list is reached
 // at a public address, never at a loopback one it resolves to.
 func TestPushAllowListByHostName(t *testing.T) {
-	reg := prometheus.NewRegistry()
+	reg := prom.NewRegistry()
 	m := newMesh(t, testworld.Embedded(t), func(o *gateway.Options) {
 		o.Push.Allow, o.Registerer = []string{"localhost", "*.example.com"}, reg
 	})
@@ -163,9 +164,9 @@ func TestPushAllowListByHostName(t *testing.T) {
 }
 
 // counterOf is the value of the counter name{label=value} in reg.
-func counterOf(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
+func counterOf(t *testing.T, reg *prom.Registry, name, label, value string) float64 {
 	t.Helper()
-	families, err := reg.Gather()
+	families, err := promtest.Gather(reg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/pkg/ops/prom/promtest"
 )
 
 // TestNodesOnOneRedisShareTheLimits: by default (limits.shared) three nodes
@@ -98,7 +99,7 @@ func TestSharedLimitsGaugeFollowsRedis(t *testing.T) {
 	}
 	defer func() { _ = n.Close() }()
 	gauge := func() float64 {
-		fams, err := n.Ops.Registry().Gather()
+		fams, err := promtest.Gather(n.Ops.Registry())
 		if err != nil {
 			t.Fatal(err)
 		}

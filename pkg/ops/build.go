@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
 )
 
 // Build is what the running binary was built from: the labels of the
@@ -62,12 +62,9 @@ func CurrentBuild() Build {
 // newBuildInfo is the a2abus_build_info gauge: 1, labelled with b and the
 // Go version, so that dashboards can join any metric to the build that
 // emitted it.
-func newBuildInfo(b Build) prometheus.Collector {
-	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: Namespace,
-		Name:      "build_info",
-		Help:      "Always 1; its labels are the binary's version, commit and Go version.",
-	}, []string{"version", "commit", "goversion"})
-	g.WithLabelValues(b.Version, b.Commit, runtime.Version()).Set(1)
+func newBuildInfo(b Build) prom.Collector {
+	g := prom.NewGaugeVec(Namespace+"_build_info", "Always 1; its labels are the binary's version, commit and Go version.",
+		"version", "commit", "goversion")
+	g.With(b.Version, b.Commit, runtime.Version()).Set(1)
 	return g
 }

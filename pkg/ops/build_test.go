@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/a2abus/a2abus/pkg/ops"
+	"github.com/a2abus/a2abus/pkg/ops/prom/promtest"
 )
 
 // TestBuildInfo: an Ops with metrics reports a2abus_build_info 1 with the
@@ -22,7 +23,7 @@ func TestBuildInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	families, err := o.Registry().Gather()
+	families, err := promtest.Gather(o.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestBuildInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if families, _ := bare.Registry().Gather(); len(families) != 0 {
+	if families, _ := promtest.Gather(bare.Registry()); len(families) != 0 {
 		t.Errorf("an Ops without metrics registered %d families", len(families))
 	}
 }

@@ -6,10 +6,9 @@ package ops
 import (
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
 )
 
 // BrokerState is what a bus tells about its connection (rabbitmq.Bus has
@@ -33,7 +32,7 @@ const (
 // (the bus) and the agents known (the directory). It costs nothing between
 // scrapes.
 type collector struct {
-	inFlight, breaker, refusals, sharedUp, connected, reconnects, agents *prometheus.Desc
+	inFlight, breaker, refusals, sharedUp, connected, reconnects, agents *prom.Desc
 
 	mu        sync.Mutex
 	guard     *guard.Guard
@@ -42,36 +41,37 @@ type collector struct {
 }
 
 func newCollector() *collector {
-	desc := func(name, help string, labels ...string) *prometheus.Desc {
-		return prometheus.NewDesc(prometheus.BuildFQName(Namespace, "", name), help, labels, nil)
+	gauge := func(name, help string, labels ...string) *prom.Desc {
+		return prom.NewDesc(prom.GaugeType, Namespace+"_"+name, help, labels...)
+	}
+	counter := func(name, help string, labels ...string) *prom.Desc {
+		return prom.NewDesc(prom.CounterType, Namespace+"_"+name, help, labels...)
 	}
 	return &collector{
-		inFlight:   desc("calls_in_flight", "Calls a caller invoked whose outcome it has not seen yet (the guard's count).", "caller"),
-		breaker:    desc("breaker_state", "State of the circuit to a target: 0 closed, 1 half-open, 2 open.", "target"),
-		refusals:   desc("guard_refusals_total", "Calls the guard refused before they were sent, by reason (FORBIDDEN, BUSY, RATE_LIMITED, CIRCUIT_OPEN).", "reason"),
-		sharedUp:   desc("guard_shared_limits_up", "With limits.shared on Redis: 1 while the shared limits answer, 0 while each process keeps only its own."),
-		connected:  desc("broker_connected", "1 while the broker connections are open, 0 while they are re-dialled."),
-		reconnects: desc("broker_reconnects_total", "Broker connections dialled again after they were lost."),
-		agents:     desc("directory_agents", "Agents the directory knows, by status (online, offline, well-known).", "status"),
+		inFlight:   gauge("calls_in_flight", "Calls a caller invoked whose outcome it has not seen yet (the guard's count).", "caller"),
+		breaker:    gauge("breaker_state", "State of the circuit to a target: 0 closed, 1 half-open, 2 open.", "target"),
+		refusals:   counter("guard_refusals_total", "Calls the guard refused before they were sent, by reason (FORBIDDEN, BUSY, RATE_LIMITED, CIRCUIT_OPEN).", "reason"),
+		sharedUp:   gauge("guard_shared_limits_up", "With limits.shared on Redis: 1 while the shared limits answer, 0 while each process keeps only its own."),
+		connected:  gauge("broker_connected", "1 while the broker connections are open, 0 while they are re-dialled."),
+		reconnects: counter("broker_reconnects_total", "Broker connections dialled again after they were lost."),
+		agents:     gauge("directory_agents", "Agents the directory knows, by status (online, offline, well-known).", "status"),
 	}
 }
 
 // Describe sends the descriptors of every metric the collector may report.
-func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.inFlight, c.breaker, c.refusals, c.sharedUp, c.connected, c.reconnects, c.agents} {
-		ch <- d
-	}
+func (c *collector) Describe() []*prom.Desc {
+	return []*prom.Desc{c.inFlight, c.breaker, c.refusals, c.sharedUp, c.connected, c.reconnects, c.agents}
 }
 
 // Collect reports the current values.
-func (c *collector) Collect(ch chan<- prometheus.Metric) {
+func (c *collector) Collect(sink *prom.Sink) {
 	c.mu.Lock()
 	g, b, d := c.guard, c.broker, c.directory
 	c.mu.Unlock()
 	if g != nil {
 		s := g.Stats()
 		for name, n := range s.InFlight {
-			ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(n), name)
+			sink.Add(c.inFlight, float64(n), name)
 		}
 		for target, state := range s.Circuits {
 			v := circuitClosed
@@ -81,17 +81,17 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			case "half-open":
 				v = circuitHalfOpen
 			}
-			ch <- prometheus.MustNewConstMetric(c.breaker, prometheus.GaugeValue, float64(v), target)
+			sink.Add(c.breaker, float64(v), target)
 		}
 		for code, n := range s.Refused {
-			ch <- prometheus.MustNewConstMetric(c.refusals, prometheus.CounterValue, float64(n), string(code))
+			sink.Add(c.refusals, float64(n), string(code))
 		}
 		if s.Shared {
 			up := 0.0
 			if s.SharedUp {
 				up = 1
 			}
-			ch <- prometheus.MustNewConstMetric(c.sharedUp, prometheus.GaugeValue, up)
+			sink.Add(c.sharedUp, up)
 		}
 	}
 	if b != nil {
@@ -99,8 +99,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		if b.Connected() {
 			up = 1
 		}
-		ch <- prometheus.MustNewConstMetric(c.connected, prometheus.GaugeValue, up)
-		ch <- prometheus.MustNewConstMetric(c.reconnects, prometheus.CounterValue, float64(b.Reconnects()))
+		sink.Add(c.connected, up)
+		sink.Add(c.reconnects, float64(b.Reconnects()))
 	}
 	if d != nil {
 		counts := map[directory.Status]int{directory.StatusOnline: 0, directory.StatusOffline: 0, directory.StatusWellKnown: 0}
@@ -108,7 +108,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			counts[e.Status]++
 		}
 		for status, n := range counts {
-			ch <- prometheus.MustNewConstMetric(c.agents, prometheus.GaugeValue, float64(n), string(status))
+			sink.Add(c.agents, float64(n), string(status))
 		}
 	}
 }

@@ -4,7 +4,7 @@
 package ops
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
 )
 
 // Namespace prefixes every metric name.
@@ -20,28 +20,28 @@ var durationBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 
 // labels are bounded: agent, caller and target names, skills an agent
 // has, error codes and outcomes — never task or session ids.
 type metrics struct {
-	tasksReceived  *prometheus.CounterVec   // agent, skill
-	tasksCompleted *prometheus.CounterVec   // agent, skill
-	tasksFailed    *prometheus.CounterVec   // agent, skill, code
-	tasksRequeued  *prometheus.CounterVec   // agent, skill
-	taskDuration   *prometheus.HistogramVec // agent, skill
-	redelivered    *prometheus.CounterVec   // agent
-	deadLettered   *prometheus.CounterVec   // agent
+	tasksReceived  *prom.CounterVec   // agent, skill
+	tasksCompleted *prom.CounterVec   // agent, skill
+	tasksFailed    *prom.CounterVec   // agent, skill, code
+	tasksRequeued  *prom.CounterVec   // agent, skill
+	taskDuration   *prom.HistogramVec // agent, skill
+	redelivered    *prom.CounterVec   // agent
+	deadLettered   *prom.CounterVec   // agent
 
-	calls         *prometheus.CounterVec   // caller, target, outcome, code
-	callDuration  *prometheus.HistogramVec // caller, target
-	finalized     *prometheus.CounterVec   // caller
-	late          *prometheus.CounterVec   // caller
-	swept         *prometheus.CounterVec   // caller
-	memoryRetries *prometheus.CounterVec   // caller, op
+	calls         *prom.CounterVec   // caller, target, outcome, code
+	callDuration  *prom.HistogramVec // caller, target
+	finalized     *prom.CounterVec   // caller
+	late          *prom.CounterVec   // caller
+	swept         *prom.CounterVec   // caller
+	memoryRetries *prom.CounterVec   // caller, op
 }
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
-	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
-		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: name, Help: help}, labels)
+func newMetrics(reg *prom.Registry) (*metrics, error) {
+	counter := func(name, help string, labels ...string) *prom.CounterVec {
+		return prom.NewCounterVec(Namespace+"_"+name, help, labels...)
 	}
-	histogram := func(name, help string, labels ...string) *prometheus.HistogramVec {
-		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: name, Help: help, Buckets: durationBuckets}, labels)
+	histogram := func(name, help string, labels ...string) *prom.HistogramVec {
+		return prom.NewHistogramVec(Namespace+"_"+name, help, durationBuckets, labels...)
 	}
 	m := &metrics{
 		tasksReceived:  counter("tasks_received_total", "Task requests an agent received (skill empty: one it does not have).", "agent", "skill"),
@@ -58,7 +58,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		swept:          counter("timeouts_swept_total", "Tasks the deadline sweeper timed out.", "caller"),
 		memoryRetries:  counter("memory_retries_total", "Working-memory writes of an outcome that failed and were retried.", "caller", "op"),
 	}
-	for _, c := range []prometheus.Collector{m.tasksReceived, m.tasksCompleted, m.tasksFailed, m.tasksRequeued, m.taskDuration,
+	for _, c := range []prom.Collector{m.tasksReceived, m.tasksCompleted, m.tasksFailed, m.tasksRequeued, m.taskDuration,
 		m.redelivered, m.deadLettered, m.calls, m.callDuration, m.finalized, m.late, m.swept, m.memoryRetries} {
 		if err := reg.Register(c); err != nil {
 			return nil, err

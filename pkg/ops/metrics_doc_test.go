@@ -10,56 +10,31 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
 )
 
 // operationsDoc documents the metrics in its "### Metrics" section.
 const operationsDoc = "../../docs/operations.md"
 
-// collecting is a prometheus.Registerer that keeps what is registered.
-type collecting struct{ collectors []prometheus.Collector }
-
-func (c *collecting) Register(x prometheus.Collector) error {
-	c.collectors = append(c.collectors, x)
-	return nil
-}
-func (c *collecting) MustRegister(xs ...prometheus.Collector) {
-	c.collectors = append(c.collectors, xs...)
-}
-func (c *collecting) Unregister(prometheus.Collector) bool { return false }
-
-// descPattern reads a descriptor's name and variable labels from its String
-// (the only way client_golang shows them).
-var descPattern = regexp.MustCompile(`fqName: "([^"]+)".*variableLabels: \{([^}]*)\}`)
-
 // registered lists every a2abus metric an Ops registers (the Go and process
-// metrics of client_golang aside): name without the a2abus_ prefix → labels.
+// metrics aside): name without the a2abus_ prefix → labels.
 func registered(t *testing.T) map[string][]string {
 	t.Helper()
-	var reg collecting
-	if _, err := newMetrics(&reg); err != nil {
+	reg := prom.NewRegistry()
+	if _, err := newMetrics(reg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newRemoteMetrics(&reg); err != nil {
+	if _, err := newRemoteMetrics(reg); err != nil {
 		t.Fatal(err)
 	}
-	reg.collectors = append(reg.collectors, newCollector(), newBuildInfo(Build{Version: "v", Commit: "c"}))
-	out := map[string][]string{}
-	for _, c := range reg.collectors {
-		ch := make(chan *prometheus.Desc, 64)
-		c.Describe(ch)
-		close(ch)
-		for d := range ch {
-			m := descPattern.FindStringSubmatch(d.String())
-			if m == nil {
-				t.Fatalf("cannot read the name of %s", d)
-			}
-			var labels []string
-			if m[2] != "" {
-				labels = strings.Split(m[2], ",")
-			}
-			out[strings.TrimPrefix(m[1], Namespace+"_")] = labels
+	for _, c := range []prom.Collector{newCollector(), newBuildInfo(Build{Version: "v", Commit: "c"})} {
+		if err := reg.Register(c); err != nil {
+			t.Fatal(err)
 		}
+	}
+	out := map[string][]string{}
+	for _, d := range reg.Descs() {
+		out[strings.TrimPrefix(d.Name(), Namespace+"_")] = d.Labels()
 	}
 	return out
 }

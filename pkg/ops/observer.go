@@ -58,9 +58,9 @@ func (c callerObserver) Finished(e *caller.HistoryEntry) {
 	if m == nil {
 		return
 	}
-	m.finalized.WithLabelValues(e.Caller).Inc()
+	m.finalized.With(e.Caller).Inc()
 	if e.Late {
-		m.late.WithLabelValues(e.Caller).Inc()
+		m.late.With(e.Caller).Inc()
 		return
 	}
 	outcome := OutcomeCompleted
@@ -70,28 +70,28 @@ func (c callerObserver) Finished(e *caller.HistoryEntry) {
 	case e.Code != "":
 		outcome = OutcomeFailed
 	}
-	m.calls.WithLabelValues(e.Caller, e.Target, outcome, string(e.Code)).Inc()
-	m.callDuration.WithLabelValues(e.Caller, e.Target).Observe(e.Duration().Seconds())
+	m.calls.With(e.Caller, e.Target, outcome, string(e.Code)).Inc()
+	m.callDuration.With(e.Caller, e.Target).Observe(e.Duration().Seconds())
 }
 
 // Swept counts a task the sweeper timed out.
 func (c callerObserver) Swept(name, _ string) {
 	if c.o.m != nil {
-		c.o.m.swept.WithLabelValues(name).Inc()
+		c.o.m.swept.With(name).Inc()
 	}
 }
 
 // Refused counts a call refused before it was sent.
 func (c callerObserver) Refused(name, target string, code a2a.ErrorCode) {
 	if c.o.m != nil {
-		c.o.m.calls.WithLabelValues(name, target, OutcomeRefused, string(code)).Inc()
+		c.o.m.calls.With(name, target, OutcomeRefused, string(code)).Inc()
 	}
 }
 
 // MemoryRetry counts a retried working-memory write.
 func (c callerObserver) MemoryRetry(name, op string) {
 	if c.o.m != nil {
-		c.o.m.memoryRetries.WithLabelValues(name, op).Inc()
+		c.o.m.memoryRetries.With(name, op).Inc()
 	}
 }
 
@@ -110,9 +110,9 @@ var _ agent.Observer = agentObserver{}
 func (a agentObserver) Handling(name, skill string, req *a2a.TaskRequest, attempt int, t a2a.Trace) (a2a.Trace, func(agent.TaskOutcome)) {
 	m := a.o.m
 	if m != nil {
-		m.tasksReceived.WithLabelValues(name, skill).Inc()
+		m.tasksReceived.With(name, skill).Inc()
 		if attempt > 1 {
-			m.redelivered.WithLabelValues(name).Inc()
+			m.redelivered.With(name).Inc()
 		}
 	}
 	var span trace.Span
@@ -126,14 +126,14 @@ func (a agentObserver) Handling(name, skill string, req *a2a.TaskRequest, attemp
 		if m != nil {
 			switch {
 			case out.Requeued:
-				m.tasksRequeued.WithLabelValues(name, skill).Inc()
+				m.tasksRequeued.With(name, skill).Inc()
 			case out.Code == "":
-				m.tasksCompleted.WithLabelValues(name, skill).Inc()
+				m.tasksCompleted.With(name, skill).Inc()
 			default:
-				m.tasksFailed.WithLabelValues(name, skill, string(out.Code)).Inc()
+				m.tasksFailed.With(name, skill, string(out.Code)).Inc()
 			}
 			if !out.Requeued {
-				m.taskDuration.WithLabelValues(name, skill).Observe(out.Took.Seconds())
+				m.taskDuration.With(name, skill).Observe(out.Took.Seconds())
 			}
 		}
 		if span != nil {
@@ -152,7 +152,7 @@ func (a agentObserver) Handling(name, skill string, req *a2a.TaskRequest, attemp
 // DeadLettered counts a request sent to the dead-letter queue.
 func (a agentObserver) DeadLettered(name string) {
 	if a.o.m != nil {
-		a.o.m.deadLettered.WithLabelValues(name).Inc()
+		a.o.m.deadLettered.With(name).Inc()
 	}
 }
 

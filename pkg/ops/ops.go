@@ -2,7 +2,8 @@
 // Copyright 2026 The a2abus Authors
 
 // Package ops is the observability of a2abus's long-running processes:
-// Prometheus metrics (names prefixed a2abus_, labels bounded), OpenTelemetry
+// Prometheus metrics (names prefixed a2abus_, labels bounded, served by
+// the small registry of pkg/ops/prom), OpenTelemetry
 // spans linked through the traceparent every message carries, and the ops
 // HTTP listener with /metrics, /healthz, /readyz and, when asked,
 // /debug/pprof/.
@@ -26,8 +27,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
@@ -37,6 +36,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
 )
 
 // Options configures an Ops.
@@ -61,7 +61,7 @@ type Options struct {
 // node). It is safe for concurrent use; a nil *Ops observes nothing.
 type Ops struct {
 	opts  Options
-	reg   *prometheus.Registry
+	reg   *prom.Registry
 	m     *metrics       // nil without Options.Metrics
 	col   *collector     // nil without Options.Metrics
 	rm    *remoteMetrics // nil without Options.Metrics
@@ -78,13 +78,13 @@ func New(o Options) (*Ops, error) {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	ops := &Ops{opts: o, reg: prometheus.NewRegistry(), log: o.Logger}
+	ops := &Ops{opts: o, reg: prom.NewRegistry(), log: o.Logger}
 	ops.ready.init()
 	if o.Metrics {
-		if err := ops.reg.Register(collectors.NewGoCollector()); err != nil {
+		if err := ops.reg.Register(prom.NewGoCollector()); err != nil {
 			return nil, fmt.Errorf("ops: register the Go metrics: %w", err)
 		}
-		if err := ops.reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+		if err := ops.reg.Register(prom.NewProcessCollector()); err != nil {
 			return nil, fmt.Errorf("ops: register the process metrics: %w", err)
 		}
 		if err := ops.reg.Register(newBuildInfo(CurrentBuild())); err != nil {
@@ -109,8 +109,8 @@ func New(o Options) (*Ops, error) {
 	return ops, nil
 }
 
-// Registry is the Prometheus registry /metrics serves.
-func (o *Ops) Registry() *prometheus.Registry { return o.reg }
+// Registry is the registry /metrics serves (in the Prometheus text format).
+func (o *Ops) Registry() *prom.Registry { return o.reg }
 
 // observing reports whether o counts or traces anything.
 func (o *Ops) observing() bool { return o != nil && (o.m != nil || o.tr != nil) }

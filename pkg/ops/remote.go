@@ -7,12 +7,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
 )
 
 // SpanRemote names the span of one call a bridge makes to a remote A2A
@@ -31,26 +31,28 @@ const (
 // remoteMetrics count the bridges' calls to remote A2A agents; the labels
 // are the remotes' bus names, the call kinds and outcomes, all bounded.
 type remoteMetrics struct {
-	calls      *prometheus.CounterVec   // remote, op, outcome
-	duration   *prometheus.HistogramVec // remote, op
-	cardChecks *prometheus.CounterVec   // remote, outcome
-	lastSeen   *prometheus.GaugeVec     // remote
+	calls      *prom.CounterVec   // remote, op, outcome
+	duration   *prom.HistogramVec // remote, op
+	cardChecks *prom.CounterVec   // remote, outcome
+	lastSeen   *prom.GaugeVec     // remote
 }
 
-func newRemoteMetrics(reg prometheus.Registerer) (*remoteMetrics, error) {
+func newRemoteMetrics(reg *prom.Registry) (*remoteMetrics, error) {
 	m := &remoteMetrics{
-		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "remote_calls_total",
-			Help: "Calls of bridges to remote A2A agents, by kind (card, send, stream, subscribe, get, cancel) and outcome (ok, transient, failed, canceled)."},
-			[]string{"remote", "op", "outcome"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "remote_call_duration_seconds",
-			Help: "Time of one call of a bridge to a remote A2A agent (a stream: until it ended).", Buckets: durationBuckets},
-			[]string{"remote", "op"}),
-		cardChecks: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "remote_card_checks_total",
-			Help: "Periodic fetches of remote A2A agents' cards, by outcome (ok, failed)."}, []string{"remote", "outcome"}),
-		lastSeen: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "remote_last_seen_timestamp_seconds",
-			Help: "When a remote A2A agent's card was last fetched, as a Unix time."}, []string{"remote"}),
+		calls: prom.NewCounterVec(Namespace+"_remote_calls_total",
+			"Calls of bridges to remote A2A agents, by kind (card, send, stream, subscribe, get, cancel) and outcome (ok, transient, failed, canceled).",
+			[]string{"remote", "op", "outcome"}...),
+		duration: prom.NewHistogramVec(Namespace+"_remote_call_duration_seconds",
+			"Time of one call of a bridge to a remote A2A agent (a stream: until it ended).",
+			durationBuckets, []string{"remote", "op"}...),
+		cardChecks: prom.NewCounterVec(Namespace+"_remote_card_checks_total",
+			"Periodic fetches of remote A2A agents' cards, by outcome (ok, failed).",
+			[]string{"remote", "outcome"}...),
+		lastSeen: prom.NewGaugeVec(Namespace+"_remote_last_seen_timestamp_seconds",
+			"When a remote A2A agent's card was last fetched, as a Unix time.",
+			[]string{"remote"}...),
 	}
-	for _, c := range []prometheus.Collector{m.calls, m.duration, m.cardChecks, m.lastSeen} {
+	for _, c := range []prom.Collector{m.calls, m.duration, m.cardChecks, m.lastSeen} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -78,8 +80,8 @@ func (o *Ops) RemoteCall(remote, op string, parent a2a.Trace) (a2a.Trace, func(o
 	}
 	return wire, func(outcome string, err error) {
 		if o.rm != nil {
-			o.rm.calls.WithLabelValues(remote, op, outcome).Inc()
-			o.rm.duration.WithLabelValues(remote, op).Observe(time.Since(start).Seconds())
+			o.rm.calls.With(remote, op, outcome).Inc()
+			o.rm.duration.With(remote, op).Observe(time.Since(start).Seconds())
 		}
 		if span != nil {
 			span.SetAttributes(attribute.String("a2a.remote.outcome", outcome))
@@ -102,8 +104,8 @@ func (o *Ops) RemoteCardCheck(remote string, ok bool, at time.Time) {
 	if !ok {
 		outcome = RemoteFailed
 	}
-	o.rm.cardChecks.WithLabelValues(remote, outcome).Inc()
+	o.rm.cardChecks.With(remote, outcome).Inc()
 	if ok {
-		o.rm.lastSeen.WithLabelValues(remote).Set(float64(at.UnixNano()) / 1e9)
+		o.rm.lastSeen.With(remote).Set(float64(at.UnixNano()) / 1e9)
 	}
 }

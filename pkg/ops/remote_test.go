@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/ops"
+	"github.com/a2abus/a2abus/pkg/ops/prom/promtest"
 )
 
 // A remote call's span is a child of the task's trace, the trace it returns
@@ -50,7 +51,7 @@ func TestRemoteCallSpanAndMetrics(t *testing.T) {
 		spans[0].SpanContext.TraceID().String() != "0af7651916cd43dd8448eb211c80319c" {
 		t.Fatalf("spans = %+v", spans)
 	}
-	families, err := o.Registry().Gather()
+	families, err := promtest.Gather(o.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/pprof"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/internal/httpserve"
@@ -52,7 +51,7 @@ func Serve(ctx context.Context, o *Ops, so ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("ops: listen on %s (ops.listen): %w", so.Addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(o.reg, promhttp.HandlerOpts{ErrorLog: zap.NewStdLog(o.log), Registry: o.reg}))
+	mux.Handle("GET /metrics", o.reg.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = fmt.Fprintln(w, "ok")

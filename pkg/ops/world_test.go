@@ -5,14 +5,10 @@ package ops_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/config"
@@ -21,6 +17,8 @@ import (
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/node"
+	"github.com/a2abus/a2abus/pkg/ops/prom"
+	"github.com/a2abus/a2abus/pkg/ops/prom/promtest"
 )
 
 // keepOpen lets the node close its memory without closing the world's.
@@ -102,40 +100,6 @@ func get(t *testing.T, url string) (int, string) {
 
 // value is the value of the metric name with exactly labels in reg, or
 // an error when there is none.
-func value(reg prometheus.Gatherer, name string, labels map[string]string) (float64, error) {
-	families, err := reg.Gather()
-	if err != nil {
-		return 0, err
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if !sameLabels(m.GetLabel(), labels) {
-				continue
-			}
-			switch {
-			case m.Counter != nil:
-				return m.GetCounter().GetValue(), nil
-			case m.Gauge != nil:
-				return m.GetGauge().GetValue(), nil
-			case m.Histogram != nil:
-				return float64(m.GetHistogram().GetSampleCount()), nil
-			}
-		}
-	}
-	return 0, errors.New("no such metric")
-}
-
-func sameLabels(got []*dto.LabelPair, want map[string]string) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for _, l := range got {
-		if v, ok := want[l.GetName()]; !ok || v != l.GetValue() {
-			return false
-		}
-	}
-	return true
+func value(reg *prom.Registry, name string, labels map[string]string) (float64, error) {
+	return promtest.Value(reg, name, labels)
 }

@@ -13,6 +13,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 	"go.uber.org/zap"
 
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
@@ -129,13 +130,6 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// RedactURL returns raw with its password replaced by "xxxxx", for logs and
-// errors. A string that does not parse as a URL is reduced to "<invalid URL>"
-// since it might hold a password in an unknown place.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<invalid URL>"
-	}
-	return u.Redacted()
-}
+// RedactURL returns raw with its password (and credential-named query
+// values) replaced by "xxxxx", for logs and errors: [redact.URL].
+func RedactURL(raw string) string { return redact.URL(raw) }

@@ -58,7 +58,8 @@ func TestRedactURL(t *testing.T) {
 		"amqps://u:p%40ss@rabbit.example/vh":  "amqps://u:xxxxx@rabbit.example/vh",
 		"amqp://127.0.0.1/":                   "amqp://127.0.0.1/",
 		"amqp://only-user@host/":              "amqp://only-user@host/",
-		"amqp://u:secret@host:port-not-a-num": "<invalid URL>",
+		"amqp://u:secret@host:port-not-a-num": "amqp://u:xxxxx@host:port-not-a-num",
+		"amqp://u:pw@host/?api_key=k1":        "amqp://u:xxxxx@host/?api_key=xxxxx",
 	} {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/redact"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/node"
 )
@@ -113,7 +114,7 @@ func (l *Loaded) OpenBus(ctx context.Context, connName string) (bus.Bus, error) 
 		if ctx.Err() != nil {
 			return nil, err // stopped, not unreachable
 		}
-		return nil, &UnreachableError{Server: "RabbitMQ", Where: redact(cfg.URL), Key: "bus.url", Env: config.EnvName("bus.url"),
+		return nil, &UnreachableError{Server: "RabbitMQ", Where: redact.URL(cfg.URL), Key: "bus.url", Env: config.EnvName("bus.url"),
 			Flag: "--amqp-url", Origin: l.Origins.Bus, Err: err}
 	}
 	log.release()
@@ -132,7 +133,7 @@ func (l *Loaded) OpenMemory(ctx context.Context) (memory.Memory, error) {
 		if ctx.Err() != nil || errors.Is(err, config.ErrInvalid) {
 			return nil, err
 		}
-		ue := &UnreachableError{Server: "Redis", Where: redact(r.URL), Key: "redis.url", Env: config.EnvName("redis.url"),
+		ue := &UnreachableError{Server: "Redis", Where: redact.URL(r.URL), Key: "redis.url", Env: config.EnvName("redis.url"),
 			Flag: "--redis-url", Origin: l.Origins.Memory, Err: err}
 		if r.URL == "" {
 			ue.Where, ue.Key, ue.Env, ue.Flag = strings.Join(r.Addrs, ","), "redis.addrs", config.EnvName("redis.addrs"), "the file"
@@ -141,15 +142,6 @@ func (l *Loaded) OpenMemory(ctx context.Context) (memory.Memory, error) {
 	}
 	log.release()
 	return m, nil
-}
-
-// redact is raw with its password replaced by xxxxx.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<invalid URL>"
-	}
-	return u.Redacted()
 }
 
 // Explain turns an error of opening the configured servers somewhere else
@@ -179,10 +171,10 @@ func (l *Loaded) Explain(err error) error {
 	r := l.Config.Redis
 	switch {
 	case server == "bus" && !l.Config.Bus.Embedded():
-		return &UnreachableError{Server: "RabbitMQ", Where: redact(l.Config.Bus.URL), Key: "bus.url", Env: config.EnvName("bus.url"),
+		return &UnreachableError{Server: "RabbitMQ", Where: redact.URL(l.Config.Bus.URL), Key: "bus.url", Env: config.EnvName("bus.url"),
 			Flag: "--amqp-url", Origin: l.Origins.Bus, Err: err}
 	case server == "memory" && r.URL != "" && !r.Embedded():
-		return &UnreachableError{Server: "Redis", Where: redact(r.URL), Key: "redis.url", Env: config.EnvName("redis.url"),
+		return &UnreachableError{Server: "Redis", Where: redact.URL(r.URL), Key: "redis.url", Env: config.EnvName("redis.url"),
 			Flag: "--redis-url", Origin: l.Origins.Memory, Err: err}
 	}
 	return err

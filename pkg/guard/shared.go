@@ -50,13 +50,17 @@ type Pass struct {
 	// "open" or "half-open" (a probe runs), and Wait the time before a retry.
 	Circuit string
 	Wait    time.Duration
-	// Release frees the slot taken (nil: none), without waiting, yet so that
-	// this process's next Enter finds it free; a slot not released frees
-	// itself once its holder stops renewing it.
-	Release func()
-	// Report tells the circuit the call's outcome, once (nil: no pass);
-	// without waiting, but for the one probe of a half-open circuit.
-	Report func(Outcome)
+	// Claim holds what was taken (nil: nothing): the guard finishes it once.
+	Claim Claim
+}
+
+// Claim is the slot and the circuit pass a Pass took. Finish gives the
+// slot back, without waiting, yet so that this process's next Enter finds
+// it free (a slot not given back frees itself once its holder stops
+// renewing it), and tells the circuit the call's outcome, without waiting
+// but for the one probe of a half-open circuit. It is called once.
+type Claim interface {
+	Finish(Outcome)
 }
 
 // Outcome is what a finished call tells a circuit.
@@ -144,7 +148,7 @@ func (g *Guard) admitShared(t *Ticket, caller, target string) *a2a.Error {
 			s.failed(err)
 			return nil // the per-process limits admitted it
 		}
-		t.releaseSlot, t.reportShared = pass.Release, pass.Report
+		t.shared = pass.Claim
 		switch {
 		case pass.Busy:
 			t.giveBackShared()
@@ -180,13 +184,9 @@ func (g *Guard) admitShared(t *Ticket, caller, target string) *a2a.Error {
 // giveBackShared frees the shared slot and circuit pass of a call that is
 // refused after all, counting it neither way.
 func (t *Ticket) giveBackShared() {
-	if t.releaseSlot != nil {
-		t.releaseSlot()
-		t.releaseSlot = nil
-	}
-	if t.reportShared != nil {
-		t.reportShared(OutcomeNone)
-		t.reportShared = nil
+	if t.shared != nil {
+		t.shared.Finish(OutcomeNone)
+		t.shared = nil
 	}
 }
 

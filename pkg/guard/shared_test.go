@@ -31,18 +31,39 @@ func (f *fakeShared) Enter(caller, target string, max, failures int, cooldown ti
 		return Pass{}, errors.Join(f.fail, f.notShared)
 	}
 	var p Pass
+	c := &fakeClaim{f: f}
 	if f.slots >= f.maxSlots {
 		p.Busy = true
 	} else {
 		f.slots++
-		p.Release = func() { f.mu.Lock(); f.slots--; f.mu.Unlock() }
+		c.slot = true
 	}
 	if f.circuitOpen {
 		p.Circuit, p.Wait = "open", cooldown
 	} else {
-		p.Report = func(o Outcome) { f.mu.Lock(); f.outcomes = append(f.outcomes, o); f.mu.Unlock() }
+		c.pass = true
+	}
+	if c.slot || c.pass {
+		p.Claim = c
 	}
 	return p, nil
+}
+
+// fakeClaim is what fakeShared.Enter took: a slot, a circuit pass.
+type fakeClaim struct {
+	f          *fakeShared
+	slot, pass bool
+}
+
+func (c *fakeClaim) Finish(o Outcome) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	if c.slot {
+		c.f.slots--
+	}
+	if c.pass {
+		c.f.outcomes = append(c.f.outcomes, o)
+	}
 }
 
 func (f *fakeShared) TakeToken(caller, target string, rate float64, burst int) (time.Duration, bool, error) {

@@ -8,7 +8,7 @@
 //     when its lease ends. A process reserves slots ahead, a block that
 //     grows with its calls (slots.go), and admits from it with no round
 //     trip; it renews the block every third of the lease, and gives back a
-//     slot no call of its own used for IdleReturn. The slots of a killed
+//     slot no call of its own used for Options.IdleReturn. The slots of a killed
 //     process free themselves within one lease;
 //   - rate: the GCRA of github.com/go-redis/redis_rate per (caller, target);
 //   - circuit breaker: a hash per target of its consecutive failures, when
@@ -59,11 +59,11 @@ const (
 
 // Bounds of what a process's copy of the shared limits may miss.
 const (
-	// IdleReturn is how long a slot reserved ahead stays unused before it
-	// goes back to the shared set; it goes within one Tick more (and the
-	// write's round trip), so a process's idle slots keep another's calls
-	// BUSY for at most IdleReturn + Tick plus that round trip.
-	IdleReturn = 100 * time.Millisecond
+	// DefaultIdleReturn is how long a slot reserved ahead stays unused
+	// before it goes back to the shared set; it goes within one Tick more
+	// (and the write's round trip), so a process's idle slots keep another's
+	// calls BUSY for at most IdleReturn + Tick plus that round trip.
+	DefaultIdleReturn = 100 * time.Millisecond
 	// CircuitRefresh is how often a process reads again the shared circuits
 	// it used in the last minute: a circuit another process opened is seen
 	// here within CircuitRefresh plus a round trip.
@@ -95,6 +95,9 @@ type Options struct {
 	Lease time.Duration
 	// Timeout bounds each call to Redis; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// IdleReturn is how long a slot reserved ahead stays unused before it
+	// goes back to Redis; 0 means DefaultIdleReturn.
+	IdleReturn time.Duration
 	// Logger receives the background writer's failures; nil means no logging.
 	Logger *zap.Logger
 }
@@ -112,6 +115,7 @@ type Limits struct {
 	prefix  string
 	lease   time.Duration
 	timeout time.Duration
+	idle    time.Duration // Options.IdleReturn
 	log     *zap.Logger
 	rate    *redis_rate.Limiter
 	replica string // this process's slot id prefix
@@ -147,13 +151,16 @@ func New(opts Options) (*Limits, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	if opts.IdleReturn <= 0 {
+		opts.IdleReturn = DefaultIdleReturn
+	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
 	id := make([]byte, 8)
 	_, _ = rand.Read(id) // never fails (crypto/rand)
 	return &Limits{client: opts.Client, prefix: opts.KeyPrefix + "limits:", lease: opts.Lease, timeout: opts.Timeout,
-		log: opts.Logger.Named("redislimits"), rate: redis_rate.NewLimiter(opts.Client), replica: hex.EncodeToString(id),
+		idle: opts.IdleReturn, log: opts.Logger.Named("redislimits"), rate: redis_rate.NewLimiter(opts.Client), replica: hex.EncodeToString(id),
 		blocks: map[string]*block{}, released: map[string]map[string]struct{}{}, circuits: map[string]*circuit{},
 		wake: make(chan struct{}, 1), queue: make(chan func(context.Context) error, queueLen),
 		stop: make(chan struct{}), done: make(chan struct{})}, nil

@@ -61,7 +61,14 @@ type replica struct {
 
 func newReplica(t testing.TB, rawURL, keyPrefix string, l guard.Limits, lease time.Duration, log *zap.Logger) replica {
 	t.Helper()
-	r, err := openReplica(client(t, rawURL), keyPrefix, l, lease, log)
+	return newReplicaWith(t, rawURL, redislimits.Options{KeyPrefix: keyPrefix, Lease: lease, Logger: log}, l)
+}
+
+// newReplicaWith is newReplica with the shared limits' options (but the client).
+func newReplicaWith(t testing.TB, rawURL string, opts redislimits.Options, l guard.Limits) replica {
+	t.Helper()
+	opts.Client = client(t, rawURL)
+	r, err := openReplicaWith(opts, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,11 +78,15 @@ func newReplica(t testing.TB, rawURL, keyPrefix string, l guard.Limits, lease ti
 
 // openReplica builds a replica's shared limits and guard on c.
 func openReplica(c goredis.UniversalClient, keyPrefix string, l guard.Limits, lease time.Duration, log *zap.Logger) (replica, error) {
-	shared, err := redislimits.New(redislimits.Options{Client: c, KeyPrefix: keyPrefix, Lease: lease, Logger: log})
+	return openReplicaWith(redislimits.Options{Client: c, KeyPrefix: keyPrefix, Lease: lease, Logger: log}, l)
+}
+
+func openReplicaWith(opts redislimits.Options, l guard.Limits) (replica, error) {
+	shared, err := redislimits.New(opts)
 	if err != nil {
 		return replica{}, err
 	}
-	g, err := guard.New(guard.Config{Limits: l, Shared: shared, SharedRetry: 50 * time.Millisecond, Logger: log})
+	g, err := guard.New(guard.Config{Limits: l, Shared: shared, SharedRetry: 50 * time.Millisecond, Logger: opts.Logger})
 	if err != nil {
 		return replica{}, err
 	}

@@ -22,7 +22,8 @@ import (
 // a call takes a slot of its process's block with no round trip. When the
 // block has no free slot, the call takes more from Redis: half as many as
 // the block holds (at least one, at most a quarter of max_in_flight), as
-// many as fit. A slot the block holds unused for IdleReturn goes back.
+// many as fit. A slot the block holds unused for Options.IdleReturn goes
+// back.
 //
 // A block serves its free slots only while their leases are sure to run
 // (validUntil, on this process's clock: the last renewal sent plus the
@@ -222,12 +223,12 @@ func (l *Limits) giveBackFreeLocked(b *block) {
 	b.free = b.free[:0]
 }
 
-// returnIdle gives back the slots free since IdleReturn before now, and
+// returnIdle gives back the slots free since l.idle before now, and
 // drops the blocks left empty.
 func (l *Limits) returnIdle(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	cut := now.Add(-IdleReturn)
+	cut := now.Add(-l.idle)
 	for caller, b := range l.blocks {
 		n := 0
 		for n < len(b.free) && !b.free[n].since.After(cut) {

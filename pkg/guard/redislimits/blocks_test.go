@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+package redislimits_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/guard/redislimits"
+)
+
+// TestGuardsNeverExceedTheGlobalMax: four guards of one caller (the
+// processes' stand-ins, each with its own client and instance id), each
+// allowed the whole max on its own, admit and finish calls from many
+// goroutines at once while their blocks grow and shrink: the calls
+// admitted and unfinished, counted at every admission, and the slots in
+// Redis, sampled meanwhile, never exceed the one max.
+func TestGuardsNeverExceedTheGlobalMax(t *testing.T) {
+	url := testenv.RedisURL(t)
+	c := client(t, url)
+	p := prefix(t, c)
+	const maxInFlight, guards, workers, calls = 5, 4, 4, 40
+	limits := guard.Limits{MaxInFlight: maxInFlight}
+	var (
+		holders, most, admitted, busy atomic.Int64
+		wg                            sync.WaitGroup
+	)
+	k, err := memory.InFlightSlotsKey("Cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	sampled := make(chan int64)
+	go func() { // the slots in Redis, while the guards run
+		var worst int64
+		for {
+			select {
+			case <-stop:
+				sampled <- worst
+				return
+			default:
+			}
+			if n, err := c.ZCard(context.Background(), p+"limits:"+k).Result(); err == nil {
+				worst = max(worst, n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	for range guards {
+		r := newReplica(t, url, p, limits, 0, nil)
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range calls {
+					tk, err := r.guard.Admit("Cli", "ResearchAgent")
+					if code(err) == a2a.CodeBusy {
+						busy.Add(1)
+						time.Sleep(time.Millisecond)
+						continue
+					}
+					if err != nil {
+						t.Errorf("Admit: %v, want a ticket or BUSY", err)
+						return
+					}
+					admitted.Add(1)
+					n := holders.Add(1)
+					for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+					}
+					time.Sleep(200 * time.Microsecond) // the call runs
+					holders.Add(-1)
+					tk.Done("")
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(stop)
+	inRedis := <-sampled
+	if most.Load() > maxInFlight || inRedis > maxInFlight {
+		t.Fatalf("up to %d calls in flight at once across the guards, %d slots in Redis; want at most %d", most.Load(), inRedis, maxInFlight)
+	}
+	if admitted.Load() == 0 || busy.Load() == 0 {
+		t.Fatalf("%d admitted, %d BUSY: want both (the guards compete for the slots)", admitted.Load(), busy.Load())
+	}
+	t.Logf("%d calls admitted, %d BUSY; up to %d in flight at once, %d slots in Redis (max %d)", admitted.Load(), busy.Load(), most.Load(), inRedis, maxInFlight)
+}
+
+// TestGuardReservesSlotsAhead: a guard that finished its calls keeps their
+// slots reserved (a call after them makes no round trip), and one that
+// closes gives them back at once, whatever its idle return.
+func TestGuardReservesSlotsAhead(t *testing.T) {
+	url := testenv.RedisURL(t)
+	c := client(t, url)
+	p := prefix(t, c)
+	const n = 6
+	limits := guard.Limits{MaxInFlight: n}
+	opts := redislimits.Options{KeyPrefix: p, Lease: time.Minute, IdleReturn: time.Hour}
+	a := newReplicaWith(t, url, opts, limits)
+	var tickets []*guard.Ticket
+	for range n {
+		tk, err := a.guard.Admit("Cli", "ResearchAgent")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	for _, tk := range tickets {
+		tk.Done("")
+	}
+	if got := len(slotScores(t, c, p, "Cli")); got != n {
+		t.Fatalf("%d slots in Redis after the calls finished, want %d still reserved by the guard", got, n)
+	}
+	b := newReplicaWith(t, url, opts, limits)
+	if _, err := b.guard.Admit("Cli", "ResearchAgent"); code(err) != a2a.CodeBusy {
+		t.Fatalf("another guard while the first reserves every slot: %v, want BUSY", err)
+	}
+	if err := a.guard.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(slotScores(t, c, p, "Cli")); got != 0 {
+		t.Fatalf("%d slots in Redis once the guard closed, want 0: its reserved slots go back at once", got)
+	}
+	for i := range n {
+		if _, err := b.guard.Admit("Cli", "ResearchAgent"); err != nil {
+			t.Fatalf("slot %d of the closed guard: %v", i+1, err)
+		}
+	}
+}
+
+// TestIdleReservedSlotsGoBack: a guard whose calls finished gives back the
+// slots it reserved once they are idle (Options.IdleReturn), so another
+// guard that was BUSY gets them long before their lease (a minute) would
+// free them.
+func TestIdleReservedSlotsGoBack(t *testing.T) {
+	url := testenv.RedisURL(t)
+	c := client(t, url)
+	p := prefix(t, c)
+	const n = 4
+	limits := guard.Limits{MaxInFlight: n}
+	a := newReplicaWith(t, url, redislimits.Options{KeyPrefix: p, Lease: time.Minute}, limits)
+	b := newReplicaWith(t, url, redislimits.Options{KeyPrefix: p, Lease: time.Minute}, limits)
+	var tickets []*guard.Ticket
+	for range n {
+		tk, err := a.guard.Admit("Cli", "ResearchAgent")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	if _, err := b.guard.Admit("Cli", "ResearchAgent"); code(err) != a2a.CodeBusy {
+		t.Fatalf("another guard while the first's calls run: %v, want BUSY", err)
+	}
+	for _, tk := range tickets {
+		tk.Done("")
+	}
+	finished := time.Now()
+	got := 0
+	testenv.Eventually(t, "the other guard takes the idle slots", func() bool {
+		for got < n {
+			if _, err := b.guard.Admit("Cli", "ResearchAgent"); err != nil {
+				return false
+			}
+			got++
+		}
+		return true
+	})
+	t.Logf("the other guard had every slot %s after the calls finished (idle return %s, tick %s, lease %s)",
+		time.Since(finished).Round(time.Millisecond), redislimits.DefaultIdleReturn, redislimits.Tick, time.Minute)
+	if _, err := a.guard.Admit("Cli", "ResearchAgent"); code(err) != a2a.CodeBusy {
+		t.Fatalf("the first guard once it gave its slots back: %v, want BUSY", err)
+	}
+}
+
+// TestCircuitOpenedElsewhereIsSeen: a guard whose copy of a circuit says
+// closed sees it open once another guard's failures opened it in Redis,
+// without reporting anything itself (its copy is refreshed every
+// CircuitRefresh); the guard whose failure opened it refuses at once.
+func TestCircuitOpenedElsewhereIsSeen(t *testing.T) {
+	url := testenv.RedisURL(t)
+	c := client(t, url)
+	p := prefix(t, c)
+	limits := guard.Limits{BreakerFailures: 2, BreakerCooldown: time.Minute}
+	a := newReplica(t, url, p, limits, 0, nil)
+	b := newReplica(t, url, p, limits, 0, nil)
+	tk, err := b.guard.Admit("Cli", "Flaky") // b reads the circuit: closed
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk.Done("")
+	tk, err = a.guard.Admit("Cli", "Flaky")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk.Done(a2a.CodeTimeout)
+	tk, err = a.guard.Admit("Cli", "Flaky")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The shared circuit opens at the second failure; a's own breaker too.
+	tk.Done(a2a.CodeTimeout)
+	k, err := memory.CircuitKey("Flaky")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened time.Time
+	testenv.Eventually(t, "the failures open the circuit in Redis", func() bool {
+		o, err := c.HGet(context.Background(), p+"limits:"+k, "o").Int64()
+		opened = time.Now()
+		return err == nil && o > 0
+	})
+	testenv.Eventually(t, "the other guard sees the circuit open", func() bool {
+		tk, err := b.guard.Admit("Cli", "Flaky")
+		if err == nil {
+			tk.Abandon()
+			return false
+		}
+		if code(err) != a2a.CodeCircuitOpen || !strings.Contains(err.Error(), "seen by the caller's processes") {
+			t.Fatalf("refusal %v, want CIRCUIT_OPEN of the shared circuit", err)
+		}
+		return true
+	})
+	t.Logf("seen %s after the circuit opened in Redis (refresh every %s)", time.Since(opened).Round(time.Millisecond), redislimits.CircuitRefresh)
+	if s := b.guard.CircuitState("Flaky"); s != "closed" {
+		t.Fatalf("the refusing guard's own circuit is %s, want closed: it saw no failure", s)
+	}
+}

@@ -18,7 +18,7 @@ import (
 	"github.com/a2abus/a2abus/pkg/guard/redislimits"
 )
 
-// TestGuardsNeverExceedTheGlobalMax: four guards of one caller (the
+// TestGuardsNeverExceedTheGlobalMax: three guards of one caller (the
 // processes' stand-ins, each with its own client and instance id), each
 // allowed the whole max on its own, admit and finish calls from many
 // goroutines at once while their blocks grow and shrink: the calls
@@ -28,7 +28,8 @@ func TestGuardsNeverExceedTheGlobalMax(t *testing.T) {
 	url := testenv.RedisURL(t)
 	c := client(t, url)
 	p := prefix(t, c)
-	const maxInFlight, guards, workers, calls = 5, 4, 4, 40
+	const maxInFlight, calls = 8, 40
+	workers := []int{10, 3, 3} // per guard: the first grows its block, the others take what it gives back
 	limits := guard.Limits{MaxInFlight: maxInFlight}
 	var (
 		holders, most, admitted, busy atomic.Int64
@@ -55,9 +56,9 @@ func TestGuardsNeverExceedTheGlobalMax(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}()
-	for range guards {
+	for _, w := range workers {
 		r := newReplica(t, url, p, limits, 0, nil)
-		for range workers {
+		for range w {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -76,7 +77,7 @@ func TestGuardsNeverExceedTheGlobalMax(t *testing.T) {
 					n := holders.Add(1)
 					for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 					}
-					time.Sleep(200 * time.Microsecond) // the call runs
+					time.Sleep(2 * time.Millisecond) // the call runs
 					holders.Add(-1)
 					tk.Done("")
 				}
@@ -232,5 +233,47 @@ func TestCircuitOpenedElsewhereIsSeen(t *testing.T) {
 	t.Logf("seen %s after the circuit opened in Redis (refresh every %s)", time.Since(opened).Round(time.Millisecond), redislimits.CircuitRefresh)
 	if s := b.guard.CircuitState("Flaky"); s != "closed" {
 		t.Fatalf("the refusing guard's own circuit is %s, want closed: it saw no failure", s)
+	}
+}
+
+// TestBlockGrowsWithinWhatRedisGrants: a guard with calls running reserves
+// more than one slot at a time (half its block, up to a quarter of the
+// max), but never serves more than Redis granted it: a take that finds
+// one slot free gets one, and the next call is BUSY.
+func TestBlockGrowsWithinWhatRedisGrants(t *testing.T) {
+	url := testenv.RedisURL(t)
+	c := client(t, url)
+	p := prefix(t, c)
+	const n = 8
+	limits := guard.Limits{MaxInFlight: n}
+	opts := redislimits.Options{KeyPrefix: p, Lease: time.Minute, IdleReturn: time.Hour}
+	a := newReplicaWith(t, url, opts, limits)
+	b := newReplicaWith(t, url, opts, limits)
+	admit := func(r replica, calls int) {
+		t.Helper()
+		for i := range calls {
+			if _, err := r.guard.Admit("Cli", "ResearchAgent"); err != nil {
+				t.Fatalf("call %d: %v", i+1, err)
+			}
+		}
+	}
+	admit(a, 4) // one slot per take while the block is small
+	if got := len(slotScores(t, c, p, "Cli")); got != 4 {
+		t.Fatalf("%d slots in Redis after 4 calls from an empty block, want 4", got)
+	}
+	admit(a, 1) // the block of 4 grows by 2: one for the call, one reserved
+	if got := len(slotScores(t, c, p, "Cli")); got != 6 {
+		t.Fatalf("%d slots in Redis after the 5th call, want 6 (one reserved ahead)", got)
+	}
+	admit(a, 1) // from the reserved slot: no take
+	admit(b, 1) // 7 taken; the other guard's block holds 1
+	admit(a, 1) // the block of 6 asks for 2, gets the last one
+	if got := len(slotScores(t, c, p, "Cli")); got != n {
+		t.Fatalf("%d slots in Redis, want %d", got, n)
+	}
+	for _, r := range []replica{a, b} {
+		if _, err := r.guard.Admit("Cli", "ResearchAgent"); code(err) != a2a.CodeBusy {
+			t.Fatalf("a call with every slot taken: %v, want BUSY", err)
+		}
 	}
 }

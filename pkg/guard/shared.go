@@ -20,11 +20,13 @@ import (
 // error leaves the call to the per-process limits (see Config.Shared). It
 // must be safe for concurrent use.
 type Shared interface {
-	// Enter takes, in one exchange, one of max in-flight slots of caller
-	// across processes (max > 0) and a pass through target's shared circuit
-	// (failures > 0: it opens after failures consecutive failures and lets
-	// one probe through after cooldown). The Pass says what was refused and
-	// holds what was taken, to be given back if the call is refused.
+	// Enter takes one of max in-flight slots of caller across processes
+	// (max > 0) and a pass through target's shared circuit (failures > 0:
+	// it opens after failures consecutive failures and lets one probe
+	// through after cooldown), in one exchange at most (none when this
+	// process has a slot reserved and a fresh copy of the circuit). The
+	// Pass says what was refused and holds what was taken, to be given back
+	// if the call is refused.
 	Enter(caller, target string, max, failures int, cooldown time.Duration) (Pass, error)
 	// TakeToken takes a token of the rate limit of calls from caller to
 	// target (rate per second, bucket of burst); ok false refuses, wait
@@ -32,8 +34,8 @@ type Shared interface {
 	TakeToken(caller, target string, rate float64, burst int) (wait time.Duration, ok bool, err error)
 	// Ping checks that the shared limits answer (asked while they do not).
 	Ping() error
-	// Close stops renewing the slots this process holds; they free
-	// themselves within their lease. Idempotent.
+	// Close gives back the slots this process holds for no call and stops
+	// renewing the others; they free themselves within their lease. Idempotent.
 	Close() error
 }
 

@@ -5,6 +5,7 @@ package redislimits_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -275,5 +276,38 @@ func TestBlockGrowsWithinWhatRedisGrants(t *testing.T) {
 		if _, err := r.guard.Admit("Cli", "ResearchAgent"); code(err) != a2a.CodeBusy {
 			t.Fatalf("a call with every slot taken: %v, want BUSY", err)
 		}
+	}
+}
+
+// TestRacingTakesNeverBusyBelowTheMax: two calls that find their block
+// empty at once both take from Redis; when the first's take reserved the
+// last slots, the second gets the one reserved ahead rather than BUSY
+// (the block of 6 asks for 2 each, and 2 are left of the max of 8).
+func TestRacingTakesNeverBusyBelowTheMax(t *testing.T) {
+	url := testenv.RedisURL(t)
+	p := prefix(t, client(t, url))
+	const n = 8
+	r := newReplicaWith(t, url, redislimits.Options{KeyPrefix: p, Lease: time.Minute, IdleReturn: time.Hour}, guard.Limits{MaxInFlight: n})
+	for round := range 20 {
+		caller := fmt.Sprint("Cli", round)
+		for range n - 2 {
+			if _, err := r.guard.Admit(caller, "ResearchAgent"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				if _, err := r.guard.Admit(caller, "ResearchAgent"); err != nil {
+					t.Errorf("round %d: one of the last two calls below the max: %v", round+1, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
 	}
 }

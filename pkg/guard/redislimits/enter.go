@@ -138,7 +138,11 @@ func (l *Limits) enterRedis(caller, target string, h *claim, ask *circuit, take 
 			}
 			return guard.Pass{}, fmt.Errorf("redislimits: take a slot of %s: %w", caller, err)
 		}
-		if id := l.slotsTaken(take, k, sent, !refused); id != "" {
+		id := l.slotsTaken(take, k, sent, !refused)
+		if id == "" && !refused {
+			id = l.afterBusy(take)
+		}
+		if id != "" {
 			h.b, h.slot = take.b, id
 		} else if !refused {
 			p.Busy = true

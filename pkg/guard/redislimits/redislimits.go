@@ -122,6 +122,7 @@ type Limits struct {
 	seq     atomic.Uint64
 
 	mu       sync.Mutex
+	settled  *sync.Cond                     // on mu: a take's answer is recorded (afterBusy)
 	blocks   map[string]*block              // caller -> the slots reserved for its calls (slots.go)
 	released map[string]map[string]struct{} // slot key -> slot ids given back, not yet known removed
 	circuits map[string]*circuit            // target -> this process's copy of its circuit (circuit.go)
@@ -159,11 +160,13 @@ func New(opts Options) (*Limits, error) {
 	}
 	id := make([]byte, 8)
 	_, _ = rand.Read(id) // never fails (crypto/rand)
-	return &Limits{client: opts.Client, prefix: opts.KeyPrefix + "limits:", lease: opts.Lease, timeout: opts.Timeout,
+	l := &Limits{client: opts.Client, prefix: opts.KeyPrefix + "limits:", lease: opts.Lease, timeout: opts.Timeout,
 		idle: opts.IdleReturn, log: opts.Logger.Named("redislimits"), rate: redis_rate.NewLimiter(opts.Client), replica: hex.EncodeToString(id),
 		blocks: map[string]*block{}, released: map[string]map[string]struct{}{}, circuits: map[string]*circuit{},
 		wake: make(chan struct{}, 1), queue: make(chan func(context.Context) error, queueLen),
-		stop: make(chan struct{}), done: make(chan struct{})}, nil
+		stop: make(chan struct{}), done: make(chan struct{})}
+	l.settled = sync.NewCond(&l.mu)
+	return l, nil
 }
 
 // bounded returns a context bounded by the per-call timeout.

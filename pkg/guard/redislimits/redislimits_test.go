@@ -304,23 +304,24 @@ func observed() (*zap.Logger, *observer.ObservedLogs) {
 // max_in_flight calls going (each goroutine makes its next call when its
 // last one finished) is never refused BUSY by the shared limit for a slot a
 // finished call held, whether or not the background write of the release
-// has landed.
+// has landed, nor for one another call's take reserved meanwhile.
 func TestACallAfterOneFinishesIsNeverBusy(t *testing.T) {
 	url := testenv.RedisURL(t)
 	p := prefix(t, client(t, url))
-	const n = 8
+	const n = 64 // as the bench: its block grows by up to 16 slots a take, the takes racing
 	r := newReplica(t, url, p, guard.Limits{MaxInFlight: n}, 0, nil)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 200 {
+			for i := range 50 {
 				tk, err := r.guard.Admit("Cli", "ResearchAgent")
 				if err != nil {
 					t.Errorf("call %d, right after the previous one finished: %v", i+1, err)
 					return
 				}
+				time.Sleep(time.Millisecond) // the call runs: the others' takes overlap
 				tk.Done("")
 			}
 		}()

@@ -150,6 +150,7 @@ func (l *Limits) slotsTaken(t *slotTake, k int, sent time.Time, use bool) string
 	defer l.mu.Unlock()
 	b := t.b
 	b.taking--
+	l.settled.Broadcast()
 	l.removedLocked(b.key, t.args[3+t.n:]) // the script removed this process's released slots first
 	if k <= 0 {
 		return ""
@@ -172,10 +173,61 @@ func (l *Limits) slotsTaken(t *slotTake, k int, sent time.Time, use bool) string
 	return first
 }
 
+// afterBusy answers a slot for a call whose take found every slot taken,
+// if one came free in this process meanwhile: a call of its own that
+// ended (to the block), or one given back by the writer after the take's
+// arguments were made, taken again in one more round trip. "": none.
+func (l *Limits) afterBusy(t *slotTake) string {
+	l.mu.Lock()
+	// Another take of the block that Redis answered first may not be
+	// recorded yet: wait for the takes in flight (each bounded by the timeout).
+	wake := time.AfterFunc(l.timeout, func() { l.mu.Lock(); l.settled.Broadcast(); l.mu.Unlock() })
+	defer wake.Stop()
+	deadline := time.Now().Add(l.timeout)
+	for {
+		if id, ok := t.b.popLocked(time.Now()); ok {
+			l.mu.Unlock()
+			return id
+		}
+		if t.b.taking == 0 || !time.Now().Before(deadline) {
+			break
+		}
+		l.settled.Wait()
+	}
+	now := time.Now()
+	sent := make(map[any]struct{}, len(t.args)-3-t.n)
+	for _, id := range t.args[3+t.n:] {
+		sent[id] = struct{}{}
+	}
+	again := false
+	for id := range l.released[t.b.key] {
+		if _, ok := sent[id]; !ok {
+			again = true
+			break
+		}
+	}
+	if !again {
+		l.mu.Unlock()
+		return ""
+	}
+	retry := l.takeLocked(t.b, t.args[0].(int), now)
+	l.mu.Unlock()
+	ctx, cancel := l.bounded()
+	defer cancel()
+	at := time.Now()
+	k, err := takeSlots.Run(ctx, l.client, []string{retry.b.key}, retry.args...).Int()
+	if err != nil { // BUSY, as the first take answered
+		l.takeFailed(retry)
+		return ""
+	}
+	return l.slotsTaken(retry, k, at, true)
+}
+
 // takeFailed forgets a take whose answer did not come.
 func (l *Limits) takeFailed(t *slotTake) {
 	l.mu.Lock()
 	t.b.taking--
+	l.settled.Broadcast()
 	l.mu.Unlock()
 }
 

@@ -106,6 +106,7 @@ func New(cfg Config) (*Guard, error) {
 			cfg.SharedRetry = DefaultSharedRetry
 		}
 		g.shared = &shared{s: cfg.Shared, retry: cfg.SharedRetry, log: cfg.Logger.Named("guard"), stop: make(chan struct{})}
+		cfg.Shared.Watch(g.shared.failed)
 	}
 	return g, nil
 }

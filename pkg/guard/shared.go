@@ -34,6 +34,11 @@ type Shared interface {
 	TakeToken(caller, target string, rate float64, burst int) (wait time.Duration, ok bool, err error)
 	// Ping checks that the shared limits answer (asked while they do not).
 	Ping() error
+	// Watch gives the shared limits the function to call when their own
+	// background work finds them unreachable, so that the calls leave them
+	// alone until a ping answers (a process admitting from what it reserved
+	// ahead may not ask them for a while). Called once, by New.
+	Watch(failed func(error))
 	// Close gives back the slots this process holds for no call and stops
 	// renewing the others; they free themselves within their lease. Idempotent.
 	Close() error
@@ -200,9 +205,10 @@ func (g *Guard) Close() error {
 		return nil
 	}
 	s := g.shared
+	err := s.s.Close() // first: their background work reports no failure after it
 	s.closeOnce.Do(func() { close(s.stop) })
 	s.pinging.Wait() // a ping is bounded by the shared limits' own timeout
-	return s.s.Close()
+	return err
 }
 
 // SharedUp reports whether the guard's shared limits answered last time

@@ -22,6 +22,7 @@ type fakeShared struct {
 	circuitOpen, rateRefused bool
 	fail, notShared, pingErr error
 	outcomes                 []Outcome
+	failed                   func(error) // Watch's
 }
 
 func (f *fakeShared) Enter(caller, target string, max, failures int, cooldown time.Duration) (Pass, error) {
@@ -74,6 +75,8 @@ func (f *fakeShared) TakeToken(caller, target string, rate float64, burst int) (
 
 func (f *fakeShared) Ping() error  { f.mu.Lock(); defer f.mu.Unlock(); return f.pingErr }
 func (f *fakeShared) Close() error { return nil }
+
+func (f *fakeShared) Watch(failed func(error)) { f.mu.Lock(); f.failed = failed; f.mu.Unlock() }
 
 func (f *fakeShared) set(fn func(*fakeShared)) { f.mu.Lock(); fn(f); f.mu.Unlock() }
 

@@ -128,6 +128,7 @@ type Limits struct {
 	circuits map[string]*circuit            // target -> this process's copy of its circuit (circuit.go)
 	started  bool
 	closed   bool
+	failed   func(error) // Watch's: the writer found Redis unreachable
 
 	wake      chan struct{}                    // a release waits for the writer
 	queue     chan func(context.Context) error // circuit reports for the writer
@@ -209,6 +210,14 @@ func (l *Limits) write() {
 			l.log.Warn("shared limits: a write failed; the slots free themselves within their lease", zap.Error(err))
 		}
 		failing = err != nil
+		if err != nil && unreachable(err) {
+			l.mu.Lock()
+			failed := l.failed
+			l.mu.Unlock()
+			if failed != nil {
+				failed(fmt.Errorf("redislimits: %w", err))
+			}
+		}
 	}
 	for {
 		select {
@@ -282,6 +291,22 @@ func gcra(rate float64, burst int) redis_rate.Limit {
 		return redis_rate.Limit{Rate: int(rate), Burst: burst, Period: time.Second}
 	}
 	return redis_rate.Limit{Rate: max(1, int(math.Round(rate*3600))), Burst: burst, Period: time.Hour}
+}
+
+// Watch has the writer call failed when it finds Redis unreachable (a
+// renewal, a refresh or a write that got no answer): the guard then
+// leaves the shared limits alone until a ping answers.
+func (l *Limits) Watch(failed func(error)) {
+	l.mu.Lock()
+	l.failed = failed
+	l.mu.Unlock()
+}
+
+// unreachable reports whether err is no answer of Redis (a network error,
+// a timeout), not an error Redis answered.
+func unreachable(err error) bool {
+	var answered goredis.Error
+	return !errors.As(err, &answered)
 }
 
 // Ping checks that Redis answers within the timeout.

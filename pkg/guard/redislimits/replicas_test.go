@@ -265,3 +265,27 @@ func closedPort(t *testing.T) string {
 	_ = ln.Close()
 	return addr
 }
+
+// TestRedisDownSeenWithoutACall: a replica that admits from the slot it
+// reserved and its copy of the circuit makes no round trip, yet it learns
+// that Redis is down from its background work (the circuits' refresh), so
+// that its calls keep only the per-process limits until Redis answers.
+func TestRedisDownSeenWithoutACall(t *testing.T) {
+	url := testenv.RedisURL(t)
+	p := prefix(t, client(t, url))
+	proxy, proxied := testenv.ProxyURL(t, url)
+	log, logs := observed()
+	r := newReplica(t, proxied, p, guard.DefaultLimits(), 0, log)
+	tk, err := r.guard.Admit("Cli", "ResearchAgent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk.Done("")
+	proxy.Down()
+	testenv.Eventually(t, "the replica sees Redis down without a call", func() bool { return !r.guard.SharedUp() })
+	if n := logs.FilterMessageSnippet("shared limits unreachable").Len(); n != 1 {
+		t.Errorf("the fallback was logged %d times, want once", n)
+	}
+	proxy.Up()
+	testenv.Eventually(t, "the replica sees Redis back", r.guard.SharedUp)
+}

@@ -311,3 +311,41 @@ func TestRacingTakesNeverBusyBelowTheMax(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestRateTokensTakenAhead: a process that uses up the tokens of a high
+// rate takes more ahead each time (up to a quarter of the burst), and
+// serves a call from them with no round trip: with Redis gone, the next
+// calls are admitted from the tokens left, and only the call that needs
+// Redis finds it down. A low rate is taken one token at a time.
+func TestRateTokensTakenAhead(t *testing.T) {
+	url := testenv.RedisURL(t)
+	p := prefix(t, client(t, url))
+	proxy, proxied := testenv.ProxyURL(t, url)
+	const rate, burst = 1000, 100
+	r := newReplicaWith(t, proxied, redislimits.Options{KeyPrefix: p, TokenReserve: time.Minute}, guard.Limits{Rate: rate, Burst: burst})
+	for i := range 1 + 2 + 4 + 8 + 16 { // asks for 1, 2, 4, 8, 16: used up, the next asks for 25
+		if _, ok, err := r.limits.TakeToken("Cli", "Fast", rate, burst); err != nil || !ok {
+			t.Fatalf("token %d: ok %v, %v", i+1, ok, err)
+		}
+	}
+	if _, ok, err := r.limits.TakeToken("Cli", "Fast", rate, burst); err != nil || !ok { // takes 25
+		t.Fatalf("token 32: ok %v, %v", ok, err)
+	}
+	proxy.Down()
+	for i := range 24 {
+		if _, ok, err := r.limits.TakeToken("Cli", "Fast", rate, burst); err != nil || !ok {
+			t.Fatalf("token %d of those taken ahead, with Redis down: ok %v, %v", i+1, ok, err)
+		}
+	}
+	if _, _, err := r.limits.TakeToken("Cli", "Fast", rate, burst); err == nil {
+		t.Fatal("a token past those taken ahead, with Redis down: no error")
+	}
+	proxy.Up()
+	if _, ok, err := r.limits.TakeToken("Cli", "Slow", 2, 3); err != nil || !ok {
+		t.Fatalf("a token of a low rate: ok %v, %v", ok, err)
+	}
+	proxy.Down()
+	if _, _, err := r.limits.TakeToken("Cli", "Slow", 2, 3); err == nil {
+		t.Fatal("a second token of a low rate (2/s: taken one at a time), with Redis down: no error")
+	}
+}

@@ -10,7 +10,9 @@
 //     trip; it renews the block every third of the lease, and gives back a
 //     slot no call of its own used for Options.IdleReturn. The slots of a killed
 //     process free themselves within one lease;
-//   - rate: the GCRA of github.com/go-redis/redis_rate per (caller, target);
+//   - rate: the GCRA of github.com/go-redis/redis_rate per (caller, target),
+//     its tokens taken a few ahead by a process that uses them up in time
+//     (tokens.go);
 //   - circuit breaker: a hash per target of its consecutive failures, when
 //     it opened and until when a probe runs, so that the failures one
 //     process sees open the circuit for all. Each process reads it from a
@@ -42,7 +44,6 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/guard"
 )
 
@@ -98,6 +99,9 @@ type Options struct {
 	// IdleReturn is how long a slot reserved ahead stays unused before it
 	// goes back to Redis; 0 means DefaultIdleReturn.
 	IdleReturn time.Duration
+	// TokenReserve is how long tokens of the rate taken ahead stay usable;
+	// 0 means DefaultTokenReserve.
+	TokenReserve time.Duration
 	// Logger receives the background writer's failures; nil means no logging.
 	Logger *zap.Logger
 }
@@ -116,6 +120,7 @@ type Limits struct {
 	lease   time.Duration
 	timeout time.Duration
 	idle    time.Duration // Options.IdleReturn
+	reserve time.Duration // Options.TokenReserve
 	log     *zap.Logger
 	rate    *redis_rate.Limiter
 	replica string // this process's slot id prefix
@@ -126,6 +131,7 @@ type Limits struct {
 	blocks   map[string]*block              // caller -> the slots reserved for its calls (slots.go)
 	released map[string]map[string]struct{} // slot key -> slot ids given back, not yet known removed
 	circuits map[string]*circuit            // target -> this process's copy of its circuit (circuit.go)
+	tokens   map[[2]string]*tokens          // (caller, target) -> the rate's tokens taken ahead (tokens.go)
 	started  bool
 	closed   bool
 	failed   func(error) // Watch's: the writer found Redis unreachable
@@ -156,13 +162,16 @@ func New(opts Options) (*Limits, error) {
 	if opts.IdleReturn <= 0 {
 		opts.IdleReturn = DefaultIdleReturn
 	}
+	if opts.TokenReserve <= 0 {
+		opts.TokenReserve = DefaultTokenReserve
+	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
 	id := make([]byte, 8)
 	_, _ = rand.Read(id) // never fails (crypto/rand)
 	l := &Limits{client: opts.Client, prefix: opts.KeyPrefix + "limits:", lease: opts.Lease, timeout: opts.Timeout,
-		idle: opts.IdleReturn, log: opts.Logger.Named("redislimits"), rate: redis_rate.NewLimiter(opts.Client), replica: hex.EncodeToString(id),
+		idle: opts.IdleReturn, reserve: opts.TokenReserve, log: opts.Logger.Named("redislimits"), rate: redis_rate.NewLimiter(opts.Client), replica: hex.EncodeToString(id),
 		blocks: map[string]*block{}, released: map[string]map[string]struct{}{}, circuits: map[string]*circuit{},
 		wake: make(chan struct{}, 1), queue: make(chan func(context.Context) error, queueLen),
 		stop: make(chan struct{}), done: make(chan struct{})}
@@ -230,6 +239,7 @@ func (l *Limits) write() {
 			cancel()
 		case now := <-tick.C:
 			l.returnIdle(now)
+			l.pruneTokens(now)
 			ctx, cancel := l.bounded()
 			report(errors.Join(l.writeReleases(ctx), l.refreshCircuits(ctx)))
 			cancel()
@@ -263,24 +273,6 @@ func (l *Limits) drain() {
 			return
 		}
 	}
-}
-
-// TakeToken takes a token of the GCRA of calls from caller to target.
-func (l *Limits) TakeToken(caller, target string, rate float64, burst int) (time.Duration, bool, error) {
-	k, err := memory.RateKey(caller, target)
-	if err != nil {
-		return 0, false, fmt.Errorf("redislimits: take a token: %w: %w", guard.ErrNotShared, err)
-	}
-	ctx, cancel := l.bounded()
-	defer cancel()
-	res, err := l.rate.Allow(ctx, l.prefix+k, gcra(rate, burst))
-	if err != nil {
-		return 0, false, fmt.Errorf("redislimits: take a token of %s to %s: %w", caller, target, err)
-	}
-	if res.Allowed == 0 {
-		return res.RetryAfter, false, nil
-	}
-	return 0, true, nil
 }
 
 // gcra expresses rate calls per second with a bucket of burst as

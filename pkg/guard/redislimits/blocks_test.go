@@ -97,32 +97,49 @@ func TestGuardsNeverExceedTheGlobalMax(t *testing.T) {
 	t.Logf("%d calls admitted, %d BUSY; up to %d in flight at once, %d slots in Redis (max %d)", admitted.Load(), busy.Load(), most.Load(), inRedis, maxInFlight)
 }
 
+// admitN admits calls calls of caller on r, each to succeed, and returns their tickets.
+func admitN(t *testing.T, r replica, caller string, calls int) []*guard.Ticket {
+	t.Helper()
+	tickets := make([]*guard.Ticket, 0, calls)
+	for i := range calls {
+		tk, err := r.guard.Admit(caller, "ResearchAgent")
+		if err != nil {
+			t.Fatalf("call %d of %s: %v", i+1, caller, err)
+		}
+		tickets = append(tickets, tk)
+	}
+	return tickets
+}
+
+// reserving returns the key prefix of a test and guards of one caller
+// allowed max in flight, which keep the slots they reserved for a minute
+// and give none back idle: what they hold is what they took.
+func reserving(t *testing.T, url string, maxInFlight, guards int) (string, []replica) {
+	t.Helper()
+	p := prefix(t, client(t, url))
+	opts := redislimits.Options{KeyPrefix: p, Lease: time.Minute, IdleReturn: time.Hour}
+	reps := make([]replica, guards)
+	for i := range reps {
+		reps[i] = newReplicaWith(t, url, opts, guard.Limits{MaxInFlight: maxInFlight})
+	}
+	return p, reps
+}
+
 // TestGuardReservesSlotsAhead: a guard that finished its calls keeps their
 // slots reserved (a call after them makes no round trip), and one that
 // closes gives them back at once, whatever its idle return.
 func TestGuardReservesSlotsAhead(t *testing.T) {
 	url := testenv.RedisURL(t)
 	c := client(t, url)
-	p := prefix(t, c)
 	const n = 6
-	limits := guard.Limits{MaxInFlight: n}
-	opts := redislimits.Options{KeyPrefix: p, Lease: time.Minute, IdleReturn: time.Hour}
-	a := newReplicaWith(t, url, opts, limits)
-	var tickets []*guard.Ticket
-	for range n {
-		tk, err := a.guard.Admit("Cli", "ResearchAgent")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tickets = append(tickets, tk)
-	}
-	for _, tk := range tickets {
+	p, reps := reserving(t, url, n, 2)
+	a, b := reps[0], reps[1]
+	for _, tk := range admitN(t, a, "Cli", n) {
 		tk.Done("")
 	}
 	if got := len(slotScores(t, c, p, "Cli")); got != n {
 		t.Fatalf("%d slots in Redis after the calls finished, want %d still reserved by the guard", got, n)
 	}
-	b := newReplicaWith(t, url, opts, limits)
 	if _, err := b.guard.Admit("Cli", "ResearchAgent"); code(err) != a2a.CodeBusy {
 		t.Fatalf("another guard while the first reserves every slot: %v, want BUSY", err)
 	}
@@ -151,14 +168,7 @@ func TestIdleReservedSlotsGoBack(t *testing.T) {
 	limits := guard.Limits{MaxInFlight: n}
 	a := newReplicaWith(t, url, redislimits.Options{KeyPrefix: p, Lease: time.Minute}, limits)
 	b := newReplicaWith(t, url, redislimits.Options{KeyPrefix: p, Lease: time.Minute}, limits)
-	var tickets []*guard.Ticket
-	for range n {
-		tk, err := a.guard.Admit("Cli", "ResearchAgent")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tickets = append(tickets, tk)
-	}
+	tickets := admitN(t, a, "Cli", n)
 	if _, err := b.guard.Admit("Cli", "ResearchAgent"); code(err) != a2a.CodeBusy {
 		t.Fatalf("another guard while the first's calls run: %v, want BUSY", err)
 	}
@@ -244,20 +254,10 @@ func TestCircuitOpenedElsewhereIsSeen(t *testing.T) {
 func TestBlockGrowsWithinWhatRedisGrants(t *testing.T) {
 	url := testenv.RedisURL(t)
 	c := client(t, url)
-	p := prefix(t, c)
 	const n = 8
-	limits := guard.Limits{MaxInFlight: n}
-	opts := redislimits.Options{KeyPrefix: p, Lease: time.Minute, IdleReturn: time.Hour}
-	a := newReplicaWith(t, url, opts, limits)
-	b := newReplicaWith(t, url, opts, limits)
-	admit := func(r replica, calls int) {
-		t.Helper()
-		for i := range calls {
-			if _, err := r.guard.Admit("Cli", "ResearchAgent"); err != nil {
-				t.Fatalf("call %d: %v", i+1, err)
-			}
-		}
-	}
+	p, reps := reserving(t, url, n, 2)
+	a, b := reps[0], reps[1]
+	admit := func(r replica, calls int) { t.Helper(); admitN(t, r, "Cli", calls) }
 	admit(a, 4) // one slot per take while the block is small
 	if got := len(slotScores(t, c, p, "Cli")); got != 4 {
 		t.Fatalf("%d slots in Redis after 4 calls from an empty block, want 4", got)
@@ -285,16 +285,12 @@ func TestBlockGrowsWithinWhatRedisGrants(t *testing.T) {
 // (the block of 6 asks for 2 each, and 2 are left of the max of 8).
 func TestRacingTakesNeverBusyBelowTheMax(t *testing.T) {
 	url := testenv.RedisURL(t)
-	p := prefix(t, client(t, url))
 	const n = 8
-	r := newReplicaWith(t, url, redislimits.Options{KeyPrefix: p, Lease: time.Minute, IdleReturn: time.Hour}, guard.Limits{MaxInFlight: n})
+	_, reps := reserving(t, url, n, 1)
+	r := reps[0]
 	for round := range 20 {
 		caller := fmt.Sprint("Cli", round)
-		for range n - 2 {
-			if _, err := r.guard.Admit(caller, "ResearchAgent"); err != nil {
-				t.Fatal(err)
-			}
-		}
+		admitN(t, r, caller, n-2)
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for range 2 {

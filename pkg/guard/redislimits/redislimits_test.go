@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -162,11 +163,16 @@ func TestThreeReplicasStayUnderOneInFlightLimit(t *testing.T) {
 
 // TestThreeReplicasStayUnderOneRate: three processes each calling as fast
 // as they can get, together, no more than the burst plus the rate times
-// the time they took.
+// the time they took: a low rate taken a token at a time, and a high one
+// whose tokens the processes take ahead.
 func TestThreeReplicasStayUnderOneRate(t *testing.T) {
+	t.Run("low", func(t *testing.T) { threeReplicasStayUnderOneRate(t, 2, 3, 10) })
+	t.Run("high", func(t *testing.T) { threeReplicasStayUnderOneRate(t, 100, 20, 60) })
+}
+
+func threeReplicasStayUnderOneRate(t *testing.T, rate float64, burst, calls int) {
 	url := testenv.RedisURL(t)
 	p := prefix(t, client(t, url))
-	const rate, burst = 2.0, 3
 	limits := guard.Limits{Rate: rate, Burst: burst}
 	var reps []replica
 	for range 3 {
@@ -182,7 +188,7 @@ func TestThreeReplicasStayUnderOneRate(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range 10 { // each replica alone would admit its burst of 3
+			for range calls { // each replica alone would admit its burst
 				_, err := r.guard.Admit("Cli", "ResearchAgent")
 				mu.Lock()
 				switch {
@@ -202,11 +208,15 @@ func TestThreeReplicasStayUnderOneRate(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	allowed := burst + int(rate*elapsed.Seconds()) + 1
-	if admitted < burst || admitted > allowed || shared == 0 {
-		t.Fatalf("three replicas admitted %d calls in %s (%d refused by the shared rate), want %d (the burst) to %d (burst + rate × time), some refused by the shared rate",
-			admitted, elapsed, shared, burst, allowed)
+	// A replica's last take may have taken tokens ahead it never used: at
+	// most the most it asks for, less the one it used.
+	ahead := max(1, min(burst/4, int(math.Ceil(rate*redislimits.DefaultTokenReserve.Seconds()))))
+	least := burst - 3*(ahead-1)
+	if admitted < least || admitted > allowed || shared == 0 {
+		t.Fatalf("three replicas admitted %d calls in %s (%d refused by the shared rate), want %d (the burst, less the tokens taken ahead unused) to %d (burst + rate × time), some refused by the shared rate",
+			admitted, elapsed, shared, least, allowed)
 	}
-	t.Logf("three replicas admitted %d of 30 calls in %s (rate %g/s, burst %d)", admitted, elapsed, rate, burst)
+	t.Logf("three replicas admitted %d of %d calls in %s (rate %g/s, burst %d)", admitted, 3*calls, elapsed, rate, burst)
 }
 
 // TestBreakerOpenedByOneReplicaRefusesOnAnother: the failures one process

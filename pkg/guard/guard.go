@@ -106,6 +106,7 @@ func New(cfg Config) (*Guard, error) {
 			cfg.SharedRetry = DefaultSharedRetry
 		}
 		g.shared = &shared{s: cfg.Shared, retry: cfg.SharedRetry, log: cfg.Logger.Named("guard"), stop: make(chan struct{})}
+		cfg.Shared.Watch(g.shared.failed)
 	}
 	return g, nil
 }
@@ -247,9 +248,8 @@ type Ticket struct {
 	report func(error)       // the breaker's outcome callback
 	res    *rate.Reservation // the token taken, nil without a rate limit
 
-	releaseSlot  func()        // frees the shared in-flight slot; nil without one
-	reportShared func(Outcome) // tells the shared circuit; nil without one
-	once         sync.Once
+	shared Claim // the shared slot and circuit pass; nil without them
+	once   sync.Once
 }
 
 // Done finishes the call with its outcome: "" for success, else the error
@@ -273,16 +273,13 @@ func (t *Ticket) finish(result error) {
 		}
 		g := t.g
 		g.mu.Lock()
-		defer g.mu.Unlock()
 		g.inFlight.release(t.caller)
 		if t.br != nil {
 			g.breakers.finish(t.br, g.now())
 		}
-		if t.releaseSlot != nil {
-			t.releaseSlot()
-		}
-		if t.reportShared != nil {
-			t.reportShared(sharedOutcome(result))
+		g.mu.Unlock()
+		if t.shared != nil { // outside the lock: a probe's outcome is written at once
+			t.shared.Finish(sharedOutcome(result))
 		}
 	})
 }

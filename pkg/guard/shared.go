@@ -20,11 +20,13 @@ import (
 // error leaves the call to the per-process limits (see Config.Shared). It
 // must be safe for concurrent use.
 type Shared interface {
-	// Enter takes, in one exchange, one of max in-flight slots of caller
-	// across processes (max > 0) and a pass through target's shared circuit
-	// (failures > 0: it opens after failures consecutive failures and lets
-	// one probe through after cooldown). The Pass says what was refused and
-	// holds what was taken, to be given back if the call is refused.
+	// Enter takes one of max in-flight slots of caller across processes
+	// (max > 0) and a pass through target's shared circuit (failures > 0:
+	// it opens after failures consecutive failures and lets one probe
+	// through after cooldown), in one exchange at most (none when this
+	// process has a slot reserved and a fresh copy of the circuit). The
+	// Pass says what was refused and holds what was taken, to be given back
+	// if the call is refused.
 	Enter(caller, target string, max, failures int, cooldown time.Duration) (Pass, error)
 	// TakeToken takes a token of the rate limit of calls from caller to
 	// target (rate per second, bucket of burst); ok false refuses, wait
@@ -32,8 +34,13 @@ type Shared interface {
 	TakeToken(caller, target string, rate float64, burst int) (wait time.Duration, ok bool, err error)
 	// Ping checks that the shared limits answer (asked while they do not).
 	Ping() error
-	// Close stops renewing the slots this process holds; they free
-	// themselves within their lease. Idempotent.
+	// Watch gives the shared limits the function to call when their own
+	// background work finds them unreachable, so that the calls leave them
+	// alone until a ping answers (a process admitting from what it reserved
+	// ahead may not ask them for a while). Called once, by New.
+	Watch(failed func(error))
+	// Close gives back the slots this process holds for no call and stops
+	// renewing the others; they free themselves within their lease. Idempotent.
 	Close() error
 }
 
@@ -50,13 +57,17 @@ type Pass struct {
 	// "open" or "half-open" (a probe runs), and Wait the time before a retry.
 	Circuit string
 	Wait    time.Duration
-	// Release frees the slot taken (nil: none), without waiting, yet so that
-	// this process's next Enter finds it free; a slot not released frees
-	// itself once its holder stops renewing it.
-	Release func()
-	// Report tells the circuit the call's outcome, once (nil: no pass);
-	// without waiting, but for the one probe of a half-open circuit.
-	Report func(Outcome)
+	// Claim holds what was taken (nil: nothing): the guard finishes it once.
+	Claim Claim
+}
+
+// Claim is the slot and the circuit pass a Pass took. Finish gives the
+// slot back, without waiting, yet so that this process's next Enter finds
+// it free (a slot not given back frees itself once its holder stops
+// renewing it), and tells the circuit the call's outcome, without waiting
+// but for the one probe of a half-open circuit. It is called once.
+type Claim interface {
+	Finish(Outcome)
 }
 
 // Outcome is what a finished call tells a circuit.
@@ -144,7 +155,7 @@ func (g *Guard) admitShared(t *Ticket, caller, target string) *a2a.Error {
 			s.failed(err)
 			return nil // the per-process limits admitted it
 		}
-		t.releaseSlot, t.reportShared = pass.Release, pass.Report
+		t.shared = pass.Claim
 		switch {
 		case pass.Busy:
 			t.giveBackShared()
@@ -180,13 +191,9 @@ func (g *Guard) admitShared(t *Ticket, caller, target string) *a2a.Error {
 // giveBackShared frees the shared slot and circuit pass of a call that is
 // refused after all, counting it neither way.
 func (t *Ticket) giveBackShared() {
-	if t.releaseSlot != nil {
-		t.releaseSlot()
-		t.releaseSlot = nil
-	}
-	if t.reportShared != nil {
-		t.reportShared(OutcomeNone)
-		t.reportShared = nil
+	if t.shared != nil {
+		t.shared.Finish(OutcomeNone)
+		t.shared = nil
 	}
 }
 
@@ -198,9 +205,10 @@ func (g *Guard) Close() error {
 		return nil
 	}
 	s := g.shared
+	err := s.s.Close() // first: their background work reports no failure after it
 	s.closeOnce.Do(func() { close(s.stop) })
 	s.pinging.Wait() // a ping is bounded by the shared limits' own timeout
-	return s.s.Close()
+	return err
 }
 
 // SharedUp reports whether the guard's shared limits answered last time

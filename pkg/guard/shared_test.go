@@ -22,6 +22,7 @@ type fakeShared struct {
 	circuitOpen, rateRefused bool
 	fail, notShared, pingErr error
 	outcomes                 []Outcome
+	failed                   func(error) // Watch's
 }
 
 func (f *fakeShared) Enter(caller, target string, max, failures int, cooldown time.Duration) (Pass, error) {
@@ -31,18 +32,39 @@ func (f *fakeShared) Enter(caller, target string, max, failures int, cooldown ti
 		return Pass{}, errors.Join(f.fail, f.notShared)
 	}
 	var p Pass
+	c := &fakeClaim{f: f}
 	if f.slots >= f.maxSlots {
 		p.Busy = true
 	} else {
 		f.slots++
-		p.Release = func() { f.mu.Lock(); f.slots--; f.mu.Unlock() }
+		c.slot = true
 	}
 	if f.circuitOpen {
 		p.Circuit, p.Wait = "open", cooldown
 	} else {
-		p.Report = func(o Outcome) { f.mu.Lock(); f.outcomes = append(f.outcomes, o); f.mu.Unlock() }
+		c.pass = true
+	}
+	if c.slot || c.pass {
+		p.Claim = c
 	}
 	return p, nil
+}
+
+// fakeClaim is what fakeShared.Enter took: a slot, a circuit pass.
+type fakeClaim struct {
+	f          *fakeShared
+	slot, pass bool
+}
+
+func (c *fakeClaim) Finish(o Outcome) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	if c.slot {
+		c.f.slots--
+	}
+	if c.pass {
+		c.f.outcomes = append(c.f.outcomes, o)
+	}
 }
 
 func (f *fakeShared) TakeToken(caller, target string, rate float64, burst int) (time.Duration, bool, error) {
@@ -53,6 +75,8 @@ func (f *fakeShared) TakeToken(caller, target string, rate float64, burst int) (
 
 func (f *fakeShared) Ping() error  { f.mu.Lock(); defer f.mu.Unlock(); return f.pingErr }
 func (f *fakeShared) Close() error { return nil }
+
+func (f *fakeShared) Watch(failed func(error)) { f.mu.Lock(); f.failed = failed; f.mu.Unlock() }
 
 func (f *fakeShared) set(fn func(*fakeShared)) { f.mu.Lock(); fn(f); f.mu.Unlock() }
 

@@ -121,11 +121,11 @@ func TestSharedLimitsGaugeFollowsRedis(t *testing.T) {
 	}
 	proxy.Down()
 	if _, err := n.Guard.Admit("Cli", "ResearchAgent"); err != nil {
-		t.Fatalf("a call with Redis down: %v, want admitted by the process's own limits", err)
+		t.Fatalf("a call with Redis down: %v, want admitted (by the slot reserved ahead or the process's own limits)", err)
 	}
-	if g := gauge(); g != 0 {
-		t.Fatalf("gauge with Redis down: %v, want 0", g)
-	}
+	// The call may have needed no round trip: the shared limits' background
+	// work finds Redis down.
+	testenv.Eventually(t, "the gauge is 0 once Redis is down", func() bool { return gauge() == 0 })
 	proxy.Up()
 	testenv.Eventually(t, "the gauge is 1 again once Redis is back", func() bool { return gauge() == 1 })
 }

@@ -12,9 +12,9 @@ import (
 
 // BenchmarkAdmit is the cost the guard adds to one call: Admit then Done,
 // with the default limits (10 in flight, a breaker) per process only, then
-// shared through Redis (a round trip for the slot and one for the circuit;
-// the release and the outcome are written in the background), then with a
-// rate limit as well (a third round trip, redis_rate's GCRA).
+// shared through Redis (the slot from this process's reserved block and
+// the circuit from its copy: no round trip once the first call read them),
+// then with a rate limit as well (a round trip per call, redis_rate's GCRA).
 func BenchmarkAdmit(b *testing.B) {
 	url := testenv.RedisURL(b)
 	p := prefix(b, client(b, url))

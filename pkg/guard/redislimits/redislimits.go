@@ -5,13 +5,18 @@
 // process of a caller together stays under one limit (guard.Shared):
 //
 //   - calls in flight: a sorted set of slot ids per caller, each scored by
-//     when its lease ends; the process holding a slot renews it every third
-//     of the lease while its call runs, so the slots of a killed process
-//     free themselves within one lease;
-//   - rate: the GCRA of github.com/go-redis/redis_rate per (caller, target);
+//     when its lease ends. A process reserves slots ahead, a block that
+//     grows with its calls (slots.go), and admits from it with no round
+//     trip; it renews the block every third of the lease, and gives back a
+//     slot no call of its own used for Options.IdleReturn. The slots of a killed
+//     process free themselves within one lease;
+//   - rate: the GCRA of github.com/go-redis/redis_rate per (caller, target),
+//     its tokens taken a few ahead by a process that uses them up in time
+//     (tokens.go);
 //   - circuit breaker: a hash per target of its consecutive failures, when
 //     it opened and until when a probe runs, so that the failures one
-//     process sees open the circuit for all.
+//     process sees open the circuit for all. Each process reads it from a
+//     copy refreshed every CircuitRefresh (circuit.go).
 //
 // Redis keys, P being the working memory's key prefix and the keys those
 // of memory/keys.go (InFlightSlotsKey, RateKey, CircuitKey):
@@ -31,7 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,7 +44,6 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
-	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/guard"
 )
 
@@ -53,6 +56,22 @@ const (
 	DefaultTimeout = time.Second
 	// MinLease is the shortest lease Options accepts.
 	MinLease = 100 * time.Millisecond
+)
+
+// Bounds of what a process's copy of the shared limits may miss.
+const (
+	// DefaultIdleReturn is how long a slot reserved ahead stays unused
+	// before it goes back to the shared set; it goes within one Tick more
+	// (and the write's round trip), so a process's idle slots keep another's
+	// calls BUSY for at most IdleReturn + Tick plus that round trip.
+	DefaultIdleReturn = 100 * time.Millisecond
+	// CircuitRefresh is how often a process reads again the shared circuits
+	// it used in the last minute: a circuit another process opened is seen
+	// here within CircuitRefresh plus a round trip.
+	CircuitRefresh = 100 * time.Millisecond
+	// Tick is how often the background writer looks for idle slots and
+	// circuits to refresh.
+	Tick = CircuitRefresh
 )
 
 // releaseBatch is how long the writer gathers releases before it writes
@@ -77,31 +96,45 @@ type Options struct {
 	Lease time.Duration
 	// Timeout bounds each call to Redis; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// IdleReturn is how long a slot reserved ahead stays unused before it
+	// goes back to Redis; 0 means DefaultIdleReturn.
+	IdleReturn time.Duration
+	// TokenReserve is how long tokens of the rate taken ahead stay usable;
+	// 0 means DefaultTokenReserve.
+	TokenReserve time.Duration
 	// Logger receives the background writer's failures; nil means no logging.
 	Logger *zap.Logger
 }
 
 // Limits is guard.Shared on Redis. It is safe for concurrent use. A
-// background goroutine, started with the first slot taken and stopped by
-// Close, renews the slots this process holds and writes the releases and
-// the circuit reports, so that finishing a call costs no round trip (but
-// for a circuit's probe, whose outcome is written at once). A release not
-// written yet is made by this process's next Enter of the caller first.
+// background goroutine, started with the first slot or circuit used and
+// stopped by Close, renews the slots this process holds, gives back those
+// it holds unused, refreshes its copy of the circuits and writes the
+// releases and the circuit reports, so that finishing a call costs no
+// round trip (but for a circuit's probe, whose outcome is written at once).
+// A release not written yet is made by this process's next take of the
+// caller's slots first.
 type Limits struct {
 	client  goredis.UniversalClient
 	prefix  string
 	lease   time.Duration
 	timeout time.Duration
+	idle    time.Duration // Options.IdleReturn
+	reserve time.Duration // Options.TokenReserve
 	log     *zap.Logger
 	rate    *redis_rate.Limiter
 	replica string // this process's slot id prefix
 	seq     atomic.Uint64
 
 	mu       sync.Mutex
-	held     map[string]map[string]struct{} // slot key -> slot ids this process holds
-	released map[string]map[string]struct{} // slot key -> slot ids released, not yet known removed
+	settled  *sync.Cond                     // on mu: a take's answer is recorded (afterBusy)
+	blocks   map[string]*block              // caller -> the slots reserved for its calls (slots.go)
+	released map[string]map[string]struct{} // slot key -> slot ids given back, not yet known removed
+	circuits map[string]*circuit            // target -> this process's copy of its circuit (circuit.go)
+	tokens   map[[2]string]*tokens          // (caller, target) -> the rate's tokens taken ahead (tokens.go)
 	started  bool
 	closed   bool
+	failed   func(error) // Watch's: the writer found Redis unreachable
 
 	wake      chan struct{}                    // a release waits for the writer
 	queue     chan func(context.Context) error // circuit reports for the writer
@@ -126,105 +159,29 @@ func New(opts Options) (*Limits, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	if opts.IdleReturn <= 0 {
+		opts.IdleReturn = DefaultIdleReturn
+	}
+	if opts.TokenReserve <= 0 {
+		opts.TokenReserve = DefaultTokenReserve
+	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
 	id := make([]byte, 8)
 	_, _ = rand.Read(id) // never fails (crypto/rand)
-	return &Limits{client: opts.Client, prefix: opts.KeyPrefix + "limits:", lease: opts.Lease, timeout: opts.Timeout,
-		log: opts.Logger.Named("redislimits"), rate: redis_rate.NewLimiter(opts.Client), replica: hex.EncodeToString(id),
-		held: map[string]map[string]struct{}{}, released: map[string]map[string]struct{}{}, wake: make(chan struct{}, 1), queue: make(chan func(context.Context) error, queueLen),
-		stop: make(chan struct{}), done: make(chan struct{})}, nil
+	l := &Limits{client: opts.Client, prefix: opts.KeyPrefix + "limits:", lease: opts.Lease, timeout: opts.Timeout,
+		idle: opts.IdleReturn, reserve: opts.TokenReserve, log: opts.Logger.Named("redislimits"), rate: redis_rate.NewLimiter(opts.Client), replica: hex.EncodeToString(id),
+		blocks: map[string]*block{}, released: map[string]map[string]struct{}{}, circuits: map[string]*circuit{},
+		wake: make(chan struct{}, 1), queue: make(chan func(context.Context) error, queueLen),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	l.settled = sync.NewCond(&l.mu)
+	return l, nil
 }
 
 // bounded returns a context bounded by the per-call timeout.
 func (l *Limits) bounded() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), l.timeout)
-}
-
-// takeSlot drops the expired slots of KEYS[1] and the released ones
-// ARGV[4..], then adds ARGV[3] with a lease of ARGV[2] ms if fewer than
-// ARGV[1] remain: 1 taken, 0 all taken.
-var takeSlot = goredis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-for i = 4, #ARGV do
-  redis.call('ZREM', KEYS[1], ARGV[i])
-end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
-  return 0
-end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-`)
-
-// renewSlots sets the lease of the slots ARGV[2..] of KEYS[1] to ARGV[1]
-// ms from now. A slot no longer there is not added again (XX): it may have
-// been released meanwhile (by a take of this process), and a slot lost to
-// an outage is not counted again.
-var renewSlots = goredis.NewScript(`
-local t = redis.call('TIME')
-local until_ = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-for i = 2, #ARGV do
-  redis.call('ZADD', KEYS[1], 'XX', until_, ARGV[i])
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return #ARGV - 1
-`)
-
-// slotCall prepares the takeSlot of one of max slots of caller: its key,
-// the slot id and the script's arguments, this process's releases of the
-// caller not yet written first.
-func (l *Limits) slotCall(caller string, max int) (key, slot string, args []any, err error) {
-	k, err := memory.InFlightSlotsKey(caller)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("redislimits: take a slot: %w: %w", guard.ErrNotShared, err)
-	}
-	key = l.prefix + k
-	slot = l.replica + "-" + strconv.FormatUint(l.seq.Add(1), 36)
-	args = []any{max, l.lease.Milliseconds(), slot}
-	l.mu.Lock()
-	for gone := range l.released[key] { // even those the writer is removing: it may not have yet
-		args = append(args, gone)
-	}
-	l.mu.Unlock()
-	return key, slot, args, nil
-}
-
-// removed forgets the released slots that a script or the writer removed
-// from Redis (args from the 4th on, as slotCall put them).
-func (l *Limits) removed(key string, slots []any) {
-	if len(slots) == 0 {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, s := range slots {
-		delete(l.released[key], s.(string))
-	}
-	if len(l.released[key]) == 0 {
-		delete(l.released, key)
-	}
-}
-
-// slotTaken holds the slot takeSlot took and returns its release.
-func (l *Limits) slotTaken(key, slot string) func() {
-	l.hold(key, slot)
-	var once sync.Once
-	return func() { once.Do(func() { l.release(key, slot) }) }
-}
-
-// hold records a slot to renew and starts the writer with the first one.
-func (l *Limits) hold(key, slot string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.held[key] == nil {
-		l.held[key] = map[string]struct{}{}
-	}
-	l.held[key][slot] = struct{}{}
-	l.startLocked()
 }
 
 // startLocked starts the writer once, unless Limits is closed. l.mu is held.
@@ -233,54 +190,6 @@ func (l *Limits) startLocked() {
 		l.started = true
 		go l.write()
 	}
-}
-
-// release stops renewing a slot and hands its removal to the writer, and
-// to this process's next take of the same caller until it is known done:
-// a call that follows one that finished is never refused for the slot the
-// finished one held.
-func (l *Limits) release(key, slot string) {
-	l.mu.Lock()
-	delete(l.held[key], slot)
-	if len(l.held[key]) == 0 {
-		delete(l.held, key)
-	}
-	if l.released[key] == nil {
-		l.released[key] = map[string]struct{}{}
-	}
-	l.released[key][slot] = struct{}{}
-	l.startLocked()
-	l.mu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default: // the writer is woken already
-	}
-}
-
-// writeReleases removes the released slots from Redis, in one pipeline.
-func (l *Limits) writeReleases(ctx context.Context) error {
-	l.mu.Lock()
-	batch := make(map[string][]any, len(l.released))
-	for key, slots := range l.released {
-		for s := range slots {
-			batch[key] = append(batch[key], s)
-		}
-	}
-	l.mu.Unlock()
-	if len(batch) == 0 {
-		return nil
-	}
-	pipe := l.client.Pipeline()
-	for key, members := range batch {
-		pipe.ZRem(ctx, key, members...)
-	}
-	if _, err := pipe.Exec(ctx); err != nil { // kept: the next write or take removes them, else their lease ends
-		return fmt.Errorf("release %d callers' slots: %w", len(batch), err)
-	}
-	for key, members := range batch {
-		l.removed(key, members)
-	}
-	return nil
 }
 
 // enqueue hands fn to the writer, or drops it when the queue is full.
@@ -295,11 +204,14 @@ func (l *Limits) enqueue(what string, fn func(context.Context) error) {
 	}
 }
 
-// write renews the held slots every third of the lease and runs the
-// queued writes, until Close.
+// write renews the held slots every third of the lease, gives back the
+// idle ones and refreshes the circuits every Tick, and runs the queued
+// writes, until Close.
 func (l *Limits) write() {
 	defer close(l.done)
-	tick := time.NewTicker(l.lease / 3)
+	renewals := time.NewTicker(l.lease / 3)
+	defer renewals.Stop()
+	tick := time.NewTicker(Tick)
 	defer tick.Stop()
 	failing := false
 	report := func(err error) {
@@ -307,15 +219,29 @@ func (l *Limits) write() {
 			l.log.Warn("shared limits: a write failed; the slots free themselves within their lease", zap.Error(err))
 		}
 		failing = err != nil
+		if err != nil && unreachable(err) {
+			l.mu.Lock()
+			failed := l.failed
+			l.mu.Unlock()
+			if failed != nil {
+				failed(fmt.Errorf("redislimits: %w", err))
+			}
+		}
 	}
 	for {
 		select {
 		case <-l.stop:
 			l.drain()
 			return
-		case <-tick.C:
+		case <-renewals.C:
 			ctx, cancel := l.bounded()
 			report(errors.Join(l.renew(), l.writeReleases(ctx))) // releases a failed write left
+			cancel()
+		case now := <-tick.C:
+			l.returnIdle(now)
+			l.pruneTokens(now)
+			ctx, cancel := l.bounded()
+			report(errors.Join(l.writeReleases(ctx), l.refreshCircuits(ctx)))
 			cancel()
 		case <-l.wake:
 			select { // more releases come meanwhile: one pipeline for them all
@@ -333,8 +259,8 @@ func (l *Limits) write() {
 	}
 }
 
-// drain makes the queued writes (the releases of calls that finished)
-// within one timeout in all.
+// drain makes the queued writes (the releases of calls that finished and
+// of the slots reserved unused) within one timeout in all.
 func (l *Limits) drain() {
 	ctx, cancel := l.bounded()
 	defer cancel()
@@ -349,48 +275,6 @@ func (l *Limits) drain() {
 	}
 }
 
-// renew extends the lease of every slot this process holds.
-func (l *Limits) renew() error {
-	l.mu.Lock()
-	batch := make(map[string][]any, len(l.held))
-	for key, slots := range l.held {
-		args := make([]any, 0, len(slots)+1)
-		args = append(args, l.lease.Milliseconds())
-		for s := range slots {
-			args = append(args, s)
-		}
-		batch[key] = args
-	}
-	l.mu.Unlock()
-	var errs []error
-	for key, args := range batch {
-		ctx, cancel := l.bounded()
-		if err := renewSlots.Run(ctx, l.client, []string{key}, args...).Err(); err != nil {
-			errs = append(errs, fmt.Errorf("renew the slots of %s: %w", key, err))
-		}
-		cancel()
-	}
-	return errors.Join(errs...)
-}
-
-// TakeToken takes a token of the GCRA of calls from caller to target.
-func (l *Limits) TakeToken(caller, target string, rate float64, burst int) (time.Duration, bool, error) {
-	k, err := memory.RateKey(caller, target)
-	if err != nil {
-		return 0, false, fmt.Errorf("redislimits: take a token: %w: %w", guard.ErrNotShared, err)
-	}
-	ctx, cancel := l.bounded()
-	defer cancel()
-	res, err := l.rate.Allow(ctx, l.prefix+k, gcra(rate, burst))
-	if err != nil {
-		return 0, false, fmt.Errorf("redislimits: take a token of %s to %s: %w", caller, target, err)
-	}
-	if res.Allowed == 0 {
-		return res.RetryAfter, false, nil
-	}
-	return 0, true, nil
-}
-
 // gcra expresses rate calls per second with a bucket of burst as
 // redis_rate's whole number of calls per period: per second when rate is
 // whole, else per hour (rounded to a call per hour, at least one).
@@ -399,6 +283,22 @@ func gcra(rate float64, burst int) redis_rate.Limit {
 		return redis_rate.Limit{Rate: int(rate), Burst: burst, Period: time.Second}
 	}
 	return redis_rate.Limit{Rate: max(1, int(math.Round(rate*3600))), Burst: burst, Period: time.Hour}
+}
+
+// Watch has the writer call failed when it finds Redis unreachable (a
+// renewal, a refresh or a write that got no answer): the guard then
+// leaves the shared limits alone until a ping answers.
+func (l *Limits) Watch(failed func(error)) {
+	l.mu.Lock()
+	l.failed = failed
+	l.mu.Unlock()
+}
+
+// unreachable reports whether err is no answer of Redis (a network error,
+// a timeout), not an error Redis answered.
+func unreachable(err error) bool {
+	var answered goredis.Error
+	return !errors.As(err, &answered)
 }
 
 // Ping checks that Redis answers within the timeout.
@@ -411,14 +311,18 @@ func (l *Limits) Ping() error {
 	return nil
 }
 
-// Close stops the writer, after the queued writes made within one timeout:
-// the slots this process still holds are no longer renewed and free
-// themselves within their lease (their calls may still be running: they
-// are counted until then). Idempotent; the client stays open.
+// Close gives back the slots this process reserved and no call uses, then
+// stops the writer, after the queued writes made within one timeout: the
+// slots of calls still running are no longer renewed and free themselves
+// within their lease (they are counted until then). Idempotent; the
+// client stays open.
 func (l *Limits) Close() error {
 	l.closeOnce.Do(func() {
 		l.mu.Lock()
 		l.closed = true
+		for _, b := range l.blocks {
+			l.giveBackFreeLocked(b)
+		}
 		started := l.started
 		l.mu.Unlock()
 		close(l.stop)

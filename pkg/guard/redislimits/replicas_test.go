@@ -20,10 +20,14 @@ import (
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/guard"
+	"github.com/a2abus/a2abus/pkg/guard/redislimits"
 )
 
 // holdEnv makes the test binary a replica that takes slots and holds them
-// until it is killed (TestKilledReplicaFreesItsSlots): "<redis URL> <key prefix> <slots> <lease>".
+// until it is killed (TestKilledReplicaFreesItsSlots): "<redis URL> <key
+// prefix> <slots> <lease ms> <finished>", finished 1 to finish the calls,
+// so that their slots stay reserved unused (idle for an hour before they
+// would go back).
 const holdEnv = "A2ABUS_TEST_REDISLIMITS_HOLD"
 
 func TestMain(m *testing.M) {
@@ -33,13 +37,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// holdSlots is the replica that is killed: it admits n calls, says "held"
-// and keeps renewing their slots until it dies.
+// holdSlots is the replica that is killed: it admits n calls (and
+// finishes them when finished), says "held" and keeps renewing their slots
+// until it dies.
 func holdSlots(args string) int {
 	var url, keyPrefix string
-	var n int
+	var n, finished int
 	var leaseMS int64
-	if _, err := fmt.Sscan(args, &url, &keyPrefix, &n, &leaseMS); err != nil {
+	if _, err := fmt.Sscan(args, &url, &keyPrefix, &n, &leaseMS, &finished); err != nil {
 		fmt.Fprintln(os.Stderr, "hold:", err)
 		return 2
 	}
@@ -48,15 +53,24 @@ func holdSlots(args string) int {
 		fmt.Fprintln(os.Stderr, "hold:", err)
 		return 2
 	}
-	r, err := openReplica(goredis.NewClient(opt), keyPrefix, guard.Limits{MaxInFlight: n}, time.Duration(leaseMS)*time.Millisecond, nil)
+	r, err := openReplicaWith(redislimits.Options{Client: goredis.NewClient(opt), KeyPrefix: keyPrefix,
+		Lease: time.Duration(leaseMS) * time.Millisecond, IdleReturn: time.Hour}, guard.Limits{MaxInFlight: n})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hold:", err)
 		return 2
 	}
+	var tickets []*guard.Ticket
 	for range n {
-		if _, err := r.guard.Admit("Cli", "ResearchAgent"); err != nil {
+		tk, err := r.guard.Admit("Cli", "ResearchAgent")
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "hold: admit:", err)
 			return 1
+		}
+		tickets = append(tickets, tk)
+	}
+	if finished == 1 {
+		for _, tk := range tickets {
+			tk.Done("")
 		}
 	}
 	fmt.Println("held")
@@ -82,16 +96,21 @@ func slotScores(t *testing.T, c goredis.UniversalClient, keyPrefix, caller strin
 }
 
 // TestKilledReplicaFreesItsSlots: a replica process holding every slot of
-// a caller renews them while it lives, and once it is killed (SIGKILL:
-// nothing released) its slots end within one lease and another replica
-// takes them.
+// a caller, for calls running or reserved ahead unused, renews them while
+// it lives, and once it is killed (SIGKILL: nothing released) its slots
+// end within one lease and another replica takes them.
 func TestKilledReplicaFreesItsSlots(t *testing.T) {
+	t.Run("calls running", func(t *testing.T) { killedReplicaFreesItsSlots(t, 0) })
+	t.Run("reserved unused", func(t *testing.T) { killedReplicaFreesItsSlots(t, 1) })
+}
+
+func killedReplicaFreesItsSlots(t *testing.T, finished int) {
 	url := testenv.RedisURL(t)
 	c := client(t, url)
 	p := prefix(t, c)
 	const n, lease = 3, time.Second
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), holdEnv+"="+fmt.Sprint(url, " ", p, " ", n, " ", lease.Milliseconds()))
+	cmd.Env = append(os.Environ(), holdEnv+"="+fmt.Sprint(url, " ", p, " ", n, " ", lease.Milliseconds(), " ", finished))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -245,4 +264,28 @@ func closedPort(t *testing.T) string {
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	return addr
+}
+
+// TestRedisDownSeenWithoutACall: a replica that admits from the slot it
+// reserved and its copy of the circuit makes no round trip, yet it learns
+// that Redis is down from its background work (the circuits' refresh), so
+// that its calls keep only the per-process limits until Redis answers.
+func TestRedisDownSeenWithoutACall(t *testing.T) {
+	url := testenv.RedisURL(t)
+	p := prefix(t, client(t, url))
+	proxy, proxied := testenv.ProxyURL(t, url)
+	log, logs := observed()
+	r := newReplica(t, proxied, p, guard.DefaultLimits(), 0, log)
+	tk, err := r.guard.Admit("Cli", "ResearchAgent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk.Done("")
+	proxy.Down()
+	testenv.Eventually(t, "the replica sees Redis down without a call", func() bool { return !r.guard.SharedUp() })
+	if n := logs.FilterMessageSnippet("shared limits unreachable").Len(); n != 1 {
+		t.Errorf("the fallback was logged %d times, want once", n)
+	}
+	proxy.Up()
+	testenv.Eventually(t, "the replica sees Redis back", r.guard.SharedUp)
 }

@@ -86,8 +86,25 @@ type (
 	}
 )
 
-// marshalPayload encodes p as encoding/json would, through its mirror when it has one.
+// marshalPayload encodes p as encoding/json would, through its mirror when
+// it has one, by hand for the payloads of every call (wireenc.go) unless
+// the hand-written writer gives up.
 func marshalPayload(p Payload) ([]byte, error) {
+	switch v := p.(type) {
+	case *TaskRequest:
+		if b, ok := encodeTaskRequest(v); ok {
+			return b, nil
+		}
+	case *TaskResult:
+		if b, ok := encodeTaskResult(v); ok {
+			return b, nil
+		}
+	}
+	return marshalMirror(p)
+}
+
+// marshalMirror encodes p through its mirror with encoding/json.
+func marshalMirror(p Payload) ([]byte, error) {
 	switch v := p.(type) {
 	case *TaskRequest:
 		return json.Marshal(wireTaskRequest{(*taskRequestFields)(v), toWireMessage(v.Message), toWireMessages(v.History), toWireMessages(v.ContextHistory)})

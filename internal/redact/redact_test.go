@@ -6,6 +6,7 @@ package redact
 import (
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestURL(t *testing.T) {
@@ -80,5 +81,44 @@ func TestStringIsIdempotent(t *testing.T) {
 	once := String(in)
 	if twice := String(once); twice != once {
 		t.Fatalf("String(String(x)) = %q, String(x) = %q", twice, once)
+	}
+}
+
+// A text Collapse would not change is returned as it is, without a copy;
+// any other is collapsed as before.
+func TestCollapseKeepsACollapsedText(t *testing.T) {
+	slow := func(s string, maxRunes int) string { // Collapse without its shortcut
+		var b strings.Builder
+		n, space := 0, false
+		for i, c := range s {
+			if unicode.IsSpace(c) {
+				space = n > 0
+				continue
+			}
+			if maxRunes > 0 && n+btoi(space) >= maxRunes {
+				if strings.TrimSpace(s[i:]) != "" {
+					b.WriteString("…")
+				}
+				break
+			}
+			if space {
+				b.WriteByte(' ')
+				n++
+				space = false
+			}
+			b.WriteRune(c)
+			n++
+		}
+		return b.String()
+	}
+	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\u00a0b", "héllo wörld", "\xff", "\ufffd", "abcde", "abcdef", "ab cd", "a b c d e f"} {
+		for _, maxRunes := range []int{0, 5, 1} {
+			if got, want := Collapse(s, maxRunes), slow(s, maxRunes); got != want {
+				t.Errorf("Collapse(%q, %d) = %q, want %q", s, maxRunes, got, want)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = Collapse("the quick brown fox", 120) }); n != 0 {
+		t.Errorf("Collapse of a collapsed text allocated %v times, want 0", n)
 	}
 }

@@ -5,6 +5,8 @@ package a2a
 
 import (
 	spec "github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2abus/a2abus/internal/jsonw"
 )
 
 // The codec's fastest writer: the two payloads of every call, task.request
@@ -153,7 +155,7 @@ func (w *jsonWriter) message(m *Message) {
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
-			w.b = appendJSONString(w.b, string(id))
+			w.b = jsonw.AppendString(w.b, string(id))
 		}
 		w.b = append(w.b, ']')
 	}

@@ -10,7 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/a2abus/a2abus/internal/jsonw"
 )
 
 // The hand-written writer's JSON values (wireenc.go writes the payloads with
@@ -38,7 +39,7 @@ func (w *jsonWriter) key(k string) {
 // str writes a string member.
 func (w *jsonWriter) str(k, s string) {
 	w.key(k)
-	w.b = appendJSONString(w.b, s)
+	w.b = jsonw.AppendString(w.b, s)
 }
 
 // strOmit writes a string member unless it is empty (omitempty).
@@ -67,7 +68,7 @@ func (w *jsonWriter) strings(ss []string) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendJSONString(w.b, s)
+		w.b = jsonw.AppendString(w.b, s)
 	}
 	w.b = append(w.b, ']')
 }
@@ -142,7 +143,7 @@ func (w *jsonWriter) anyValue(v any, depth int) {
 	case nil:
 		w.b = append(w.b, "null"...)
 	case string:
-		w.b = appendJSONString(w.b, v)
+		w.b = jsonw.AppendString(w.b, v)
 	case bool:
 		w.b = strconv.AppendBool(w.b, v)
 	case float64:
@@ -184,7 +185,7 @@ func (w *jsonWriter) object(m map[string]any, depth int) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendJSONString(w.b, k)
+		w.b = jsonw.AppendString(w.b, k)
 		w.b = append(w.b, ':')
 		w.anyValue(m[k], depth+1)
 	}
@@ -225,68 +226,4 @@ func (w *jsonWriter) marshal(v any) {
 		return
 	}
 	w.b = append(w.b, b...)
-}
-
-// jsonSafe marks the ASCII bytes encoding/json writes as they are in a
-// string, HTML escaping on: printable, not '"', '\\', '<', '>' or '&'.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := byte(0x20); c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s quoted as encoding/json quotes it: the short
-// escapes for \b \f \n \r \t " and \\, \u00XX for other control bytes and
-// for < > &, \ufffd for each invalid UTF-8 byte, \u2028 and \u2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

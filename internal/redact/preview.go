@@ -41,6 +41,11 @@ func Collapse(s string, maxRunes int) string {
 	if collapsed(s, maxRunes) {
 		return s // the usual short answer: nothing to change, nothing to copy
 	}
+	return collapse(s, maxRunes)
+}
+
+// collapse is Collapse without its shortcut.
+func collapse(s string, maxRunes int) string {
 	var b strings.Builder
 	size := len(s) // one allocation: at most the text, or its cut
 	if maxRunes > 0 {

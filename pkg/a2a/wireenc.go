@@ -98,14 +98,7 @@ func encodeTaskResult(v *TaskResult) ([]byte, bool) {
 	}
 	if len(v.Artifacts) > 0 {
 		w.key("artifacts")
-		w.b = append(w.b, '[')
-		for i, a := range v.Artifacts {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.artifact(a)
-		}
-		w.b = append(w.b, ']')
+		list(&w, v.Artifacts, w.artifact)
 	}
 	w.b = append(w.b, '}')
 	return w.b, !w.failed
@@ -150,14 +143,7 @@ func (w *jsonWriter) message(m *Message) {
 	w.parts(m.Parts)
 	if len(m.ReferenceTasks) > 0 {
 		w.key("referenceTaskIds")
-		w.b = append(w.b, '[')
-		for i, id := range m.ReferenceTasks {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.b = jsonw.AppendString(w.b, string(id))
-		}
-		w.b = append(w.b, ']')
+		list(w, m.ReferenceTasks, func(id spec.TaskID) { w.b = jsonw.AppendString(w.b, string(id)) })
 	}
 	w.str("role", m.Role.String())
 	w.strOmit("taskId", string(m.TaskID))
@@ -170,51 +156,38 @@ func (w *jsonWriter) messagesOmit(k string, ms []*Message) {
 		return
 	}
 	w.key(k)
-	w.b = append(w.b, '[')
-	for i, m := range ms {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.message(m)
-	}
-	w.b = append(w.b, ']')
+	list(w, ms, w.message)
 }
 
 // parts writes parts as their mirrors, wirePart, flattened as
 // Part.MarshalJSON flattens them (nil as null).
 func (w *jsonWriter) parts(ps spec.ContentParts) {
-	if ps == nil {
+	list(w, ps, w.part)
+}
+
+// part writes one part as its mirror (nil as null).
+func (w *jsonWriter) part(p *Part) {
+	if p == nil {
 		w.b = append(w.b, "null"...)
 		return
 	}
-	w.b = append(w.b, '[')
-	for i, p := range ps {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		if p == nil {
-			w.b = append(w.b, "null"...)
-			continue
-		}
-		w.b = append(w.b, '{')
-		switch c := p.Content.(type) {
-		case spec.Text:
-			w.str("text", string(c))
-		case spec.Raw:
-			w.key("raw")
-			w.bytes([]byte(c))
-		case spec.Data:
-			w.key("data")
-			w.anyValue(c.Value, 0)
-		case spec.URL:
-			w.strOmit("url", string(c))
-		}
-		w.strOmit("filename", p.Filename)
-		w.strOmit("mediaType", p.MediaType)
-		w.objectOmit("metadata", p.Metadata)
-		w.b = append(w.b, '}')
+	w.b = append(w.b, '{')
+	switch c := p.Content.(type) {
+	case spec.Text:
+		w.str("text", string(c))
+	case spec.Raw:
+		w.key("raw")
+		w.bytes([]byte(c))
+	case spec.Data:
+		w.key("data")
+		w.anyValue(c.Value, 0)
+	case spec.URL:
+		w.strOmit("url", string(c))
 	}
-	w.b = append(w.b, ']')
+	w.strOmit("filename", p.Filename)
+	w.strOmit("mediaType", p.MediaType)
+	w.objectOmit("metadata", p.Metadata)
+	w.b = append(w.b, '}')
 }
 
 // artifact writes a as its mirror, wireArtifact (nil as null).
@@ -239,11 +212,7 @@ func (w *jsonWriter) callerContext(c *CallerContext) {
 	w.b = append(w.b, '{')
 	if len(c.Messages) > 0 {
 		w.key("messages")
-		w.b = append(w.b, '[')
-		for i, m := range c.Messages {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
+		list(w, c.Messages, func(m ContextMessage) {
 			w.b = append(w.b, '{')
 			w.str("role", m.Role)
 			w.str("text", m.Text)
@@ -251,8 +220,7 @@ func (w *jsonWriter) callerContext(c *CallerContext) {
 				w.time("time", m.Time)
 			}
 			w.b = append(w.b, '}')
-		}
-		w.b = append(w.b, ']')
+		})
 	}
 	w.strOmit("key", c.Key)
 	w.intOmit("count", int64(c.Count))
@@ -265,18 +233,13 @@ func (w *jsonWriter) question(q *Question) {
 	w.str("text", q.Text)
 	if len(q.Options) > 0 {
 		w.key("options")
-		w.b = append(w.b, '[')
-		for i, o := range q.Options {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
+		list(w, q.Options, func(o Option) {
 			w.b = append(w.b, '{')
 			w.str("id", o.ID)
 			w.str("label", o.Label)
 			w.strOmit("description", o.Description)
 			w.b = append(w.b, '}')
-		}
-		w.b = append(w.b, ']')
+		})
 	}
 	w.raw("inputSchema", q.InputSchema)
 	if a := q.Auth; a != nil {

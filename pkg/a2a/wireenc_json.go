@@ -59,16 +59,21 @@ func (w *jsonWriter) intOmit(k string, n int64) {
 
 // strings writes a list of strings (nil as null).
 func (w *jsonWriter) strings(ss []string) {
-	if ss == nil {
+	list(w, ss, func(s string) { w.b = jsonw.AppendString(w.b, s) })
+}
+
+// list writes items as an array, each by write (nil as null).
+func list[T any](w *jsonWriter, items []T, write func(T)) {
+	if items == nil {
 		w.b = append(w.b, "null"...)
 		return
 	}
 	w.b = append(w.b, '[')
-	for i, s := range ss {
+	for i, item := range items {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = jsonw.AppendString(w.b, s)
+		write(item)
 	}
 	w.b = append(w.b, ']')
 }
@@ -151,18 +156,7 @@ func (w *jsonWriter) anyValue(v any, depth int) {
 	case map[string]any:
 		w.object(v, depth)
 	case []any:
-		if v == nil {
-			w.b = append(w.b, "null"...)
-			return
-		}
-		w.b = append(w.b, '[')
-		for i, e := range v {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.anyValue(e, depth+1)
-		}
-		w.b = append(w.b, ']')
+		list(w, v, func(e any) { w.anyValue(e, depth+1) })
 	default:
 		w.marshal(v)
 	}

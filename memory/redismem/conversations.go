@@ -11,8 +11,8 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/a2abus/a2abus/internal/jsonw"
 	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // appendScript appends one turn atomically and announces it.
@@ -74,9 +74,9 @@ func encodeUnsequenced(t memory.Turn) ([]byte, error) {
 		size += len(k) + len(v) + 6
 	}
 	b := append(make([]byte, 0, size), `{"role":`...)
-	b = jsonw.AppendString(b, t.Role)
+	b = a2a.AppendJSONString(b, t.Role)
 	b = append(b, `,"content":`...)
-	b = jsonw.AppendString(b, t.Content)
+	b = a2a.AppendJSONString(b, t.Content)
 	b = append(b, `,"time":"`...)
 	b, err := t.Time.AppendText(b)
 	if err != nil {
@@ -85,7 +85,7 @@ func encodeUnsequenced(t memory.Turn) ([]byte, error) {
 	b = append(b, '"')
 	if len(t.Meta) > 0 {
 		b = append(b, `,"meta":`...)
-		b = jsonw.AppendStringMap(b, t.Meta)
+		b = a2a.AppendJSONStringMap(b, t.Meta)
 	}
 	return append(b, '}'), nil
 }

@@ -5,8 +5,6 @@ package a2a
 
 import (
 	spec "github.com/a2aproject/a2a-go/v2/a2a"
-
-	"github.com/a2abus/a2abus/internal/jsonw"
 )
 
 // The codec's fastest writer: the two payloads of every call, task.request
@@ -143,7 +141,7 @@ func (w *jsonWriter) message(m *Message) {
 	w.parts(m.Parts)
 	if len(m.ReferenceTasks) > 0 {
 		w.key("referenceTaskIds")
-		list(w, m.ReferenceTasks, func(id spec.TaskID) { w.b = jsonw.AppendString(w.b, string(id)) })
+		list(w, m.ReferenceTasks, func(id spec.TaskID) { w.b = AppendJSONString(w.b, string(id)) })
 	}
 	w.str("role", m.Role.String())
 	w.strOmit("taskId", string(m.TaskID))

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"github.com/a2abus/a2abus/internal/jsonw"
 )
 
 // The hand-written writer's JSON values (wireenc.go writes the payloads with
@@ -39,7 +37,7 @@ func (w *jsonWriter) key(k string) {
 // str writes a string member.
 func (w *jsonWriter) str(k, s string) {
 	w.key(k)
-	w.b = jsonw.AppendString(w.b, s)
+	w.b = AppendJSONString(w.b, s)
 }
 
 // strOmit writes a string member unless it is empty (omitempty).
@@ -59,7 +57,7 @@ func (w *jsonWriter) intOmit(k string, n int64) {
 
 // strings writes a list of strings (nil as null).
 func (w *jsonWriter) strings(ss []string) {
-	list(w, ss, func(s string) { w.b = jsonw.AppendString(w.b, s) })
+	list(w, ss, func(s string) { w.b = AppendJSONString(w.b, s) })
 }
 
 // list writes items as an array, each by write (nil as null).
@@ -148,7 +146,7 @@ func (w *jsonWriter) anyValue(v any, depth int) {
 	case nil:
 		w.b = append(w.b, "null"...)
 	case string:
-		w.b = jsonw.AppendString(w.b, v)
+		w.b = AppendJSONString(w.b, v)
 	case bool:
 		w.b = strconv.AppendBool(w.b, v)
 	case float64:
@@ -179,7 +177,7 @@ func (w *jsonWriter) object(m map[string]any, depth int) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = jsonw.AppendString(w.b, k)
+		w.b = AppendJSONString(w.b, k)
 		w.b = append(w.b, ':')
 		w.anyValue(m[k], depth+1)
 	}

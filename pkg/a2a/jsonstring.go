@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The a2abus Authors
 
-// Package jsonw writes JSON by hand as encoding/json writes it, for the
-// encoders of the call path that skip its reflection (pkg/a2a's wire
-// writer, memory/redismem's turns).
-package jsonw
+package a2a
 
 import (
 	"slices"
 	"unicode/utf8"
 )
+
+// JSON written by hand as encoding/json writes it, for the encoders of the
+// call path that skip its reflection: the wire writer (wireenc.go) and
+// working memory's records (memory/redismem).
 
 // jsonSafe marks the ASCII bytes encoding/json writes as they are in a
 // string, HTML escaping on: printable, not '"', '\\', '<', '>' or '&'.
@@ -22,10 +23,10 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// AppendString appends s quoted as encoding/json quotes it: the short
+// AppendJSONString appends s quoted as encoding/json quotes it: the short
 // escapes for \b \f \n \r \t " and \\, \u00XX for other control bytes and
 // for < > &, \ufffd for each invalid UTF-8 byte, \u2028 and \u2029 escaped.
-func AppendString(b []byte, s string) []byte {
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -75,9 +76,9 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// AppendStringMap appends m as encoding/json writes a map[string]string:
+// AppendJSONStringMap appends m as encoding/json writes a map[string]string:
 // its keys sorted, nil as null.
-func AppendStringMap(b []byte, m map[string]string) []byte {
+func AppendJSONStringMap(b []byte, m map[string]string) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
@@ -92,9 +93,9 @@ func AppendStringMap(b []byte, m map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendString(b, k)
+		b = AppendJSONString(b, k)
 		b = append(b, ':')
-		b = AppendString(b, m[k])
+		b = AppendJSONString(b, m[k])
 	}
 	return append(b, '}')
 }

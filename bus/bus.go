@@ -10,6 +10,7 @@ package bus
 import (
 	"context"
 	"hash/fnv"
+	"time"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -37,6 +38,15 @@ type Publisher interface {
 	// CorrelationID that one Bus publishes one after the other reach a queue
 	// in that order while the connection lives, confirmed or not.
 	Publish(ctx context.Context, msg Message) error
+}
+
+// BoundedPublisher is a Publisher whose every Publish ends within its own
+// timeout, whatever its context: a caller that needs no shorter bound may
+// publish under a context without a deadline.
+type BoundedPublisher interface {
+	Publisher
+	// PublishTimeout is the longest a Publish waits for its confirm.
+	PublishTimeout() time.Duration
 }
 
 // Subscriber consumes queues.

@@ -137,6 +137,10 @@ func (b *Bus) Publish(ctx context.Context, msg bus.Message) error {
 	return nil
 }
 
+// PublishTimeout is Options.PublishTimeout: no Publish waits longer
+// (bus.BoundedPublisher).
+func (b *Bus) PublishTimeout() time.Duration { return b.publishTimeout }
+
 // boundsPublish reports whether a publish under ctx needs the publish
 // timeout's own timer: not when ctx's deadline comes first.
 func (b *Bus) boundsPublish(ctx context.Context) bool {

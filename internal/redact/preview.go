@@ -38,7 +38,20 @@ func (r *Redactor) Preview(s string, maxRunes int) string {
 // the cut (maxRunes <= 0: the whole text). It reads no further than the
 // cut: the preview of a text already redacted.
 func Collapse(s string, maxRunes int) string {
+	if collapsed(s, maxRunes) {
+		return s // the usual short answer: nothing to change, nothing to copy
+	}
+	return collapse(s, maxRunes)
+}
+
+// collapse is Collapse without its shortcut.
+func collapse(s string, maxRunes int) string {
 	var b strings.Builder
+	size := len(s) // one allocation: at most the text, or its cut
+	if maxRunes > 0 {
+		size = min(size, maxRunes*utf8.UTFMax+len("…"))
+	}
+	b.Grow(size)
 	n, space := 0, false
 	for i, c := range s {
 		if unicode.IsSpace(c) {
@@ -60,6 +73,27 @@ func Collapse(s string, maxRunes int) string {
 		n++
 	}
 	return b.String()
+}
+
+// collapsed reports whether Collapse(s, maxRunes) is s: valid UTF-8 of at
+// most maxRunes characters, its words one ASCII space apart, none at either end.
+func collapsed(s string, maxRunes int) bool {
+	n, space := 0, true // true: no space at the start
+	for _, c := range s {
+		if unicode.IsSpace(c) {
+			if c != ' ' || space {
+				return false
+			}
+			space = true
+		} else {
+			if c == utf8.RuneError { // an invalid byte, which Collapse writes as U+FFFD
+				return false
+			}
+			space = false
+		}
+		n++
+	}
+	return !(space && n > 0) && (maxRunes <= 0 || n <= maxRunes)
 }
 
 func btoi(b bool) int {

@@ -82,3 +82,18 @@ func TestStringIsIdempotent(t *testing.T) {
 		t.Fatalf("String(String(x)) = %q, String(x) = %q", twice, once)
 	}
 }
+
+// A text Collapse would not change is returned as it is, without a copy;
+// any other is collapsed as before.
+func TestCollapseKeepsACollapsedText(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\u00a0b", "héllo wörld", "\xff", "\ufffd", "abcde", "abcdef", "ab cd", "a b c d e f"} {
+		for _, maxRunes := range []int{0, 5, 1} {
+			if got, want := Collapse(s, maxRunes), collapse(s, maxRunes); got != want {
+				t.Errorf("Collapse(%q, %d) = %q, want %q", s, maxRunes, got, want)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = Collapse("the quick brown fox", 120) }); n != 0 {
+		t.Errorf("Collapse of a collapsed text allocated %v times, want 0", n)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // appendScript appends one turn atomically and announces it.
@@ -63,6 +64,32 @@ type unsequenced struct {
 	Meta    map[string]string `json:"meta,omitempty"`
 }
 
+// encodeUnsequenced writes t's JSON without its Seq byte for byte as
+// json.Marshal writes unsequenced (one allocation instead of a reflection
+// pass over the meta map); a time encoding/json refuses is left to it, error
+// and all.
+func encodeUnsequenced(t memory.Turn) ([]byte, error) {
+	size := len(`{"role":,"content":,"time":"","meta":{}}`) + len(time.RFC3339Nano) + len(t.Role) + len(t.Content) + len(t.Content)/8
+	for k, v := range t.Meta {
+		size += len(k) + len(v) + 6
+	}
+	b := append(make([]byte, 0, size), `{"role":`...)
+	b = a2a.AppendJSONString(b, t.Role)
+	b = append(b, `,"content":`...)
+	b = a2a.AppendJSONString(b, t.Content)
+	b = append(b, `,"time":"`...)
+	b, err := t.Time.AppendText(b)
+	if err != nil {
+		return json.Marshal(unsequenced{Role: t.Role, Content: t.Content, Time: t.Time, Meta: t.Meta})
+	}
+	b = append(b, '"')
+	if len(t.Meta) > 0 {
+		b = append(b, `,"meta":`...)
+		b = a2a.AppendJSONStringMap(b, t.Meta)
+	}
+	return append(b, '}'), nil
+}
+
 // AppendTurn appends t to session in one script (LLEN+1 as Seq, RPUSH,
 // PEXPIRE when Options.ConversationTTL is set, PUBLISH) and returns the stored
 // turn. An ErrUnavailable leaves the outcome unknown; AppendTurnOnce is safe to retry.
@@ -105,7 +132,7 @@ func (m *backend) appendTurn(ctx context.Context, session, id string, t memory.T
 // and the turn as it will be stored but for its Seq.
 func (m *backend) appendArgs(session, id string, t memory.Turn) ([]string, []any, memory.Turn, error) {
 	t = memory.PrepareTurn(t, time.Now())
-	body, err := json.Marshal(unsequenced{Role: t.Role, Content: t.Content, Time: t.Time, Meta: t.Meta})
+	body, err := encodeUnsequenced(t)
 	if err != nil {
 		return nil, nil, memory.Turn{}, fmt.Errorf("encode: %w", err)
 	}

@@ -16,8 +16,9 @@ import (
 // their place, so one encoding/json pass writes or reads a whole payload.
 // They write the JSON a2a-go writes (keys may come in another order) and
 // read what it reads into the same values; input they would read
-// differently — a part without exactly one content, or any JSON error — is
-// decoded again the standard way, so results and errors are a2a-go's
+// differently — a part without exactly one content, a key given twice (in
+// any letter case: wirescan_keys.go), or any JSON error — is decoded again
+// the standard way, so results and errors are a2a-go's
 // (wire_test.go checks both directions).
 
 // wireMessage mirrors Message.
@@ -86,8 +87,25 @@ type (
 	}
 )
 
-// marshalPayload encodes p as encoding/json would, through its mirror when it has one.
+// marshalPayload encodes p as encoding/json would, through its mirror when
+// it has one, by hand for the payloads of every call (wireenc.go) unless
+// the hand-written writer gives up.
 func marshalPayload(p Payload) ([]byte, error) {
+	switch v := p.(type) {
+	case *TaskRequest:
+		if b, ok := encodeTaskRequest(v); ok {
+			return b, nil
+		}
+	case *TaskResult:
+		if b, ok := encodeTaskResult(v); ok {
+			return b, nil
+		}
+	}
+	return marshalMirror(p)
+}
+
+// marshalMirror encodes p through its mirror with encoding/json.
+func marshalMirror(p Payload) ([]byte, error) {
 	switch v := p.(type) {
 	case *TaskRequest:
 		return json.Marshal(wireTaskRequest{(*taskRequestFields)(v), toWireMessage(v.Message), toWireMessages(v.History), toWireMessages(v.ContextHistory)})
@@ -126,7 +144,7 @@ func fastUnmarshal(p Payload, body []byte) bool {
 		w := wireTaskRequest{taskRequestFields: (*taskRequestFields)(v)}
 		if !(&jsonReader{b: body}).taskRequest(&w) { // wirescan.go; else the encoding/json pass
 			*v, w.Message, w.History, w.ContextHistory = TaskRequest{}, nil, nil, nil
-			if json.Unmarshal(body, &w) != nil {
+			if json.Unmarshal(body, &w) != nil || repeatsAKey(body) { // wirescan_keys.go
 				return false
 			}
 		}
@@ -139,7 +157,7 @@ func fastUnmarshal(p Payload, body []byte) bool {
 		}
 	case *TaskStatus:
 		w := wireTaskStatus{taskStatusFields: (*taskStatusFields)(v)}
-		if json.Unmarshal(body, &w) != nil {
+		if json.Unmarshal(body, &w) != nil || repeatsAKey(body) {
 			return false
 		}
 		v.State = fromWireState(w.State)
@@ -148,7 +166,7 @@ func fastUnmarshal(p Payload, body []byte) bool {
 		w := wireTaskResult{taskResultFields: (*taskResultFields)(v)}
 		if !(&jsonReader{b: body}).taskResult(&w) { // wirescan.go; else the encoding/json pass
 			*v, w.State, w.Message = TaskResult{}, "", nil
-			if json.Unmarshal(body, &w) != nil {
+			if json.Unmarshal(body, &w) != nil || repeatsAKey(body) {
 				return false
 			}
 		}

@@ -273,3 +273,33 @@ func TestWireScanGivesUpOnARepeatedKey(t *testing.T) {
 	}
 	assertSameDecode(t, KindTaskResult, body)
 }
+
+// A key given twice, in any letter case, is read twice by encoding/json:
+// a bad earlier value refuses the body even though the last one is good,
+// and the mirrors agree (the standard path decides such a body).
+func TestWireDecodeRepeatedKeyAsEncodingJSON(t *testing.T) {
+	many := `{"taskId":"t","state":"TASK_STATE_COMPLETED","message":{"role":"ROLE_AGENT","parts":[{"data":{` +
+		`"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"r":18,"A":19,"\u0061":20}}]},` +
+		`"artifacts":[{"artifactId":"a","parts":[{}]}],"Artifacts":[]}`
+	cases := map[Kind][]string{
+		KindTaskRequest: {
+			`{"ConteXthistorY":[{"pArts":[{}]}],"ConteXtHistorY":[]}`,
+			`{"taskId":"t","message":{"role":"ROLE_USER","parts":[{}]},"message":{"role":"ROLE_USER","parts":[{"text":"x"}]}}`,
+			`{"taskId":"t","message":{"role":"ROLE_USER","parts":[{}],"PARTS":[{"text":"x"}]}}`,
+			`{"taskId":"t","message":{"role":"ROLE_USER","metadata":{"k":1,"K":2},"parts":[{"text":"x"}]}}`,
+		},
+		KindTaskStatus: {`{"taskId":"t","state":"TASK_STATE_WORKING","message":{"parts":[{}]},"Message":{"parts":[{"text":"x"}]}}`},
+		KindTaskResult: {many, `{"taskId":"t","state":"TASK_STATE_COMPLETED","artifacts":[{"artifactId":"a","parts":[{"url":"u","text":"x"}]}],"ARTIFACTS":null}`},
+	}
+	for kind, bodies := range cases {
+		for _, b := range bodies {
+			assertSameDecode(t, kind, []byte(b))
+		}
+	}
+	for body, want := range map[string]bool{`{"a":1,"A":2}`: true, `[{"K":1},{"k":2}]`: false, `{"k":{"K":1},"\u212a":2}`: true,
+		`{"ſ":1,"S":2}`: true, `{"a":{"b":1},"c":{"b":2}}`: false, `{}`: false, `"x"`: false} {
+		if got := repeatsAKey([]byte(body)); got != want {
+			t.Errorf("repeatsAKey(%s) = %v, want %v", body, got, want)
+		}
+	}
+}

@@ -22,10 +22,14 @@ import (
 // the body goes down the encoding/json path, so values and errors stay
 // a2a-go's (FuzzWireDecode checks it against encoding/json).
 
-// jsonReader reads one JSON document.
+// jsonReader reads one JSON document. The strings it returns are slices
+// of one copy of the whole body (s), made at the first string, instead of
+// one copy each: a payload's strings keep that copy alive together.
 type jsonReader struct {
-	b []byte
-	i int
+	b       []byte
+	i       int
+	s       string // the body as a string, once a string was read
+	escaped bool   // the last span was unescaped into a copy, not a slice of b
 }
 
 func (r *jsonReader) skipSpace() {
@@ -105,10 +109,19 @@ func (r *jsonReader) elements(elem func() bool) bool {
 // str reads a string.
 func (r *jsonReader) str() (string, bool) {
 	b, ok := r.span()
-	if !ok {
+	switch {
+	case !ok:
 		return "", false
+	case len(b) == 0:
+		return "", true
+	case r.escaped:
+		return string(b), true
 	}
-	return string(b), true
+	if r.s == "" {
+		r.s = string(r.b)
+	}
+	end := r.i - 1 // the closing quote
+	return r.s[end-len(b) : end], true
 }
 
 // span reads a string as str does, as bytes: a slice of the body when the
@@ -119,6 +132,7 @@ func (r *jsonReader) span() ([]byte, bool) {
 		return nil, false
 	}
 	start, ascii := r.i, true
+	r.escaped = false
 	for ; r.i < len(r.b); r.i++ {
 		switch c := r.b[r.i]; {
 		case c == '"':
@@ -129,7 +143,8 @@ func (r *jsonReader) span() ([]byte, bool) {
 			}
 			return s, true
 		case c == '\\':
-			return r.escaped(start)
+			r.escaped = true
+			return r.unescape(start)
 		case c < 0x20:
 			return nil, false
 		case c >= utf8.RuneSelf:
@@ -139,8 +154,8 @@ func (r *jsonReader) span() ([]byte, bool) {
 	return nil, false
 }
 
-// escaped reads the rest of a string from start, at its first escape.
-func (r *jsonReader) escaped(start int) ([]byte, bool) {
+// unescape reads the rest of a string from start, at its first escape.
+func (r *jsonReader) unescape(start int) ([]byte, bool) {
 	out := append(make([]byte, 0, r.i-start+16), r.b[start:r.i]...)
 	for r.i < len(r.b) {
 		c := r.b[r.i]

@@ -25,9 +25,15 @@ func (a *Agent) publishReply(r *outgoing) error {
 	if r.payload == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), a.opts.ReplyTimeout)
-	defer cancel()
-	return a.publishTo(ctx, r.caller, r.payload, r.trace)
+	return a.publishTo(time.Now().Add(a.opts.ReplyTimeout), r.caller, r.payload, r.trace)
+}
+
+// firstPublishBounded reports whether the bus bounds a publish within
+// ReplyTimeout by itself: then a reply's first attempt needs no context
+// with a deadline (a context and a timer per reply), only the retries do.
+func (a *Agent) firstPublishBounded() bool {
+	pb, ok := a.opts.Bus.(bus.BoundedPublisher)
+	return ok && pb.PublishTimeout() <= a.opts.ReplyTimeout
 }
 
 // deliverReply publishes r and reports whether the task must be requeued:
@@ -153,7 +159,11 @@ const statusSendTimeout = 2 * time.Second
 // replyBackoff is the wait between the attempts of a reply's publish.
 var replyBackoff = backoff.Policy{Min: 50 * time.Millisecond, Max: 2 * time.Second}
 
-func (a *Agent) publishTo(ctx context.Context, caller string, p a2a.Payload, trace a2a.Trace) error {
+// publishTo publishes p to caller's response queue, retrying transient
+// failures until deadline. The first attempt runs without a deadline of its
+// own when the bus's publish timeout bounds it within ReplyTimeout
+// (firstPublishBounded); the retries under one.
+func (a *Agent) publishTo(deadline time.Time, caller string, p a2a.Payload, trace a2a.Trace) error {
 	key, err := a2a.ResponseRoutingKey(caller)
 	if err != nil {
 		return err
@@ -163,10 +173,21 @@ func (a *Agent) publishTo(ctx context.Context, caller string, p a2a.Payload, tra
 		return fmt.Errorf("%w: %s: %w", errUnencodable, p.Kind(), err)
 	}
 	msg := bus.Message{Envelope: env, RoutingKey: key}
+	ctx := context.Background()
+	if !a.firstPublishBounded() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	for attempt := 0; ; attempt++ {
 		err = a.opts.Bus.Publish(ctx, msg)
 		if err == nil || !retryable(err) {
 			break
+		}
+		if ctx.Done() == nil { // the first attempt failed, bounded by the bus: the retries by deadline
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
 		}
 		if !backoff.Sleep(ctx, replyBackoff.Delay(attempt)) {
 			return fmt.Errorf("publish %s to %q: %w (last error: %w)", p.Kind(), key, ctx.Err(), err)

@@ -23,12 +23,17 @@ import (
 // and answers with the attempt (a run after the first waits for again to
 // close), and a collector of its caller's replies.
 func replyWorld(t *testing.T, replyTimeout time.Duration, again <-chan struct{}) (r *replies, runs *atomic.Int32, target, caller string) {
+	return replyWorldBounded(t, replyTimeout, 0, again)
+}
+
+// replyWorldBounded is replyWorld with the bus's publish timeout (0: its default).
+func replyWorldBounded(t *testing.T, replyTimeout, publishTimeout time.Duration, again <-chan struct{}) (r *replies, runs *atomic.Int32, target, caller string) {
 	t.Helper()
 	w := testworld.Real(t)
 	target, caller = w.N("Replier"), w.N("Asker")
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.WaitBound)
 	defer cancel()
-	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange})
+	b, err := rabbitmq.Dial(ctx, rabbitmq.Options{URL: w.AMQPURL, Exchange: w.Exchange, PublishTimeout: publishTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +94,23 @@ func TestReplyRetriedUntilTheBrokerTakesIt(t *testing.T) {
 
 // A reply still refused when ReplyTimeout has passed sends the task back
 // to its queue: it runs again and that run's reply is the answer, the
-// only one the caller gets.
+// only one the caller gets. Both ways the reply is bounded: by a context
+// of its own when the bus's publish timeout (10s) is longer than
+// ReplyTimeout, by the bus and then a deadline on the retries when it is
+// shorter (the reply's first attempt has no context of its own).
 func TestReplyRefusedPastItsTimeoutRunsTheTaskAgain(t *testing.T) {
 	t.Parallel()
+	for name, publishTimeout := range map[string]time.Duration{"bus bound longer": 0, "bus bound shorter": 200 * time.Millisecond} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			replyRefusedPastItsTimeout(t, publishTimeout)
+		})
+	}
+}
+
+func replyRefusedPastItsTimeout(t *testing.T, publishTimeout time.Duration) {
 	again := make(chan struct{})
-	r, runs, target, caller := replyWorld(t, 500*time.Millisecond, again)
+	r, runs, target, caller := replyWorldBounded(t, 500*time.Millisecond, publishTimeout, again)
 	queue, err := bus.ResponseQueue(caller)
 	if err != nil {
 		t.Fatal(err)

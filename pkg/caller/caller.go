@@ -83,6 +83,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/internal/backoff"
 	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
@@ -445,14 +446,17 @@ func (c *Caller) mode() string {
 // read-only, out of memory, refused by an ACL, misconfigured), so that an
 // outcome waits until memory takes it instead of its response being
 // requeued into the dead-letter queue. It gives up at once on any other
-// error, and when ctx ends: handleResponse bounds ctx with
-// Options.MemoryRetryBound.
+// error, and when ctx ends or the retryBound it carries passes
+// (handleResponse bounds a response's retries by Options.MemoryRetryBound).
 func (c *Caller) retry(ctx context.Context, what string, op func(context.Context) error) error {
 	var failed memory.Failure
 	var first time.Time
-	err := memory.Retry(ctx, 0, op, func(f memory.Failure) {
-		if f.First() {
+	before := 0 // attempts made before memory.Retry's
+	onFailure := func(f memory.Failure) {
+		if f.Attempt += before; f.First() {
 			first = time.Now()
+		} else {
+			f.Waited = time.Since(first)
 		}
 		failed = f
 		c.observeRetry(what)
@@ -460,7 +464,30 @@ func (c *Caller) retry(ctx context.Context, what string, op func(context.Context
 			c.log.Warn("working memory failed; the outcome waits (its response unacked) and is retried",
 				zap.String("op", what), zap.Int("attempt", f.Attempt), zap.Duration("waited", f.Waited), zap.Error(f.Err))
 		}
-	})
+	}
+	if b, ok := ctx.Value(retryBoundKey{}).(*retryBound); ok {
+		var err error
+		if time.Until(b.at) > retryBoundNear { // the usual: one attempt, far from the bound, needs no timer
+			if err = op(ctx); err == nil {
+				return nil
+			}
+			if cerr := ctx.Err(); cerr != nil || !memory.Transient(err) { // as memory.Retry ends
+				if cerr != nil && !errors.Is(err, cerr) {
+					err = fmt.Errorf("%w (last error: %w)", context.Cause(ctx), err)
+				}
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			onFailure(memory.Failure{Attempt: 1, Err: err})
+			before = 1
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, b.at, errRetryBound)
+		defer cancel()
+		if before > 0 && !backoff.Sleep(ctx, memory.RetryBackoff.Delay(0)) {
+			return fmt.Errorf("%s: %w (last error: %w)", what, context.Cause(ctx), err)
+		}
+	}
+	err := memory.Retry(ctx, 0, op, onFailure)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -470,6 +497,32 @@ func (c *Caller) retry(ctx context.Context, what string, op func(context.Context
 	}
 	return nil
 }
+
+// retryBound is a response's context carrying when its memory retries end
+// (Options.MemoryRetryBound after it arrived) without a timer of its own:
+// retry puts the deadline on its context only once working memory failed,
+// or when the bound is near (retryBoundNear), so that an attempt that could
+// reach the bound runs under it. A response whose memory answers pays no
+// timer.
+type retryBound struct {
+	context.Context
+	at time.Time
+}
+
+type retryBoundKey struct{}
+
+// Value is the bound itself for retryBoundKey, else the parent's value.
+func (b *retryBound) Value(key any) any {
+	if key == (retryBoundKey{}) {
+		return b
+	}
+	return b.Context.Value(key)
+}
+
+// retryBoundNear is how close to its retryBound an attempt runs under the
+// deadline from its start: more than any one attempt of working memory
+// takes (each bounded by the memory's own timeouts). A variable for tests.
+var retryBoundNear = time.Minute
 
 // errRetryBound is the cause of a response's context that outlived
 // Options.MemoryRetryBound: its response is requeued.

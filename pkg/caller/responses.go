@@ -58,9 +58,9 @@ func (c *Caller) handleResponse(ctx context.Context, d *bus.Delivery) error {
 	// A context that survives the consumer's stop: a finalization that has
 	// begun completes (memory retries end with Close, or past
 	// MemoryRetryBound: the response is then requeued, well before the
-	// broker's consumer_timeout would take it back).
-	fctx, cancel := context.WithTimeoutCause(c.life.ClosingContext(), c.opts.MemoryRetryBound, errRetryBound)
-	defer cancel()
+	// broker's consumer_timeout would take it back). The bound travels
+	// without a timer: retry puts it on its context once memory failed.
+	fctx := &retryBound{Context: c.life.ClosingContext(), at: time.Now().Add(c.opts.MemoryRetryBound)}
 	stored.once = d.Attempt <= 1 // delivered here the first time: nothing of it can have been stored before
 	observed := c.observeFinalize(fctx, d)
 	out, err := c.finalize(fctx, stored, answerClaim(d))

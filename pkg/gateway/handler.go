@@ -233,10 +233,9 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 			return nil, err
 		}
 	}
-	s, what := &started{}, "send to "+rq.agent.Name
+	s := &started{}
 	var list *listing
 	if in.taskID != "" {
-		what = "answer task " + in.taskID
 		if err := h.answerable(ctx, rq, in); err != nil {
 			return nil, err
 		}
@@ -267,6 +266,10 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 			zap.String("task", s.inv.TaskID), zap.Error(err))
 	} else if err != nil {
 		list.unsent()
+		what := "send to " + rq.agent.Name
+		if in.taskID != "" {
+			what = "answer task " + in.taskID
+		}
 		return nil, h.g.refusal(rq, what, err)
 	}
 	if in.push != nil || in.taskID != "" {

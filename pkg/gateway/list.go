@@ -40,13 +40,14 @@ type taskIndex struct {
 	adds     int        // additions since the last trim
 	touched  map[string]bool
 	trimming bool
+	keys     map[string]string // the principals' index keys (a fixed set: the gateway's callers)
 }
 
 // trimEvery is how many additions of a process go between two trims.
 const trimEvery = 256
 
 func newTaskIndex(mem memory.Memory, max int, now func() time.Time, log func(error)) *taskIndex {
-	t := &taskIndex{mem: mem, max: max, now: now, log: log, touched: map[string]bool{}}
+	t := &taskIndex{mem: mem, max: max, now: now, log: log, touched: map[string]bool{}, keys: map[string]string{}}
 	t.idle = sync.NewCond(&t.mu)
 	return t
 }
@@ -61,10 +62,18 @@ type listing struct {
 // listing lists the new task a send is about to make for principal; nil
 // (logged) when principal has no index: the task is sent unlisted.
 func (t *taskIndex) listing(principal string) *listing {
-	idx, err := memory.GatewayTasksIndex(principal)
-	if err != nil {
-		t.log(err)
-		return nil
+	t.mu.Lock()
+	idx, ok := t.keys[principal]
+	t.mu.Unlock()
+	if !ok {
+		var err error
+		if idx, err = memory.GatewayTasksIndex(principal); err != nil {
+			t.log(err)
+			return nil
+		}
+		t.mu.Lock()
+		t.keys[principal] = idx
+		t.mu.Unlock()
 	}
 	return &listing{t: t, idx: idx}
 }

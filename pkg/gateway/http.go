@@ -289,8 +289,9 @@ func (g *Gateway) serveREST(w http.ResponseWriter, r *http.Request, rq *request)
 			return
 		}
 	}
-	r2 := r.Clone(r.Context())
-	r2.URL.Path, r2.URL.RawPath = path, ""
+	r2, u := r.WithContext(r.Context()), *r.URL // a shallow copy: only the URL changes
+	u.Path, u.RawPath = path, ""
+	r2.URL = &u
 	g.serveStreamable(w, r2, rq, strings.HasSuffix(path, ":stream") || strings.HasSuffix(path, ":subscribe"), g.rest)
 }
 

@@ -178,6 +178,7 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 		memory.IndexAddOp(c.pending, rec.TaskID, rec.firstSweep().UnixMilli())}, sessionOps...), spilled...)
 	if rec.also != nil {
 		ops = append(ops, rec.also(rec.TaskID)...)
+		rec.also = nil // asked once: the record kept in this process (c.local) does not hold its user's state
 	}
 	_, err = c.opts.Memory.Batch(ctx, ops...)
 	if err != nil {

@@ -77,6 +77,11 @@ type Request struct {
 	// Stream asks the agent for status updates before its reply; Call sets
 	// it when it has a StatusFunc, and a sub-call inherits its task's.
 	Stream bool
+	// RecordAlso, when set, gives writes of the caller's user (the gateway
+	// lists the task under its principal) that go in the batch recording
+	// the task: they are in working memory when Invoke returns, at no
+	// extra round trip. It gets the new task's id; not sent to the agent.
+	RecordAlso func(taskID string) []memory.Op
 }
 
 // Invocation is what Invoke (or Reply) returns at once.
@@ -168,9 +173,14 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
-	_, err = c.opts.Memory.Batch(ctx, append(append([]memory.Op{
+	ops := append(append([]memory.Op{
 		memory.SetOp(recKey, recJSON, recTTL),
-		memory.IndexAddOp(c.pending, rec.TaskID, rec.firstSweep().UnixMilli())}, sessionOps...), spilled...)...)
+		memory.IndexAddOp(c.pending, rec.TaskID, rec.firstSweep().UnixMilli())}, sessionOps...), spilled...)
+	if rec.also != nil {
+		ops = append(ops, rec.also(rec.TaskID)...)
+		rec.also = nil // asked once: the record kept in this process (c.local) does not hold its user's state
+	}
+	_, err = c.opts.Memory.Batch(ctx, ops...)
 	if err != nil {
 		go c.forgetUnrecorded(ctx, rec) // part of the batch may have been applied
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
@@ -384,7 +394,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		ContextID: tr.ContextID, MemoryKey: key, Deadline: tr.Deadline, StartBy: tr.StartBy, CreatedAt: now, Chain: tr.CallChain, freshSession: fresh,
 		Message: tr.Message, ContextHistory: tr.ContextHistory, Priority: tr.Priority, CorrelationID: tr.CorrelationID,
 		Handoff: tr.Handoff, AllowNestedCalls: tr.AllowNestedCalls, Stream: tr.Stream,
-		CallerContext: tr.CallerContext, AllowedTools: tr.AllowedTools, MaxContextTokens: tr.MaxContextTokens}
+		CallerContext: tr.CallerContext, AllowedTools: tr.AllowedTools, MaxContextTokens: tr.MaxContextTokens, also: req.RecordAlso}
 	if !rec.StartBy.IsZero() {
 		rec.SweepFrom = rec.StartBy.Add(c.opts.TakeGrace)
 	}

@@ -57,7 +57,8 @@ type Record struct {
 	AllowedTools     []string           `json:"allowedTools,omitzero"`
 	MaxContextTokens int                `json:"maxContextTokens,omitempty"`
 
-	freshSession bool // the session was made up for this task (sessions.go); not stored
+	freshSession bool                            // the session was made up for this task (sessions.go); not stored
+	also         func(taskID string) []memory.Op // Request.RecordAlso; not stored
 }
 
 // encode is the JSON of r, as json.Marshal writes it but through the

@@ -108,7 +108,7 @@ func (g *Gateway) serveCard(w http.ResponseWriter, r *http.Request, rq *request)
 	if !g.listed(w, rq, r.PathValue("name"), true) {
 		return
 	}
-	card := g.card(rq.agent, rq.base)
+	card := g.card(rq.agent, g.baseURL(r))
 	a2asrv.NewAgentCardHandler(a2asrv.AgentCardProducerFn(func(context.Context) (*spec.AgentCard, error) { return card, nil })).ServeHTTP(w, r)
 }
 
@@ -138,12 +138,12 @@ func (g *Gateway) serveCatalog(w http.ResponseWriter, r *http.Request, rq *reque
 		writeError(w, rq, http.StatusMethodNotAllowed, codeInvalidRequest, "the catalog is read with GET")
 		return
 	}
-	cat := Catalog{Agents: []CatalogEntry{}}
+	cat, base := Catalog{Agents: []CatalogEntry{}}, g.baseURL(r)
 	for _, e := range g.opts.Directory.List(directory.Filter{Query: r.URL.Query().Get("q"), Skill: r.URL.Query().Get("skill")}) {
 		if !served(e) {
 			continue
 		}
-		u := rq.base + AgentsPath + "/" + url.PathEscape(e.Name)
+		u := base + AgentsPath + "/" + url.PathEscape(e.Name)
 		cat.Agents = append(cat.Agents, CatalogEntry{Name: e.Name, Description: e.Card.Description, Status: e.Status,
 			WellKnown: e.WellKnown, Skills: e.SkillIDs(), CardURL: u + CardPath, URL: u})
 	}

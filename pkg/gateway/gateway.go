@@ -162,7 +162,7 @@ func New(o Options) (*Gateway, error) {
 	}
 	g.rates = newPrincipalRates(o.Rate, o.Burst, o.Now)
 	g.streams = &streamSlots{max: int64(o.MaxStreams)}
-	g.tasks = newTaskIndex(o.Memory, o.MaxListedTasks, func(err error) { g.log.Warn("gateway: tasks not listed", zap.Error(err)) })
+	g.tasks = newTaskIndex(o.Memory, o.MaxListedTasks, o.Now, func(err error) { g.log.Warn("gateway: tasks not listed", zap.Error(err)) })
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	h := &handler{g: g}
 	keepAlive := a2asrv.WithTransportKeepAlive(o.StreamKeepAlive)

@@ -195,19 +195,14 @@ func invocationOf(info *caller.TaskInfo) caller.Invocation {
 // started is a task a send started (or answered): its invocation, its
 // watch (streams), and the registration that goes on beside the wait.
 type started struct {
-	inv    caller.Invocation
-	watch  *caller.Watch
-	join   func()
-	listed <-chan struct{} // closed when the new task is in its principal's list
+	inv   caller.Invocation
+	watch *caller.Watch
+	join  func()
 }
 
-// registered waits for the task's push registration and its listing for
-// its principal to be done: what the answer reports is then in memory.
+// registered waits for the task's push registration to be done: what the
+// answer reports is then in memory.
 func (s *started) registered() {
-	if s.listed != nil {
-		<-s.listed
-		s.listed = nil
-	}
 	if s.join != nil {
 		s.join()
 		s.join = nil
@@ -223,8 +218,8 @@ func (s *started) close() {
 
 // start sends the message: a new task of the agent's skill, or the answer
 // to a task waiting for input (the message names the task). A new task is
-// listed for its principal (group-committed: taskIndex); its push config is
-// kept beside the caller's wait.
+// listed for its principal in the batch that records it (taskIndex); its
+// push config is kept beside the caller's wait.
 func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageRequest, stream bool) (*started, error) {
 	if req == nil || req.Message == nil {
 		return nil, invalidParams("params.message is required")
@@ -238,9 +233,9 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 			return nil, err
 		}
 	}
-	s, what := &started{}, "send to "+rq.agent.Name
+	s := &started{}
+	var list *listing
 	if in.taskID != "" {
-		what = "answer task " + in.taskID
 		if err := h.answerable(ctx, rq, in); err != nil {
 			return nil, err
 		}
@@ -257,6 +252,9 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 		}
 		breq := caller.Request{Target: rq.agent.Name, Skill: in.skill, Text: in.text, Input: in.input,
 			ContextID: in.contextID, Timeout: in.timeout, Trace: rq.trace}
+		if list = h.g.tasks.listing(rq.principal); list != nil {
+			breq.RecordAlso = list.ops
+		}
 		if stream {
 			s.inv, s.watch, err = rq.caller.InvokeWatched(ctx, breq)
 		} else {
@@ -267,10 +265,12 @@ func (h *handler) start(ctx context.Context, rq *request, req *spec.SendMessageR
 		h.g.log.Warn("gateway: publish not confirmed; the task is kept and ends with its answer or a TIMEOUT",
 			zap.String("task", s.inv.TaskID), zap.Error(err))
 	} else if err != nil {
+		list.unsent()
+		what := "send to " + rq.agent.Name
+		if in.taskID != "" {
+			what = "answer task " + in.taskID
+		}
 		return nil, h.g.refusal(rq, what, err)
-	}
-	if in.taskID == "" {
-		s.listed = h.g.tasks.add(rq.principal, s.inv.TaskID, h.g.opts.Now()) // group-committed; waited for before the answer
 	}
 	if in.push != nil || in.taskID != "" {
 		done := make(chan struct{})

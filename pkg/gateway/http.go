@@ -30,12 +30,18 @@ type request struct {
 	agent     directory.Entry
 	reply     *reply
 	trace     a2a.Trace
-	base      string // the gateway's URL, as the client reaches it
 	method    string // the metrics label
 	kind      string // "jsonrpc", "rest" or "" (cards, catalog): the shape of the errors written here
 }
 
 type requestKey struct{}
+
+// exchange is what the gateway keeps of one request, allocated at once.
+type exchange struct {
+	rq    request
+	reply reply
+	rw    replyWriter
+}
 
 func requestFrom(ctx context.Context) *request {
 	rq, _ := ctx.Value(requestKey{}).(*request)
@@ -69,8 +75,10 @@ func (g *Gateway) routes() http.Handler {
 	mux.Handle(AgentsPath+"/{name}"+RESTPath+"/{path...}", g.entry("rest", false, g.serveREST))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rq := &request{reply: &reply{}, method: "other"}
-		rw := &replyWriter{ResponseWriter: w, reply: rq.reply}
+		x := &exchange{} // one allocation for the request, its reply and its writer
+		rq, rw := &x.rq, &x.rw
+		rq.reply, rq.method = &x.reply, "other"
+		rw.ResponseWriter, rw.reply = w, &x.reply
 		defer func() {
 			rw.commit()
 			g.metrics.request(rq.method, rw.status, time.Since(start))
@@ -102,7 +110,7 @@ func (g *Gateway) serveReady(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) entry(kind string, public bool, serve func(http.ResponseWriter, *http.Request, *request)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rq := requestFrom(r.Context())
-		rq.kind, rq.method, rq.base = kind, kind, g.baseURL(r)
+		rq.kind, rq.method = kind, kind
 		if !public {
 			name, aerr := g.authenticate(r.Context(), r)
 			if aerr != nil {
@@ -205,21 +213,42 @@ func readBody(w http.ResponseWriter, r *http.Request, rq *request) ([]byte, bool
 		writeError(w, rq, http.StatusBadRequest, codeParseError, "the request body could not be read: "+err.Error())
 		return nil, false
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); (len(body) > 0 || rq.kind == "jsonrpc") &&
-		(err != nil || (mt != "application/json" && mt != "application/a2a+json")) {
+	if ct := r.Header.Get("Content-Type"); (len(body) > 0 || rq.kind == "jsonrpc") && !jsonType(ct) {
 		writeError(w, rq, http.StatusUnsupportedMediaType, codeContentType,
-			fmt.Sprintf("content type %q is not supported: send application/json", r.Header.Get("Content-Type")))
+			fmt.Sprintf("content type %q is not supported: send application/json", ct))
 		return nil, false
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	again := &bodyAgain{}
+	again.Reset(body)
+	r.Body = again
 	return body, true
 }
 
-// The A2A methods, as the metrics name them.
-var methods = map[string]bool{
-	"SendMessage": true, "SendStreamingMessage": true, "GetTask": true, "ListTasks": true, "CancelTask": true,
-	"SubscribeToTask": true, "GetTaskPushNotificationConfig": true, "CreateTaskPushNotificationConfig": true,
-	"ListTaskPushNotificationConfigs": true, "DeleteTaskPushNotificationConfig": true, "GetExtendedAgentCard": true,
+// jsonType reports whether the content type ct is JSON's or A2A's.
+func jsonType(ct string) bool {
+	if ct == "application/json" || ct == "application/a2a+json" {
+		return true // as clients send it: no parameters to parse
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || mt == "application/a2a+json")
+}
+
+// bodyAgain is a body read already, for a2asrv to read again.
+type bodyAgain struct{ bytes.Reader }
+
+func (*bodyAgain) Close() error { return nil }
+
+// The A2A methods, as the metrics name them, each mapped to itself.
+var methods = selfMap("SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask",
+	"SubscribeToTask", "GetTaskPushNotificationConfig", "CreateTaskPushNotificationConfig",
+	"ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard")
+
+func selfMap(names ...string) map[string]string {
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[n] = n
+	}
+	return m
 }
 
 func streaming(method string) bool {
@@ -241,7 +270,7 @@ func (g *Gateway) serveJSONRPC(w http.ResponseWriter, r *http.Request, rq *reque
 		return
 	}
 	method := rpcMethod(body)
-	if methods[method] {
+	if _, known := methods[method]; known {
 		rq.method = method
 	}
 	g.serveStreamable(w, r, rq, streaming(method), g.jsonrpc)
@@ -260,8 +289,9 @@ func (g *Gateway) serveREST(w http.ResponseWriter, r *http.Request, rq *request)
 			return
 		}
 	}
-	r2 := r.Clone(r.Context())
-	r2.URL.Path, r2.URL.RawPath = path, ""
+	r2, u := r.WithContext(r.Context()), *r.URL // a shallow copy: only the URL changes
+	u.Path, u.RawPath = path, ""
+	r2.URL = &u
 	g.serveStreamable(w, r2, rq, strings.HasSuffix(path, ":stream") || strings.HasSuffix(path, ":subscribe"), g.rest)
 }
 

@@ -20,106 +20,121 @@ import (
 
 // taskIndex keeps, per principal, the tasks the gateway sent for it,
 // newest first (memory.GatewayTasksIndex, scored by minus the Unix
-// microsecond they were sent), bounded to its max latest: every trimEvery
-// additions of a process cut the indexes they touched back to max (a
-// trim reads up to max+4·trimEvery members, so it is made rarely: between
-// trims a list grows past max by up to trimEvery per replica).
+// microsecond they were sent), bounded to its max latest.
 //
-// Additions are group-committed: add queues one and returns a channel
-// closed once it is written (the send waits for it before it answers, so a
-// replica killed after answering has listed the task); one writer at a
-// time takes everything queued and writes it
-// in one batch, so a burst of sends costs a round trip or two, not one
-// each. ListTasks first waits until this process's queued additions are
-// written (sync); another replica's are within a round trip of its sends.
+// A new task is listed in the batch that records it (its Request's
+// RecordAlso is listing's ops): when the send answers, its task is listed
+// (a replica killed after answering has listed it), at no round trip of
+// its own. Every trimEvery additions of a process, one trim in the
+// background cuts the indexes they touched back to max (a trim reads up to
+// max+4·trimEvery members, so it is made rarely: between trims a list
+// grows past max by up to trimEvery per replica).
 type taskIndex struct {
-	mem  memory.Memory
-	max  int
-	log  func(error)
-	adds int // additions queued since the last trim
+	mem memory.Memory
+	max int
+	log func(error)
+	now func() time.Time
 
-	mu      sync.Mutex
-	idle    *sync.Cond // signalled when the writer stops
-	pending []memory.Op
-	waiting []chan struct{} // closed when pending is written
-	touched map[string]bool // indexes written since the last trim
-	writing bool
+	mu       sync.Mutex
+	idle     *sync.Cond // signalled when a trim ends
+	adds     int        // additions since the last trim
+	touched  map[string]bool
+	trimming bool
+	keys     map[string]string // the principals' index keys (a fixed set: the gateway's callers)
 }
 
 // trimEvery is how many additions of a process go between two trims.
 const trimEvery = 256
 
-func newTaskIndex(mem memory.Memory, max int, log func(error)) *taskIndex {
-	t := &taskIndex{mem: mem, max: max, log: log, touched: map[string]bool{}}
+func newTaskIndex(mem memory.Memory, max int, now func() time.Time, log func(error)) *taskIndex {
+	t := &taskIndex{mem: mem, max: max, now: now, log: log, touched: map[string]bool{}, keys: map[string]string{}}
 	t.idle = sync.NewCond(&t.mu)
 	return t
 }
 
-// add queues the listing of taskID for principal, sent at at; the channel
-// it returns is closed when the batch holding it has been written (or has
-// failed, which is logged: the task runs on, unlisted).
-func (t *taskIndex) add(principal, taskID string, at time.Time) <-chan struct{} {
-	done := make(chan struct{})
-	idx, err := memory.GatewayTasksIndex(principal)
-	if err != nil {
-		t.log(err)
-		close(done)
-		return done
-	}
-	t.mu.Lock()
-	t.pending = append(t.pending, memory.IndexAddOp(idx, taskID, -at.UnixMicro()))
-	t.waiting = append(t.waiting, done)
-	t.touched[idx] = true
-	start := !t.writing
-	t.writing = true
-	t.mu.Unlock()
-	if start {
-		go t.write()
-	}
-	return done
+// listing is the listing of one new task of a principal.
+type listing struct {
+	t      *taskIndex
+	idx    string
+	taskID string // set once the op is made: the task's record batch holds it
 }
 
-// write writes what is queued, batch after batch, until nothing is.
-func (t *taskIndex) write() {
-	for {
+// listing lists the new task a send is about to make for principal; nil
+// (logged) when principal has no index: the task is sent unlisted.
+func (t *taskIndex) listing(principal string) *listing {
+	t.mu.Lock()
+	idx, ok := t.keys[principal]
+	t.mu.Unlock()
+	if !ok {
+		var err error
+		if idx, err = memory.GatewayTasksIndex(principal); err != nil {
+			t.log(err)
+			return nil
+		}
 		t.mu.Lock()
-		ops, waiting := t.pending, t.waiting
-		t.pending, t.waiting = nil, nil
-		var trim []string
-		if t.adds += len(ops); t.adds >= trimEvery {
-			for idx := range t.touched {
-				trim = append(trim, idx)
-			}
-			t.adds, t.touched = 0, map[string]bool{}
-		}
-		if len(ops) == 0 {
-			t.writing = false
-			t.idle.Broadcast()
-			t.mu.Unlock()
-			return
-		}
+		t.keys[principal] = idx
 		t.mu.Unlock()
+	}
+	return &listing{t: t, idx: idx}
+}
+
+// ops is the Request.RecordAlso of the send: the task's addition to the
+// list, sent now.
+func (l *listing) ops(taskID string) []memory.Op {
+	l.taskID = taskID
+	l.t.added(l.idx)
+	return []memory.Op{memory.IndexAddOp(l.idx, taskID, -l.t.now().UnixMicro())}
+}
+
+// unsent removes the task from the list when its record was written but
+// the send failed (the caller withdrew the task), in the background.
+func (l *listing) unsent() {
+	if l != nil && l.taskID != "" {
+		go l.remove()
+	}
+}
+
+func (l *listing) remove() {
+	ctx, cancel := context.WithTimeout(context.Background(), registerTimeout)
+	defer cancel()
+	if _, err := l.t.mem.Batch(ctx, memory.IndexRemoveOp(l.idx, l.taskID)); err != nil {
+		l.t.log(fmt.Errorf("unlist unsent task %s: %w", l.taskID, err))
+	}
+}
+
+// added counts an addition to idx, and starts a trim every trimEvery.
+func (t *taskIndex) added(idx string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.touched[idx] = true
+	if t.adds++; t.adds < trimEvery || t.trimming {
+		return
+	}
+	trim := make([]string, 0, len(t.touched))
+	for idx := range t.touched {
+		trim = append(trim, idx)
+	}
+	t.adds, t.touched, t.trimming = 0, map[string]bool{}, true
+	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), registerTimeout)
-		if _, err := t.mem.Batch(ctx, ops...); err != nil {
-			t.log(fmt.Errorf("list %d tasks: %w", len(ops), err))
-		}
-		for _, done := range waiting {
-			close(done)
-		}
+		defer cancel()
 		for _, idx := range trim {
 			if err := t.trim(ctx, idx); err != nil {
 				t.log(fmt.Errorf("trim %s: %w", idx, err))
 			}
 		}
-		cancel()
-	}
+		t.mu.Lock()
+		t.trimming = false
+		t.idle.Broadcast()
+		t.mu.Unlock()
+	}()
 }
 
-// sync waits until the additions queued before it are written.
+// sync waits until the trim under way, if any, has ended.
 func (t *taskIndex) sync() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for t.writing {
+	for t.trimming {
 		t.idle.Wait()
 	}
 }
@@ -177,7 +192,6 @@ func (h *handler) ListTasks(ctx context.Context, req *spec.ListTasksRequest) (*s
 	if err != nil {
 		return nil, h.g.refusal(rq, "list tasks", err)
 	}
-	h.g.tasks.sync() // this process's latest sends are listed
 	members, err := h.g.opts.Memory.IndexRange(ctx, idx, 0, pos+scanPages*size+1)
 	if err != nil {
 		return nil, h.g.refusal(rq, "list tasks", err)

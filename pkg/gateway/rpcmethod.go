@@ -47,7 +47,7 @@ func scanMethod(body []byte) (method string, ok bool) {
 			if !plain {
 				return "", false
 			}
-			method = string(value)
+			method = methodName(value)
 		} else if !s.skipValue() {
 			return "", false
 		}
@@ -61,6 +61,15 @@ func scanMethod(body []byte) (method string, ok bool) {
 }
 
 var methodKey = []byte("method")
+
+// methodName is name as a string: an A2A method's name is the methods
+// map's own string, not a copy.
+func methodName(name []byte) string {
+	if m, known := methods[string(name)]; known {
+		return m
+	}
+	return string(name)
+}
 
 // jsonScan walks a JSON text without decoding it.
 type jsonScan struct {

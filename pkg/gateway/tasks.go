@@ -28,8 +28,14 @@ func pendingTask(inv caller.Invocation, at time.Time) *spec.Task {
 	return &spec.Task{
 		ID: spec.TaskID(inv.TaskID), ContextID: inv.ContextID,
 		Status:   spec.TaskStatus{State: spec.TaskStateSubmitted, Timestamp: &at},
-		Metadata: map[string]any{MetadataKey: map[string]any{"agent": inv.Target}},
+		Metadata: map[string]any{MetadataKey: taskAgent{Agent: inv.Target}},
 	}
+}
+
+// taskAgent is the gateway's metadata of a task without an outcome (a
+// struct: encoded as the map it stands for, without sorting its keys).
+type taskAgent struct {
+	Agent string `json:"agent"`
 }
 
 // infoTask is the task the caller knows: pending, or its stored outcome.

@@ -168,7 +168,7 @@ func (g *gen) float() float64 {
 	case 3:
 		return 1e21 * float64(g.n(100))
 	case 4:
-		return -0.0
+		return math.Copysign(0, -1) // a negative zero
 	}
 	return float64(g.n(256)) / 8
 }

@@ -77,11 +77,7 @@ func newReplicaWith(t testing.TB, rawURL string, opts redislimits.Options, l gua
 	return r
 }
 
-// openReplica builds a replica's shared limits and guard on c.
-func openReplica(c goredis.UniversalClient, keyPrefix string, l guard.Limits, lease time.Duration, log *zap.Logger) (replica, error) {
-	return openReplicaWith(redislimits.Options{Client: c, KeyPrefix: keyPrefix, Lease: lease, Logger: log}, l)
-}
-
+// openReplicaWith builds a replica's shared limits and guard from opts.
 func openReplicaWith(opts redislimits.Options, l guard.Limits) (replica, error) {
 	shared, err := redislimits.New(opts)
 	if err != nil {

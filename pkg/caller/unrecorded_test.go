@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
 )
@@ -20,36 +19,43 @@ import (
 // appliedButFailed applies the first batch that records a task, then
 // reports it failed as unavailable, as a Redis Cluster batch whose ops
 // landed on a live primary and on one failing over.
+// With down set, every batch after that one fails the same way, unapplied:
+// working memory gone for good.
 type appliedButFailed struct {
 	memory.Memory
 	failed atomic.Bool
+	down   bool
 }
 
 func (m *appliedButFailed) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
+	unavailable := fmt.Errorf("batch: %w: dial tcp: connection refused", memory.ErrUnavailable)
+	if m.down && m.failed.Load() {
+		return nil, unavailable
+	}
 	res, err := m.Memory.Batch(ctx, ops...)
 	if err == nil && len(ops) > 0 && strings.HasPrefix(ops[0].Key, "a2a/tasks/") && m.failed.CompareAndSwap(false, true) {
-		return nil, fmt.Errorf("batch: %w: dial tcp: connection refused", memory.ErrUnavailable)
+		return nil, unavailable
 	}
 	return res, err
 }
 
-// A task whose record batch failed after landing (in part) is withdrawn:
-// claimed unsent, its record and pending entry removed, so that the
-// sweeper never times out — and notifies — a task its caller was told was
-// not sent (the cluster soak's Redis Cluster failovers found it).
+// A task whose record batch failed after landing (in part) is withdrawn
+// before Invoke returns: claimed unsent, its record and pending entry
+// removed, so that the sweeper never times out — and notifies — a task its
+// caller was told was not sent, even when the caller exits at once (the
+// cluster soak's Redis Cluster failovers found it).
 func TestInvokeWithdrawsATaskWhoseRecordFailed(t *testing.T) {
 	w := wrap(t, testworld.Embedded(t))
 	w.mem = &appliedButFailed{Memory: w.Memory}
-	c := w.caller(w.N("Primary"), true)
-	_, err := c.Invoke(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: time.Minute})
-	if !errors.Is(err, memory.ErrUnavailable) {
-		t.Fatalf("Invoke: %v, want the record's failure", err)
+	c := w.caller(w.N("Primary"), false)
+	inv, err := c.Invoke(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: time.Minute})
+	if !errors.Is(err, memory.ErrUnavailable) || errors.Is(err, ErrOutcomeUnknown) || inv.TaskID != "" {
+		t.Fatalf("Invoke: %+v, %v; want the record's failure, not sent", inv, err)
 	}
-	var pending []string
-	testenv.Eventually(t, "the task withdrawn from the pending index", func() bool {
-		pending, err = PendingTasks(ctxT(t), w.Memory, w.N("Primary"), 10)
-		return err == nil && len(pending) == 0
-	}, testenv.Explain(func() string { return fmt.Sprintf("pending %v, %v", pending, err) }))
+	pending, err := PendingTasks(ctxT(t), w.Memory, w.N("Primary"), 10)
+	if err != nil || len(pending) != 0 {
+		t.Fatalf("pending %v, %v; want the task withdrawn before Invoke returned", pending, err)
+	}
 	keys, err := w.Memory.List(ctxT(t), "")
 	if err != nil {
 		t.Fatal(err)
@@ -69,5 +75,23 @@ func TestInvokeWithdrawsATaskWhoseRecordFailed(t *testing.T) {
 	}
 	if records != 0 || claimed != 1 {
 		t.Errorf("%d records and %d claims left (keys %v), want none and the unsent claim", records, claimed, keys)
+	}
+}
+
+// A task whose record batch failed, and whose withdrawal working memory
+// never answered, is not called "not sent": part of its record may stand,
+// and the sweeper time it out. Invoke returns it kept, with
+// ErrOutcomeUnknown and its task id.
+func TestInvokeKeepsATaskItCouldNotWithdraw(t *testing.T) {
+	w := wrap(t, testworld.Embedded(t))
+	w.mem = &appliedButFailed{Memory: w.Memory, down: true}
+	c := w.caller(w.N("Primary"), false, func(o *Options) { o.MemoryRetryBound = 300 * time.Millisecond })
+	inv, err := c.Invoke(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: time.Minute})
+	if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, memory.ErrUnavailable) || inv.TaskID == "" {
+		t.Fatalf("Invoke: %+v, %v; want the task kept (ErrOutcomeUnknown) with its id", inv, err)
+	}
+	pending, err := PendingTasks(ctxT(t), w.Memory, w.N("Primary"), 10)
+	if err != nil || len(pending) != 1 || pending[0] != inv.TaskID {
+		t.Errorf("pending %v, %v; want the kept task %s, for the sweeper", pending, err, inv.TaskID)
 	}
 }

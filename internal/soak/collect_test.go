@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/memory/redismem"
@@ -42,11 +40,7 @@ func TestCollectScansTheKeyspaceOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	opts, err := redis.ParseURL(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := redis.NewClient(opts)
+	admin := srv.Admin()
 	defer admin.Close()
 
 	const sessions = 600

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	goredis "github.com/redis/go-redis/v9"
-
 	"github.com/a2abus/a2abus/internal/soak"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
@@ -43,11 +41,7 @@ func TestRealRedisPartialRecordIsNeverRunNorTimedOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	opts, err := goredis.ParseURL(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := goredis.NewClient(opts)
+	admin := srv.Admin()
 	defer admin.Close()
 
 	var mu sync.Mutex

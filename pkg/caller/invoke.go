@@ -240,6 +240,9 @@ func (c *Caller) withdraw(ctx context.Context, rec *Record) bool {
 			}
 			if !res[0].Applied { // ours already (an earlier attempt landed unanswered), or another outcome's
 				b, err := c.opts.Memory.Get(ctx, claimKey)
+				if errors.Is(err, memory.ErrNotFound) { // gone meanwhile (a failover lost it): claim again
+					return fmt.Errorf("%w: the claim of task %s vanished", memory.ErrUnavailable, rec.TaskID)
+				}
 				if err != nil {
 					return err
 				}

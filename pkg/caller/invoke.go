@@ -266,6 +266,19 @@ func (c *Caller) withdraw(ctx context.Context, rec *Record) bool {
 	return claimed
 }
 
+// withdrawn reports whether taskID's final claim is its caller's unsent: a
+// withdrawal that landed although working memory failed to say so, so send
+// returned the task kept (ErrOutcomeUnknown). Such a task has a record but
+// never an outcome: its waiters end with ErrUnknownTask.
+func (c *Caller) withdrawn(ctx context.Context, taskID string) bool {
+	key, err := memory.TaskClaimKey(c.opts.Name, taskID)
+	if err != nil {
+		return false
+	}
+	b, err := c.opts.Memory.Get(ctx, key)
+	return err == nil && string(b) == claimUnsent
+}
+
 // buildRequest validates req and builds the wire request and the record.
 // With a Resolver the target is vetted and canonicalised first. Called from a
 // handler (ctx carries its task), the request inherits the task's session,

@@ -95,3 +95,50 @@ func TestInvokeKeepsATaskItCouldNotWithdraw(t *testing.T) {
 		t.Errorf("pending %v, %v; want the kept task %s, for the sweeper", pending, err, inv.TaskID)
 	}
 }
+
+// unsentButFailed applies the claim of a withdrawal and reports it failed
+// (a write the primary applied, its replica never acknowledged), and fails
+// every read of the claim, while fail is set.
+type unsentButFailed struct {
+	memory.Memory
+	fail atomic.Bool
+}
+
+func (m *unsentButFailed) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
+	res, err := m.Memory.Batch(ctx, ops...)
+	if err == nil && m.fail.Load() && (strings.HasPrefix(ops[0].Key, "a2a/tasks/") || string(ops[0].Value) == claimUnsent) {
+		return nil, fmt.Errorf("batch: %w: not replicated", memory.ErrUnavailable)
+	}
+	return res, err
+}
+
+func (m *unsentButFailed) Get(ctx context.Context, key string) ([]byte, error) {
+	if m.fail.Load() && strings.HasPrefix(key, "a2a/final/") {
+		return nil, fmt.Errorf("get: %w: not replicated", memory.ErrUnavailable)
+	}
+	return m.Memory.Get(ctx, key)
+}
+
+// A task whose withdrawal landed although working memory said it failed is
+// returned kept, yet has a record and never an outcome (its claim is the
+// caller's unsent): Call and Wait end with ErrUnknownTask past its
+// deadline instead of waiting for ever, and nothing times it out.
+func TestWaitEndsForAKeptTaskWhoseWithdrawalLanded(t *testing.T) {
+	w := wrap(t, testworld.Embedded(t))
+	mem := &unsentButFailed{Memory: w.Memory}
+	mem.fail.Store(true)
+	w.mem = mem
+	c := w.caller(w.N("Primary"), true, func(o *Options) { o.MemoryRetryBound = 300 * time.Millisecond })
+	inv, err := c.Invoke(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: time.Second})
+	if !errors.Is(err, ErrOutcomeUnknown) || inv.TaskID == "" {
+		t.Fatalf("Invoke: %+v, %v; want the task kept", inv, err)
+	}
+	mem.fail.Store(false)
+	out, err := c.Wait(ctxT(t), inv.TaskID, nil)
+	if !errors.Is(err, ErrUnknownTask) || out != nil {
+		t.Fatalf("Wait: %+v, %v; want ErrUnknownTask (withdrawn)", out, err)
+	}
+	if res, _ := w.Memory.Get(ctxT(t), inv.MemoryKey); res != nil {
+		t.Errorf("an outcome was stored for a withdrawn task: %s", res)
+	}
+}

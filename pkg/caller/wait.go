@@ -148,6 +148,9 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 			c.guardSettled(out)
 			return out, err
 		}
+		if timedOut && c.withdrawn(ctx, taskID) { // invoke.go: it never gets an outcome
+			return nil, fmt.Errorf("caller %q: wait for %s: %w: it was withdrawn (claimed unsent), never published", c.opts.Name, taskID, ErrUnknownTask)
+		}
 		deadline = dl
 	}
 }

@@ -142,3 +142,31 @@ func TestWaitEndsForAKeptTaskWhoseWithdrawalLanded(t *testing.T) {
 		t.Errorf("an outcome was stored for a withdrawn task: %s", res)
 	}
 }
+
+// waitKeyFailingOnce fails the first read of a task's wait key as unavailable.
+type waitKeyFailingOnce struct {
+	memory.Memory
+	failed atomic.Bool
+}
+
+func (m *waitKeyFailingOnce) Get(ctx context.Context, key string) ([]byte, error) {
+	if strings.HasSuffix(key, "/wait") && m.failed.CompareAndSwap(false, true) {
+		return nil, fmt.Errorf("get: %w: dial tcp: connection refused", memory.ErrUnavailable)
+	}
+	return m.Memory.Get(ctx, key)
+}
+
+// A Call whose own timeout of its overdue task (no sweeper runs) meets
+// working memory failing keeps waiting and ends with the task's TIMEOUT:
+// it was sent, so a failover must not turn it into an error (the cluster
+// soak counted such calls refused, yet timed out).
+func TestCallRidesOutAFailureOfItsOwnTimeout(t *testing.T) {
+	w := wrap(t, testworld.Embedded(t))
+	mem := &waitKeyFailingOnce{Memory: w.Memory}
+	w.mem = mem
+	c := w.caller(w.N("Primary"), false)
+	out, err := c.Call(ctxT(t), Request{Target: w.N("Nobody"), Skill: "echo", Text: "x", Timeout: 500 * time.Millisecond}, nil)
+	if err != nil || out.Result.Error == nil || out.Result.Error.Code != "TIMEOUT" || !mem.failed.Load() {
+		t.Fatalf("Call: %+v, %v (failure injected: %v); want its TIMEOUT", out, err, mem.failed.Load())
+	}
+}

@@ -51,6 +51,11 @@ func collect(ctx context.Context, m memory.Memory, s *Snapshot) (map[string]*Obs
 		if o.Results, err = readResults(ctx, m, keys); err != nil {
 			return nil, err
 		}
+		if task := s.Sent[sid]; task != "" && len(o.Results) == 0 {
+			if o.Withdrawn, err = withdrawn(ctx, m, e.Caller, task); err != nil {
+				return nil, err
+			}
+		}
 		obs[sid] = o
 	}
 	return obs, nil
@@ -166,4 +171,21 @@ func readResult(ctx context.Context, m memory.Memory, key string) (Stored, bool,
 		r.Code = string(sr.Error.Code)
 	}
 	return r, true, nil
+}
+
+// withdrawn reports whether task's final claim is its caller's "unsent"
+// (pkg/caller's claimUnsent): a task withdrawn, never published.
+func withdrawn(ctx context.Context, m memory.Memory, callerName, task string) (bool, error) {
+	key, err := memory.TaskClaimKey(callerName, task)
+	if err != nil {
+		return false, fmt.Errorf("soak: claim key of %s: %w", task, err)
+	}
+	b, err := m.Get(ctx, key)
+	if errors.Is(err, memory.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("soak: read %s: %w", key, err)
+	}
+	return string(b) == "unsent", nil
 }

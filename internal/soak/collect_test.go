@@ -25,7 +25,8 @@ import (
 // known task id, makes as many as a single List of the sessions' keys (the
 // per-session scans it replaced made 400 times as many, and a 100,000-task
 // cluster run's check did not end in 28 minutes). It still finds every
-// result: at a known id, and the one stored for a task never marked sent.
+// result: at a known id, and the one stored for a task never marked sent;
+// and it sees a sent task withdrawn (its claim "unsent").
 func TestCollectScansTheKeyspaceOnce(t *testing.T) {
 	testenv.RedisURL(t) // skip locally (fail under CI) without Redis
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -51,8 +52,18 @@ func TestCollectScansTheKeyspaceOnce(t *testing.T) {
 		s.Entries[sid] = Entry{Session: sid, Caller: "C", Proc: "p1", Target: "A", Skill: SkillFast, Expect: ExpectComplete, Text: sid}
 		task := fmt.Sprintf("t-%d", i)
 		switch i % 3 {
-		case 0: // sent, answered
+		case 0: // sent, answered; the first withdrawn by its caller instead (claimed unsent)
 			s.Sent[sid] = task
+			if i == 0 {
+				claim, err := memory.TaskClaimKey("C", task)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Set(ctx, claim, []byte("unsent"), time.Hour); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
 		case 1: // refused: nothing stored
 			s.Refused[sid] = "broker down"
 			continue
@@ -98,6 +109,9 @@ func TestCollectScansTheKeyspaceOnce(t *testing.T) {
 		t.Errorf("collect made %d SCAN calls, one List of the sessions %d: want one scan for all %d sessions", got, one, sessions)
 	}
 	for sid := range s.Entries {
+		if w := obs[sid].Withdrawn; w != (sid == SessionID("scan", 0)) {
+			t.Errorf("%s: withdrawn %v", sid, w)
+		}
 		var tasks []string
 		for _, r := range obs[sid].Results {
 			tasks = append(tasks, r.Task)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/a2abus/a2abus/internal/soak"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
@@ -32,17 +34,10 @@ import (
 // the task's only claim is the caller's "unsent". The server is a private
 // redis-server, so its ACL change touches nobody else.
 func TestRealRedisPartialRecordIsNeverRunNorTimedOut(t *testing.T) {
-	testenv.RedisURL(t) // skip locally (fail under CI) without Redis
-	w := testworld.Real(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := soak.StartRedis(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	admin := srv.Admin()
-	defer admin.Close()
+	srv, admin := privateRedis(ctx, t)
+	w := testworld.Real(t)
 
 	var mu sync.Mutex
 	var ran []string
@@ -137,4 +132,18 @@ func TestRealRedisPartialRecordIsNeverRunNorTimedOut(t *testing.T) {
 	if want := map[string]int{"unsent": 1, "result": 1, "timeout": 1}; !maps.Equal(claims, want) {
 		t.Errorf("claims %v, want %v: the refused task withdrawn, the later one answered, the control timed out", claims, want)
 	}
+}
+
+// privateRedis starts a private redis-server, for a test that changes its
+// ACL (skipped locally, failing under CI, without Redis), and a client of it.
+func privateRedis(ctx context.Context, t *testing.T) (*soak.Redis, *goredis.Client) {
+	testenv.RedisURL(t)
+	srv, err := soak.StartRedis(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	admin := srv.Admin()
+	t.Cleanup(func() { _ = admin.Close() })
+	return srv, admin
 }

@@ -201,7 +201,9 @@ func (r *callerRole) do(ctx context.Context, s Spec) {
 // invoke invokes req, cancels it after s.CancelAfter, and waits for its
 // outcome (bounded). Only a failed Invoke is returned: the task was then not
 // published. A publish whose outcome is unknown (caller.ErrOutcomeUnknown)
-// is a sent task: the caller tracks it, and its answer or a TIMEOUT comes.
+// is a sent task: the caller tracks it, and its answer or a TIMEOUT comes —
+// unless Wait then finds no such task (caller.ErrUnknownTask): a kept task
+// never published, returned as refused.
 func (r *callerRole) invoke(ctx context.Context, req caller.Request, s Spec) error {
 	inv, err := r.c.Invoke(ctx, req)
 	if errors.Is(err, caller.ErrOutcomeUnknown) && inv.TaskID != "" {
@@ -223,8 +225,14 @@ func (r *callerRole) invoke(ctx context.Context, req caller.Request, s Spec) err
 	}
 	wctx, cancel := context.WithTimeout(ctx, waitBound)
 	defer cancel()
-	if _, err := r.c.Wait(wctx, inv.TaskID, nil); err != nil && ctx.Err() == nil {
-		r.log.Warn("no outcome waited for", zap.String("task", inv.TaskID), zap.Error(err))
+	_, werr := r.c.Wait(wctx, inv.TaskID, nil)
+	switch {
+	case werr != nil && errors.Is(err, caller.ErrOutcomeUnknown) && errors.Is(werr, caller.ErrUnknownTask):
+		// Kept, but it was never published: its record never landed, or
+		// its withdrawal did (pkg/caller's withdraw). It is refused after all.
+		return werr
+	case werr != nil && ctx.Err() == nil:
+		r.log.Warn("no outcome waited for", zap.String("task", inv.TaskID), zap.Error(werr))
 	}
 	return nil
 }

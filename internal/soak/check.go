@@ -37,6 +37,10 @@ type Observed struct {
 	Results []Stored
 	Again   []Stored
 	Notes   []Note
+	// Withdrawn: the task's final claim is its caller's "unsent" (pkg/caller
+	// withdrew it, never published, though Invoke could only say its
+	// outcome was unknown).
+	Withdrawn bool
 }
 
 // Verdict is the checker's account of a run.
@@ -86,7 +90,7 @@ func Classify(s *Snapshot, obs map[string]*Observed) Verdict {
 		_, sent := s.Sent[sid]
 		cause, refused := s.Refused[sid]
 		switch {
-		case refused && len(o.Results) == 0 && len(o.Notes) == 0:
+		case (refused || o.Withdrawn) && len(o.Results) == 0 && len(o.Notes) == 0:
 			v.Refused++
 			continue
 		case refused:

@@ -34,6 +34,10 @@ func TestClassifyCountsEachKindOfProblem(t *testing.T) {
 	// refused: Invoke failed.
 	add("no", SkillFast, "p1", false)
 	s.Refused["no"] = "broker down"
+	// withdrawn: Invoke said its outcome unknown, but its caller's withdrawal
+	// landed (claimed unsent): never published, refused.
+	add("withdrawn", SkillFast, "p1", true)
+	obs["withdrawn"] = &Observed{Withdrawn: true}
 	// duplicated: two answer notifications.
 	add("dup", SkillFast, "p1", true)
 	r, n = done("t-dup", "fast dup")
@@ -58,7 +62,7 @@ func TestClassifyCountsEachKindOfProblem(t *testing.T) {
 	obs["late"] = &Observed{Results: []Stored{r}, Again: []Stored{r}, Notes: []Note{swept, n}}
 
 	v := Classify(s, obs)
-	want := Verdict{Tasks: 8, Lost: 1, Duplicated: 1, Overwritten: 2, Abandoned: 1, Refused: 1}
+	want := Verdict{Tasks: 9, Lost: 1, Duplicated: 1, Overwritten: 2, Abandoned: 1, Refused: 2}
 	if v.Tasks != want.Tasks || v.Lost != want.Lost || v.Duplicated != want.Duplicated || v.Overwritten != want.Overwritten ||
 		v.Abandoned != want.Abandoned || v.Refused != want.Refused || v.RefusedRan != 0 {
 		t.Fatalf("verdict %+v, want %+v", v, want)

@@ -111,6 +111,10 @@ func (r *Redis) Addr() string {
 	return opt.Addr
 }
 
+// Admin is a new client of the Redis (a test's, to change its ACL or read
+// its stats); the caller closes it.
+func (r *Redis) Admin() *redis.Client { return redis.NewClient(&redis.Options{Addr: r.Addr()}) }
+
 // Kill kill -9s redis-server (a crash: nothing more reaches its replicas) and waits for it.
 func (r *Redis) Kill() {
 	_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)

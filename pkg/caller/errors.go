@@ -18,7 +18,9 @@ var (
 	// ErrUnknownTask: no record exists for the task (never started here, or expired).
 	ErrUnknownTask = errors.New("caller: unknown task")
 	// ErrOutcomeUnknown: a task's publish was not confirmed (it wraps
-	// bus.ErrNotConfirmed too), so the agent may get it or not; the task is
-	// kept and ends with its answer or a TIMEOUT.
+	// bus.ErrNotConfirmed too), so the agent may get it or not; or its
+	// record failed and working memory did not answer its withdrawal, so
+	// part of the record may stand. The task is kept and ends with its
+	// answer or a TIMEOUT (Wait: ErrUnknownTask if none of its record landed).
 	ErrOutcomeUnknown = errors.New("caller: task sent, outcome unknown")
 )

@@ -10,7 +10,6 @@ import (
 	"math"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -408,24 +407,24 @@ func TestUnsentTaskEitherRefusedOrSwept(t *testing.T) {
 	})
 }
 
-// claimFailingMemory fails the first batch that claims a task's final
-// outcome (memory unavailable), then works again.
+// claimFailingMemory fails every batch that claims a task's final outcome
+// unsent (memory unavailable to the withdrawal, for longer than it retries),
+// and works otherwise.
 type claimFailingMemory struct {
 	memory.Memory
-	failed atomic.Bool
 }
 
 func (m *claimFailingMemory) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResult, error) {
-	if len(ops) == 1 && ops[0].Kind == memory.OpSetIfAbsent && strings.HasPrefix(ops[0].Key, "a2a/final/") && m.failed.CompareAndSwap(false, true) {
+	if len(ops) == 1 && ops[0].Kind == memory.OpSetIfAbsent && strings.HasPrefix(ops[0].Key, "a2a/final/") && string(ops[0].Value) == claimUnsent {
 		return nil, fmt.Errorf("%w: injected", memory.ErrUnavailable)
 	}
 	return m.Memory.Batch(ctx, ops...)
 }
 
 // A task whose publish surely failed, but whose withdrawal memory could not
-// record, is kept (nothing can say it was not swept meanwhile): Invoke says
-// ErrOutcomeUnknown, and the task ends with its one TIMEOUT once memory
-// answers again — never refused with an outcome stored after all.
+// record for as long as it is retried, is kept (nothing can say it was not
+// swept meanwhile): Invoke says ErrOutcomeUnknown, and the task ends with
+// its one TIMEOUT — never refused with an outcome stored after all.
 func TestUnsentTaskKeptWhenItsWithdrawalFails(t *testing.T) {
 	t.Parallel() // it mostly waits (deadlines, timeouts): overlapping saves the suite's time
 	each(t, func(t *testing.T, w *world) {
@@ -434,6 +433,7 @@ func TestUnsentTaskKeptWhenItsWithdrawalFails(t *testing.T) {
 		c := w.caller(n("Primary"), true, func(o *Options) {
 			o.Bus = &stalledBus{Bus: o.Bus, swept: func() bool { return true }}
 			o.Memory = &claimFailingMemory{Memory: w.mem}
+			o.MemoryRetryBound = 300 * time.Millisecond // the withdrawal's retries too
 		})
 		inv, err := c.Invoke(ctxT(t), Request{Target: n("Nobody"), Skill: "echo", Text: "kept", SessionID: session, Timeout: time.Second})
 		if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, bus.ErrNotSent) || inv.TaskID == "" {

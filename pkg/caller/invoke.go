@@ -107,7 +107,9 @@ type Invocation struct {
 // ErrInvalidRequest that names the field. A publish whose outcome is
 // unknown (bus.ErrNotConfirmed: the broker may have taken it) is an error
 // wrapping ErrOutcomeUnknown returned with the Invocation: the task is
-// kept, so Wait ends with its answer or its TIMEOUT.
+// kept, so Wait ends with its answer or its TIMEOUT. Any other error means
+// not sent: the task was withdrawn (claimed "unsent") before Invoke
+// returned, so nothing can run or time it out later.
 func (c *Caller) Invoke(ctx context.Context, req Request) (_ Invocation, err error) {
 	defer func() { c.recordRefusal(ctx, req, err) }() // a refused call is an outcome too (audit)
 	if c.isClosed() {
@@ -182,7 +184,13 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	}
 	_, err = c.opts.Memory.Batch(ctx, ops...)
 	if err != nil {
-		go c.forgetUnrecorded(ctx, rec) // part of the batch may have been applied
+		// Part of the batch may have been applied all the same (a write that
+		// failed unavailable may have landed; on a Redis Cluster the batch
+		// spans primaries): the task is "not sent" only once withdrawn.
+		if !c.withdraw(ctx, rec) {
+			return rec.invocation(), fmt.Errorf("caller %q: record task %s: %w: it was not published, but its withdrawal failed, so part of its record may stand and the sweeper time it out; wait for it (a2abus wait %s): %w",
+				c.opts.Name, rec.TaskID, ErrOutcomeUnknown, rec.TaskID, err)
+		}
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
 	c.local.put(rec, c.opts.Now())
@@ -208,48 +216,24 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	return rec.invocation(), nil
 }
 
-// forgetUnrecorded withdraws a task whose record batch failed, so never
-// sent: part of the batch may have been applied all the same (a write that
-// failed unavailable may have landed; on a Redis Cluster the batch spans
-// primaries, one of them failing over), and a record and pending entry left
-// behind would have the sweeper time out, and notify, a task its caller was
-// told was not sent. It retries while working memory is unavailable, until
-// the task's deadline, when the sweeper would act.
-func (c *Caller) forgetUnrecorded(ctx context.Context, rec *Record) {
-	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), rec.Deadline)
-	defer cancel()
-	claimKey, err := memory.TaskClaimKey(c.opts.Name, rec.TaskID)
-	recKey, kerr := memory.TaskRecordKey(c.opts.Name, rec.TaskID)
-	if err = errors.Join(err, kerr); err != nil {
-		return
-	}
-	err = memory.Retry(ctx, 0, func(ctx context.Context) error {
-		res, err := c.opts.Memory.Batch(ctx, c.claimOp(claimKey, claimUnsent))
-		if err != nil {
-			return err
-		}
-		if !res[0].Applied {
-			owner, err := c.claimOwner(ctx, claimKey)
-			if err != nil || owner != claimUnsent {
-				return err // the sweeper claimed it first: its TIMEOUT stands
-			}
-		}
-		_, err = c.opts.Memory.Batch(ctx, memory.IndexRemoveOp(c.pending, rec.TaskID), memory.DeleteOp(recKey))
-		return err
-	}, nil)
-	if err != nil && !errors.Is(err, memory.ErrClosed) {
-		c.log.Warn("a task whose record failed may be timed out by the sweeper: its withdrawal failed", zap.String("task", rec.TaskID), zap.Error(err))
-	}
-}
+// withdrawBound bounds how long withdraw retries while working memory
+// fails: long enough for a failover (a Redis Cluster promoting a replica).
+const withdrawBound = memory.DefaultRetryBound
 
-// withdraw forgets a task whose request was surely not sent (or cannot
-// arrive), so that it has no outcome: it claims the task's final outcome
-// first (claimUnsent), then deletes its record and pending entry. It
-// reports false, keeping the task, when the deadline sweeper claimed it
-// before (the publish outlasted the deadline: its TIMEOUT is already stored)
-// or memory failed to answer.
+// errClaimedFirst ends withdraw's retries: another outcome claimed the task.
+var errClaimedFirst = errors.New("caller: the task has another final outcome")
+
+// withdraw forgets a task that was not sent — its publish surely failed, or
+// its record batch failed, perhaps after part of it landed — before send
+// returns, so that it has no outcome: it claims the task's final outcome
+// (claimUnsent), the claim the sweeper needs to time it out, then deletes
+// its record and pending entry. It retries while working memory fails, for
+// withdrawBound (at most Options.MemoryRetryBound), and holds on even when
+// ctx ends. It reports false, and the task is kept, when another outcome
+// claimed it first (the sweeper's TIMEOUT, stored) or memory never answered:
+// the task must then not be called "not sent".
 func (c *Caller) withdraw(ctx context.Context, rec *Record) bool {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(withdrawBound, c.opts.MemoryRetryBound))
 	defer cancel()
 	claimKey, err := memory.TaskClaimKey(c.opts.Name, rec.TaskID)
 	recKey, kerr := memory.TaskRecordKey(c.opts.Name, rec.TaskID)
@@ -257,16 +241,52 @@ func (c *Caller) withdraw(ctx context.Context, rec *Record) bool {
 		c.log.Warn("unsent task kept: its withdrawal failed", zap.String("task", rec.TaskID), zap.Error(err))
 		return false
 	}
-	res, err := c.opts.Memory.Batch(ctx, c.claimOp(claimKey, claimUnsent))
-	if err != nil || !res[0].Applied {
-		if err != nil {
+	claimed := false
+	err = memory.Retry(ctx, 0, func(ctx context.Context) error {
+		if !claimed {
+			res, err := c.opts.Memory.Batch(ctx, c.claimOp(claimKey, claimUnsent))
+			if err != nil {
+				return err
+			}
+			if !res[0].Applied { // ours already (an earlier attempt landed unanswered), or another outcome's
+				b, err := c.opts.Memory.Get(ctx, claimKey)
+				if errors.Is(err, memory.ErrNotFound) { // gone meanwhile (a failover lost it): claim again
+					return fmt.Errorf("%w: the claim of task %s vanished", memory.ErrUnavailable, rec.TaskID)
+				}
+				if err != nil {
+					return err
+				}
+				if string(b) != claimUnsent {
+					return errClaimedFirst
+				}
+			}
+			claimed = true // from here on the sweeper cannot time it out
+			c.local.drop(rec.TaskID)
+		}
+		_, err := c.opts.Memory.Batch(ctx, memory.IndexRemoveOp(c.pending, rec.TaskID), memory.DeleteOp(recKey))
+		return err
+	}, nil)
+	if err != nil && !errors.Is(err, errClaimedFirst) {
+		if claimed { // what is left the sweeper drops, finding the claim
+			c.log.Info("unsent task withdrawn; its record is left to the sweeper", zap.String("task", rec.TaskID), zap.Error(err))
+		} else {
 			c.log.Warn("unsent task kept: its withdrawal failed", zap.String("task", rec.TaskID), zap.Error(err))
 		}
+	}
+	return claimed
+}
+
+// withdrawn reports whether taskID's final claim is its caller's unsent: a
+// withdrawal that landed although working memory failed to say so, so send
+// returned the task kept (ErrOutcomeUnknown). Such a task has a record but
+// never an outcome: its waiters end with ErrUnknownTask.
+func (c *Caller) withdrawn(ctx context.Context, taskID string) bool {
+	key, err := memory.TaskClaimKey(c.opts.Name, taskID)
+	if err != nil {
 		return false
 	}
-	c.local.drop(rec.TaskID)
-	_, _ = c.opts.Memory.Batch(ctx, memory.IndexRemoveOp(c.pending, rec.TaskID), memory.DeleteOp(recKey))
-	return true
+	b, err := c.opts.Memory.Get(ctx, key)
+	return err == nil && string(b) == claimUnsent
 }
 
 // buildRequest validates req and builds the wire request and the record.

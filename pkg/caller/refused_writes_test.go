@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	goredis "github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/a2abus/a2abus/internal/soak"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory/redismem"
@@ -28,21 +26,10 @@ import (
 // stored and notified once — not dead-lettered, not timed out. The server is
 // a private redis-server, so its ACL change touches nobody else.
 func TestRealRedisRefusingWritesDelaysTheResult(t *testing.T) {
-	testenv.RedisURL(t) // skip locally (fail under CI) without Redis
-	w := testworld.Real(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := soak.StartRedis(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	opts, err := goredis.ParseURL(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := goredis.NewClient(opts)
-	defer admin.Close()
+	srv, admin := privateRedis(ctx, t)
+	w := testworld.Real(t)
 	mem, err := redismem.New(ctx, redismem.Options{URL: srv.URL})
 	if err != nil {
 		t.Fatal(err)

@@ -117,13 +117,19 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 	timedOut := false
 	for {
 		var ev event // the zero event: look the outcome up
-		if !timedOut && c.opts.Now().After(deadline.Add(2*c.opts.SweepInterval)) {
+		overdue := !timedOut && c.opts.Now().After(deadline.Add(2*c.opts.SweepInterval))
+		if overdue {
 			// No sweeper got to it (none running?): time it out here, once.
-			if err := c.timeout(ctx, taskID); err != nil {
+			// Working memory failing (a failover) does not end the wait: the
+			// task was sent; it is tried again at the next poll.
+			switch err := c.timeout(ctx, taskID); {
+			case err == nil:
+				timedOut = true
+			case !memory.Transient(err):
 				return nil, err
 			}
-			timedOut = true
-		} else {
+		}
+		if !overdue || !timedOut {
 			select {
 			case <-ctx.Done():
 				return nil, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ctx.Err())
@@ -147,6 +153,9 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 		if err != nil || out != nil {
 			c.guardSettled(out)
 			return out, err
+		}
+		if timedOut && c.withdrawn(ctx, taskID) { // invoke.go: it never gets an outcome
+			return nil, fmt.Errorf("caller %q: wait for %s: %w: it was withdrawn (claimed unsent), never published", c.opts.Name, taskID, ErrUnknownTask)
 		}
 		deadline = dl
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/internal/agents/sample"
+	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/gateway"
@@ -53,8 +55,13 @@ import (
 //     holds (heap and stacks of this process, which runs the gateway and
 //     the raw connections of the clients).
 //
+// The process runs at the garbage collector's target the a2abus binaries
+// run with (cliutil.DefaultGCPercent unless GOGC is set), as a deployed
+// gateway and caller do; go test's default would be Go's 100.
+//
 // The figures are reported, never asserted (docs/a2a-http.md has a run).
 func BenchmarkGateway(b *testing.B) {
+	tuneGCAsDeployed(b)
 	w := testworld.Real(b)
 	reg := prom.NewRegistry()
 	idle := w.N("IdleAgent") // well-known, never running: its tasks wait in its queue
@@ -111,6 +118,15 @@ func BenchmarkGateway(b *testing.B) {
 		paired(b, &raw.dials, invoke, send)
 	})
 	b.Run("streams", func(b *testing.B) { streams(b, m, idle, reg) })
+}
+
+// tuneGCAsDeployed sets the garbage collector's target the a2abus
+// binaries set (cliutil.TuneGC) until b ends.
+func tuneGCAsDeployed(b *testing.B) {
+	prev := debug.SetGCPercent(-1) // read it: -1 for a moment, then back
+	debug.SetGCPercent(prev)
+	b.Cleanup(func() { debug.SetGCPercent(prev) })
+	cliutil.TuneGC()
 }
 
 // rawPost is the HTTP/1.1 request that POSTs body to agent's JSON-RPC

@@ -51,21 +51,22 @@ func (f *Flags) Name() string { return f.name }
 // on unless --ephemeral, named by --name; `sample-agent version` prints
 // version and commit.
 func SampleCommand(b cliutil.Build) *cobra.Command {
-	return newCommand(KindSample, b)
+	return newCommand(KindSample, buildSample, b)
 }
 
 // ResearchCommand is the root command of cmd/research-agent: ResearchAgent,
 // one-shot unless --ephemeral=false, searching --docs; `research-agent
 // version` prints version and commit.
 func ResearchCommand(b cliutil.Build) *cobra.Command {
-	return newCommand(KindResearch, b)
+	return newCommand(KindResearch, buildResearch, b)
 }
 
-// newCommand builds the root command of kind's main. Both mains take
+// newCommand builds the root command of kind's main, which serves what
+// build adds (only its kind's code is linked). Both mains take
 // a2abus's configuration flags and file, and the overrides of Flags; they
 // run as cliutil.Daemon (the local servers when bus.url / redis.url are
 // unset, JSON logs at info).
-func newCommand(kind string, b cliutil.Build) *cobra.Command {
+func newCommand(kind string, build kindBuild, b cliutil.Build) *cobra.Command {
 	var configFile string
 	cmd := &cobra.Command{
 		Args:          cobra.NoArgs,
@@ -100,7 +101,7 @@ func newCommand(kind string, b cliutil.Build) *cobra.Command {
 		if err := f.Apply(cmd.Flags(), l.Config); err != nil {
 			return err
 		}
-		return l.Explain(Serve(cmd.Context(), l.Config, kind, f.name, l.Log))
+		return l.Explain(serve(cmd.Context(), l.Config, kind, f.name, l.Log, build))
 	}
 	return cmd
 }

@@ -57,15 +57,22 @@ func ParseKind(kind string) (string, error) {
 // node.Host, which stops the parts in its order; SampleAgent also gets a
 // caller of its own name for its delegate skill. A clean stop returns nil.
 func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.Logger) error {
+	kind, err := ParseKind(kind)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, cfg, kind, name, log, builder(kind))
+}
+
+// serve is Serve of a parsed kind with its builder. The agent mains call it
+// with their kind's builder alone, so that they do not link the other
+// kinds' code (the Primary's chat loop and tools).
+func serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.Logger, build kindBuild) error {
 	if log == nil {
 		log = zap.NewNop()
 	}
 	if cfg == nil {
 		return ErrNoConfig
-	}
-	kind, err := ParseKind(kind)
-	if err != nil {
-		return err
 	}
 	if name == "" {
 		name = kind
@@ -73,13 +80,31 @@ func Serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.
 	if err := a2a.ValidateAgentName(name); err != nil {
 		return fmt.Errorf("agents: serve %s: %w", kind, err)
 	}
-	return node.Serve(ctx, cfg, name, log, reference(kind, name))
+	return node.Serve(ctx, cfg, name, log, referenceWith(kind, name, build))
+}
+
+// kindBuild adds the reference agent of one kind, called name, to h.
+type kindBuild func(h *node.Host, name string) error
+
+// builder is the kindBuild of kind (canonical spelling).
+func builder(kind string) kindBuild {
+	switch kind {
+	case KindPrimary:
+		return buildPrimary
+	case KindSample:
+		return buildSample
+	default:
+		return buildResearch
+	}
 }
 
 // reference builds the reference agent of kind under name: SampleAgent with
 // a caller of its name (its delegate skill vets targets through the host's
 // directory), ResearchAgent alone, or the Primary.
-func reference(kind, name string) node.Build {
+func reference(kind, name string) node.Build { return referenceWith(kind, name, builder(kind)) }
+
+// referenceWith logs what it serves and lets build add the agent of kind.
+func referenceWith(kind, name string, build kindBuild) node.Build {
 	return func(ctx context.Context, h *node.Host) error {
 		cfg, log := h.Node.Config, h.Node.Log
 		where := "rabbitmq"
@@ -93,23 +118,26 @@ func reference(kind, name string) node.Build {
 				log.Warn("docs folder not found: every research task will fail until it exists", zap.String("docs_dir", cfg.Research.DocsDir))
 			}
 		}
-		switch kind {
-		case KindPrimary:
-			return buildPrimary(h, name)
-		case KindSample:
-			c, err := h.Caller(name)
-			if err != nil {
-				return err
-			}
-			_, err = h.Agent(sample.Card(name), func(a *agent.Agent) error { return sample.Register(a, c) })
-			return err
-		default:
-			card := research.Card()
-			card.Name = name
-			_, err := h.Agent(card, func(a *agent.Agent) error { return registerResearch(a, h.Node) })
-			return err
-		}
+		return build(h, name)
 	}
+}
+
+// buildSample adds SampleAgent with a caller of its name.
+func buildSample(h *node.Host, name string) error {
+	c, err := h.Caller(name)
+	if err != nil {
+		return err
+	}
+	_, err = h.Agent(sample.Card(name), func(a *agent.Agent) error { return sample.Register(a, c) })
+	return err
+}
+
+// buildResearch adds ResearchAgent.
+func buildResearch(h *node.Host, name string) error {
+	card := research.Card()
+	card.Name = name
+	_, err := h.Agent(card, func(a *agent.Agent) error { return registerResearch(a, h.Node) })
+	return err
 }
 
 // registerResearch registers ResearchAgent's skill on a: searching the web

@@ -248,3 +248,30 @@ func TestHostAgentAddedLateHasItsSkills(t *testing.T) {
 		t.Fatalf("call: %v %v", err, out.Err())
 	}
 }
+
+// TestServeOnReleasesStartUpMemory: once the parts have started, a
+// long-running program returns its start-up's garbage to the operating
+// system (releaseMemory).
+func TestServeOnReleasesStartUpMemory(t *testing.T) {
+	released := make(chan struct{}, 1)
+	savedAfter, savedRelease := settleAfter, releaseMemory
+	t.Cleanup(func() { settleAfter, releaseMemory = savedAfter, savedRelease })
+	releaseMemory = func() { released <- struct{}{} }
+
+	settleAfter = time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- ServeOn(ctx, embeddedNode(t), func(context.Context, *Host) error { return nil }) }()
+	select {
+	case <-released:
+	case err := <-served:
+		t.Fatalf("ServeOn returned %v without releasing the start-up's memory", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the start-up's memory was not released while serving")
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -619,3 +619,33 @@ func shows(doc map[string]any, path []string) bool {
 	m, isMap := v.(map[string]any)
 	return isMap && shows(m, path[1:])
 }
+
+// TestLoadFileKeysAsViperReadThem: the file is read as viper read it
+// before: keys in any case, a null value keeps the default (but counts as
+// given by the file), an empty mapping sets nothing, a key spelt with dots
+// is the nested key, and a flag not given leaves the file's value.
+func TestLoadFileKeysAsViperReadThem(t *testing.T) {
+	dir := isolate(t)
+	writeFile(t, dir, FileName, "Log:\n  LEVEL: debug\nbus:\n  exchange:\n  url: amqp://f/\nredis: {}\nagent.max_tasks: 7\n")
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	AddFlags(fs)
+	if err := fs.Parse([]string{"--redis-url", "redis://flag:6379/0"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, src, err := LoadSourced(LoadOptions{SearchDirs: []string{dir}, Flags: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := Default()
+	if cfg.Log.Level != "debug" || cfg.Bus.Exchange != def.Bus.Exchange || cfg.Bus.URL != "amqp://f/" ||
+		cfg.Agent.MaxTasks != 7 || cfg.Redis.URL != "redis://flag:6379/0" {
+		t.Errorf("log.level %q, bus.exchange %q (default %q), bus.url %q, agent.max_tasks %d, redis.url %q",
+			cfg.Log.Level, cfg.Bus.Exchange, def.Bus.Exchange, cfg.Bus.URL, cfg.Agent.MaxTasks, cfg.Redis.URL)
+	}
+	for key, want := range map[string]Source{"log.level": SourceFile, "bus.exchange": SourceFile, "agent.max_tasks": SourceFile,
+		"redis.url": SourceFlag, "redis.db": SourceDefault, "log.format": SourceDefault} {
+		if src[key] != want {
+			t.Errorf("source of %s = %q, want %q", key, src[key], want)
+		}
+	}
+}

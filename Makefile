@@ -110,6 +110,14 @@ UNIT_P ?= 4
 TESTBIN   := $(CURDIR)/bin/test
 TESTMAINS := ./cmd/... ./examples/go-caller ./examples/go-agent
 
+# GOTEST_FLAGS are the flags of the module's test runs, the same for unit-module and
+# faults so that faults reuses unit-module's compiled packages and test
+# binaries. -trimpath keeps the module's directory out of the build cache's
+# keys: a fresh clone (CI's) reuses what a run in another checkout of the
+# same code compiled and linked, instead of compiling every package of the
+# module and linking every test binary again.
+GOTEST_FLAGS := -race -count=1 -trimpath
+
 # GOTEST_VET is go test's vet flag: empty (go test's default checks) unless
 # make test, whose lint runs go vet over the same packages, turns it off.
 GOTEST_VET ?=
@@ -120,7 +128,7 @@ unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the rac
 
 unit-module: ## the module's tests (unit-level and on the real servers, fault tests left out), with the race detector
 	$(GO) build -o $(TESTBIN)/ $(TESTMAINS)
-	A2ABUS_TEST_BINDIR=$(TESTBIN) $(GO) test -race -count=1 $(GOTEST_VET) -p $(UNIT_P) -skip '^TestFault' ./...
+	A2ABUS_TEST_BINDIR=$(TESTBIN) $(GO) test $(GOTEST_FLAGS) $(GOTEST_VET) -p $(UNIT_P) -skip '^TestFault' ./...
 
 # deploy/ is a module of its own (github.com/a2abus/a2abus/deploy), so the
 # Kubernetes and kustomize modules its tests need stay out of the module an
@@ -130,7 +138,7 @@ deploy-test: ## the tests of deploy/: the manifests, the image, compose.yaml and
 
 # The fault tests start no mains (a test that did would build its own).
 faults: ## the fault tests (they stop the broker, pause Redis), one package at a time
-	A2ABUS_TEST_FAULTS=1 $(GO) test -race -count=1 $(GOTEST_VET) -p 1 -run '^TestFault' $(FAULT_PKGS)
+	A2ABUS_TEST_FAULTS=1 $(GO) test $(GOTEST_FLAGS) $(GOTEST_VET) -p 1 -run '^TestFault' $(FAULT_PKGS)
 
 licenses: ## the license of every module the binaries link, read from the module cache; fails on one not allowed
 	$(GO) run ./internal/licenses/cmd/licenses ./cmd/...

@@ -61,14 +61,16 @@ image: ## build the image for linux/amd64 and linux/arm64 with docker buildx, re
 run: ## the main job: a2abus demo on the embedded bus and memory (no servers needed)
 	$(GO) run ./cmd/a2abus demo --log-level warn
 
-test: ## everything CI runs, in order: services, lint, the module's tests, then the fault tests beside the short soak and deploy/'s tests
+test: ## everything CI runs: services, the module's tests, then the fault tests beside lint, the short soak and deploy/'s tests
 	@$(MAKE) --no-print-directory services
-	@$(MAKE) --no-print-directory lint
-	@$(MAKE) --no-print-directory unit-module
-	@# the fault tests disturb the shared servers, the soak runs on private ones
-	@# and deploy/'s tests need none: they run side by side, each one's output
-	@# printed whole when it ends
-	@$(MAKE) --no-print-directory -j3 -O faults soak-short deploy-test
+	@# lint's go vet checks every package and its tests with all of vet's
+	@# analyzers, so go test's own vet pass (a subset) is not run again
+	@$(MAKE) --no-print-directory unit-module GOTEST_VET=-vet=off
+	@# the fault tests disturb the shared servers, so they start once the
+	@# module's tests are done; the soak runs on private servers, lint and
+	@# deploy/'s tests need none: they run side by side (the fault tests
+	@# mostly wait on the broker), each one's output printed whole when it ends
+	@$(MAKE) --no-print-directory -j4 -O faults lint soak-short deploy-test GOTEST_VET=-vet=off
 
 services: ## make sure RabbitMQ and Redis answer on 127.0.0.1 (start or install them), and Chromium is installed
 	bash scripts/ensure-services.sh
@@ -102,23 +104,41 @@ lint: fmt-check vet staticcheck ## gofmt check, go vet and staticcheck
 # finishing its turn) were mended. `make unit UNIT_P=2` for a gentler run.
 UNIT_P ?= 4
 
+# The mains the tests run as processes (testenv.Build) are built once into
+# TESTBIN, found there through A2ABUS_TEST_BINDIR, rather than linked again
+# in every test process that starts one (a2abus alone in seven).
+TESTBIN   := $(CURDIR)/bin/test
+TESTMAINS := ./cmd/... ./examples/go-caller ./examples/go-agent
+
+# GOTEST_FLAGS are the flags of the module's test runs, the same for unit-module and
+# faults so that faults reuses unit-module's compiled packages and test
+# binaries. -trimpath keeps the module's directory out of the build cache's
+# keys: a fresh clone (CI's) reuses what a run in another checkout of the
+# same code compiled and linked, instead of compiling every package of the
+# module and linking every test binary again.
+GOTEST_FLAGS := -race -count=1 -trimpath
+
+# GOTEST_VET is go test's vet flag: empty (go test's default checks) unless
+# make test, whose lint runs go vet over the same packages, turns it off.
+GOTEST_VET ?=
+
 unit: ## all tests, unit and integration (real RabbitMQ and Redis), with the race detector, then deploy/'s
 	@$(MAKE) --no-print-directory unit-module
 	@$(MAKE) --no-print-directory deploy-test
 
 unit-module: ## the module's tests (unit-level and on the real servers, fault tests left out), with the race detector
-	$(GO) build -o $(TESTBIN)/ ./cmd/... ./examples/go-caller
-	A2ABUS_TEST_BINDIR=$(TESTBIN) $(GO) test -race -count=1 -p $(UNIT_P) -skip '^TestFault' ./...
+	$(GO) build -o $(TESTBIN)/ $(TESTMAINS)
+	A2ABUS_TEST_BINDIR=$(TESTBIN) $(GO) test $(GOTEST_FLAGS) $(GOTEST_VET) -p $(UNIT_P) -skip '^TestFault' ./...
 
 # deploy/ is a module of its own (github.com/a2abus/a2abus/deploy), so the
 # Kubernetes and kustomize modules its tests need stay out of the module an
 # SDK user requires.
 deploy-test: ## the tests of deploy/: the manifests, the image, compose.yaml and the release
-	cd deploy && $(GO) test -race -count=1 ./...
+	cd deploy && $(GO) test -race -count=1 $(GOTEST_VET) ./...
 
+# The fault tests start no mains (a test that did would build its own).
 faults: ## the fault tests (they stop the broker, pause Redis), one package at a time
-	$(GO) build -o $(TESTBIN)/ ./cmd/... ./examples/go-caller
-	A2ABUS_TEST_BINDIR=$(TESTBIN) A2ABUS_TEST_FAULTS=1 $(GO) test -race -count=1 -p 1 -run '^TestFault' $(FAULT_PKGS)
+	A2ABUS_TEST_FAULTS=1 $(GO) test $(GOTEST_FLAGS) $(GOTEST_VET) -p 1 -run '^TestFault' $(FAULT_PKGS)
 
 licenses: ## the license of every module the binaries link, read from the module cache; fails on one not allowed
 	$(GO) run ./internal/licenses/cmd/licenses ./cmd/...

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"regexp"
 	"sort"
@@ -125,6 +124,11 @@ func (r *runner) startServers(ctx context.Context) error {
 			return err
 		}
 		r.broker, r.o.AMQPURL, r.o.RedisURL, r.where = c.Nodes[0], c.Nodes[0].URL, r.redis.URL, "cluster-"+c.Redis
+		// No agent opens working memory, no failover is planned, before
+		// the replicas are in sync (their first sync done).
+		if err := waitFor(ctx, replicatedBound, "the working memory's replicas", c.replicated); err != nil {
+			return err
+		}
 		r.log.Info("cluster servers", zap.String("dir", c.Dir), zap.String("redis", c.Redis), zap.String("ledger", r.o.RedisURL))
 	} else if !r.o.Shared {
 		var err error
@@ -252,18 +256,20 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	defer stopLoad()
 	var oneShots sync.WaitGroup
 	for i := range r.o.OneShots {
-		oneShots.Go(func() { r.oneShots(loadCtx, i, names, callerNames) })
+		oneShots.Go(func() { r.oneShots(loadCtx, ctx, i, names, callerNames) })
 	}
-	in := &injector{broker: r.broker, cluster: r.o.Cluster, ledger: r.ledger, procs: r.procs, agents: r.agents, callers: r.callers, log: r.log,
-		rng: rand.New(rand.NewPCG(r.o.Seed, 1)), done: countKinds(r.kinds(), nil)}
+	in := r.newInjector(ctx)
 	var injecting sync.WaitGroup
 	plan := r.plan()
 	if len(plan) > 0 {
-		r.log.Info("fault plan", zap.Int("faults", len(plan)), zap.Any("by_kind", CountKinds(plan)))
+		r.log.Info("fault plan", zap.Int("faults", len(plan)), zap.Any("by_kind", countKinds(r.kinds(), plan)))
 		injecting.Go(func() { in.run(loadCtx, loadStart, plan) })
 	}
 	loadErr := r.waitLoad(ctx, loadStart)
 	stopLoad()
+	if ctx.Err() != nil { // interrupted: stop within a bound, say what was done
+		return r.interrupted(&injecting, &oneShots, in, plan, loadStart), nil
+	}
 	injecting.Wait()
 	oneShots.Wait()
 	loadSecs := time.Since(loadStart).Seconds()
@@ -347,8 +353,9 @@ func (r *runner) plan() []Fault {
 		MeanGap: r.o.MeanGap, Kinds: r.kinds(), EveryKind: nodes > 0})
 }
 
-// oneShots starts one-shot caller processes one after the other while the budget lasts.
-func (r *runner) oneShots(ctx context.Context, slot int, agents, callerNames []string) {
+// oneShots starts one-shot caller processes one after the other while the
+// budget lasts (until ctx ends); when interrupt ends, the one running is stopped.
+func (r *runner) oneShots(ctx, interrupt context.Context, slot int, agents, callerNames []string) {
 	for i := 0; ctx.Err() == nil; i++ {
 		issued, err := r.ledger.Client().Get(ctx, r.ledger.key(keyIssued)).Int()
 		if err == nil && issued >= r.o.Tasks {
@@ -362,8 +369,11 @@ func (r *runner) oneShots(ctx context.Context, slot int, agents, callerNames []s
 			r.log.Warn("one-shot caller not started", zap.Error(err))
 			return
 		}
-		if c.wait() {
-			pause(restartDelay) // e.g. it could not connect while the broker app was down
+		stop := context.AfterFunc(interrupt, func() { r.procs.stop(c) })
+		failed := c.wait()
+		stop()
+		if failed {
+			sleep(ctx, restartDelay) // e.g. it could not connect while the broker app was down
 		}
 	}
 }

@@ -33,8 +33,12 @@ type Options struct {
 	Duration time.Duration
 	// Seed makes the fault plan and the task mix.
 	Seed uint64
-	// Agents and Callers are how many agent and always-on caller processes run (Agents ≥ 2: nested calls a peer).
+	// Agents and Callers are how many agents and always-on caller processes run (Agents ≥ 2: nested calls a peer).
 	Agents, Callers int
+	// AgentReplicas is how many processes run each agent (0 means 1); on a
+	// cluster replica j of agent i connects to node i+j: a node stopped
+	// leaves every agent a replica to consume its task queue.
+	AgentReplicas int
 	// Workers is how many tasks each always-on caller keeps in flight.
 	Workers int
 	// Rate bounds the tasks the always-on callers start per second, together (0: as fast as they can).
@@ -231,9 +235,8 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	for i := range r.o.Agents {
 		names = append(names, fmt.Sprintf("SoakAgent%d", i))
 	}
-	for i, name := range names {
-		c := &child{role: "agent", name: name, index: i, supervised: true, env: append(r.env(i), envName+"="+name, envPeer+"="+names[(i+1)%len(names)])}
-		r.agents = append(r.agents, c)
+	r.agents = r.agentChildren(names)
+	for _, c := range r.agents {
 		if err := r.procs.start(c); err != nil {
 			return nil, err
 		}
@@ -319,6 +322,22 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	return sum, nil
 }
 
+// agentChildren are the agent processes: agentReplicas of each name,
+// replica j of agent i on node i+j (on a cluster).
+func (r *runner) agentChildren(names []string) []*child {
+	var agents []*child
+	for j := range r.agentReplicas() {
+		for i, name := range names {
+			agents = append(agents, &child{role: "agent", name: name, index: i + j*len(names), supervised: true,
+				env: append(r.env(i+j), envName+"="+name, envPeer+"="+names[(i+1)%len(names)])})
+		}
+	}
+	return agents
+}
+
+// agentReplicas is how many processes run each agent.
+func (r *runner) agentReplicas() int { return max(1, r.o.AgentReplicas) }
+
 // pace is the least time between two tasks of one always-on worker for Options.Rate.
 func (r *runner) pace() time.Duration {
 	if r.o.Rate <= 0 {
@@ -349,7 +368,7 @@ func (r *runner) plan() []Fault {
 	if r.o.Cluster != nil {
 		nodes = len(r.o.Cluster.Nodes)
 	}
-	return NewPlan(PlanOptions{Seed: r.o.Seed, Span: r.o.Duration, Agents: r.o.Agents, Callers: r.o.Callers, Nodes: nodes,
+	return NewPlan(PlanOptions{Seed: r.o.Seed, Span: r.o.Duration, Agents: r.o.Agents * r.agentReplicas(), Callers: r.o.Callers, Nodes: nodes,
 		MeanGap: r.o.MeanGap, Kinds: r.kinds(), EveryKind: nodes > 0})
 }
 

@@ -85,8 +85,12 @@ func Run(ctx context.Context, o Options, log *zap.Logger) (sum *Summary, err err
 	log.Info("soak run", zap.Uint64("seed", o.Seed), zap.Int("tasks", o.Tasks), zap.Int("agents", o.Agents), zap.Int("callers", o.Callers), zap.String("dir", dir))
 	r := &runner{o: o, log: log, dir: dir, run: strconv.FormatUint(o.Seed%1e9, 36) + strconv.FormatInt(time.Now().UnixMilli()%1e6, 36)}
 	defer func() {
+		keep := err != nil || sum.Failed() || o.KeepDir
+		if keep {
+			r.keepData()
+		}
 		r.teardown()
-		if err == nil && !sum.Failed() && !o.KeepDir {
+		if !keep {
 			_ = os.RemoveAll(dir)
 		} else {
 			log.Info("run folder kept", zap.String("dir", dir))

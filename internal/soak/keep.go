@@ -14,13 +14,16 @@ import (
 	"go.uber.org/zap"
 )
 
+// saveTimeout bounds one Redis's SAVE.
+const saveTimeout = 2 * time.Minute
+
 // keepData saves, before the servers stop, what a kept run's analysis
 // needs: the ledger, into the run folder's dump.rdb (its private Redis is
 // stopped with the run), and on a cluster every working-memory Redis, into
 // its cluster.sh folder (DIR/c0 … DIR/s2; cluster.sh down leaves them).
 // redis-server --dir FOLDER then serves one again.
 func (r *runner) keepData() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*saveTimeout)
 	defer cancel()
 	if r.redis != nil {
 		r.save(ctx, r.redis.Addr(), r.dir)
@@ -42,7 +45,9 @@ func (r *runner) keepData() {
 
 // save makes the Redis at addr write its data set into its folder (dir).
 func (r *runner) save(ctx context.Context, addr, dir string) {
-	cl := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	// A working memory of 100,000 tasks takes longer to write than the
+	// client's default 3 s read timeout.
+	cl := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, ReadTimeout: saveTimeout})
 	defer func() { _ = cl.Close() }()
 	if err := cl.Save(ctx).Err(); err != nil {
 		r.log.Warn("data not kept", zap.String("redis", addr), zap.Error(err))

@@ -33,6 +33,11 @@ func TestKeepDataSavesTheLedger(t *testing.T) {
 	if err := l.Client().Set(context.Background(), l.key(keyIssued), 7, 0).Err(); err != nil {
 		t.Fatal(err)
 	}
+	// A SAVE that takes longer than a client's default read timeout (3 s),
+	// as a big working memory's did: held up by a pause.
+	if err := l.Client().Do(context.Background(), "CLIENT", "PAUSE", 4000, "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
 	r := &runner{dir: dir, redis: rd, ledger: l, log: zap.NewNop()}
 	r.keepData()
 	if fi, err := os.Stat(filepath.Join(dir, "dump.rdb")); err != nil || fi.Size() == 0 {

@@ -8,7 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/a2abus/a2abus/internal/redact"
 )
 
 // Stored is a task outcome as read from working memory at its result key.
@@ -226,11 +227,6 @@ func Answer(skill, text string) string {
 // previewRunes is pkg/caller's bound on the preview in a notification turn.
 const previewRunes = 200
 
-// preview is how pkg/caller shows a text in a notification turn.
-func preview(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= previewRunes {
-		return s
-	}
-	return string([]rune(s)[:previewRunes]) + "…"
-}
+// preview is how pkg/caller shows a text in a notification turn: its
+// preview (redact's, which also drops the space before a cut's ellipsis).
+func preview(s string) string { return redact.Default().Preview(s, previewRunes) }

@@ -122,3 +122,18 @@ func TestClassifyEachBranch(t *testing.T) {
 		})
 	}
 }
+
+// TestMismatchReadsThePreviewAsTheCallerCutsIt: a long error message whose
+// 200-character cut falls on a space is notified without that space before
+// the ellipsis ("MOVED…"); the checker must not call it overwritten (a
+// cluster soak reported one: stored "… MOVED …", notified "… MOVED…").
+func TestMismatchReadsThePreviewAsTheCallerCutsIt(t *testing.T) {
+	msg := "nested: call SoakAgent0.fast: " + strings.Repeat("x", 199-len("nested: call SoakAgent0.fast: ")) + " MOVED 1234 127.0.0.1:7001"
+	r := Stored{Task: "t1", State: "TASK_STATE_FAILED", Code: "EXECUTION_FAILED", Text: msg}
+	n := Note{Task: "t1", State: "TASK_STATE_FAILED",
+		Content: "[Agent 'SoakAgent2' failed task t1 (state=failed, code=EXECUTION_FAILED)]: " +
+			msg[:199] + "…. Call get_from_working_memory with key 'k' for the details."}
+	if why := mismatch(r, n); why != "" {
+		t.Fatalf("mismatch: %s", why)
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 )
 
@@ -133,13 +132,13 @@ func (c *Cluster) restartNode(ctx context.Context, i int, down time.Duration) er
 	if _, err := c.Nodes[i].Ctl(ctx, 2*time.Minute, "stop"); err != nil {
 		return err
 	}
-	pause(down)
+	sleep(ctx, down)
 	return c.script(ctx, 4*time.Minute, "start-rabbit", strconv.Itoa(i+1))
 }
 
 // pauseNode partitions node i away for d: its VM is stopped (SIGSTOP), so
 // it neither answers its peers nor its clients, then continued.
-func (c *Cluster) pauseNode(i int, d time.Duration) error {
+func (c *Cluster) pauseNode(ctx context.Context, i int, d time.Duration) error {
 	pid, err := c.beamPid(i)
 	if err != nil {
 		return err
@@ -147,7 +146,7 @@ func (c *Cluster) pauseNode(i int, d time.Duration) error {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		return fmt.Errorf("SIGSTOP node %s: %w", c.Nodes[i].Node, err)
 	}
-	pause(d)
+	sleep(ctx, d)
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 		return fmt.Errorf("SIGCONT node %s: %w", c.Nodes[i].Node, err)
 	}
@@ -164,184 +163,4 @@ func (c *Cluster) resume(ctx context.Context, log *zap.Logger) {
 			log.Warn("cluster node not running after the faults", zap.String("node", n.Node), zap.Error(err))
 		}
 	}
-}
-
-// failover crashes the Redis primary of the working memory (kill -9),
-// waits until a replica is promoted (by the Sentinels, or by the Cluster),
-// and starts the old primary again, as a replica.
-func (c *Cluster) failover(ctx context.Context, rng func(int) int) error {
-	if c.Redis == RedisCluster {
-		return c.clusterFailover(ctx, rng)
-	}
-	sentinel := redis.NewSentinelClient(&redis.Options{Addr: c.Sentinels[0]})
-	defer func() { _ = sentinel.Close() }()
-	master := func(ctx context.Context) (string, error) {
-		addr, err := sentinel.GetMasterAddrByName(ctx, c.Master).Result()
-		if err != nil {
-			return "", err
-		}
-		return addr[0] + ":" + addr[1], nil
-	}
-	old, err := master(ctx)
-	if err != nil {
-		return fmt.Errorf("ask the Sentinel for the master: %w", err)
-	}
-	name, err := c.redisName(old, "s")
-	if err != nil {
-		return err
-	}
-	shutdown(ctx, old)
-	var now string
-	if err := waitFor(ctx, time.Minute, "sentinel failover", func(ctx context.Context) error {
-		if now, err = master(ctx); err != nil {
-			return err
-		}
-		if now == old {
-			return errors.New("the master is still " + old)
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if err := c.script(ctx, time.Minute, "start-redis", name, now[strings.LastIndexByte(now, ':')+1:]); err != nil {
-		return err
-	}
-	return c.synced(ctx, old)
-}
-
-// synced waits until the Redis at addr, started again as a replica, has
-// synchronised with its primary: the fault ends with every primary
-// replicated again, as an operator would wait before the next failure
-// (a failover onto a replica that never synchronised loses everything).
-func (c *Cluster) synced(ctx context.Context, addr string) error {
-	cl := redis.NewClient(&redis.Options{Addr: addr})
-	defer func() { _ = cl.Close() }()
-	return waitFor(ctx, 2*time.Minute, "replica "+addr+" synchronised", func(ctx context.Context) error {
-		info, err := cl.Info(ctx, "replication").Result()
-		if err != nil {
-			return err
-		}
-		if !strings.Contains(info, "role:slave") || !strings.Contains(info, "master_link_status:up") {
-			return errors.New("not a synchronised replica yet")
-		}
-		return nil
-	})
-}
-
-// clusterFailover crashes a random primary of the Redis Cluster, waits until
-// the cluster is whole again (a replica promoted), and starts it again (it
-// rejoins as a replica).
-func (c *Cluster) clusterFailover(ctx context.Context, rng func(int) int) error {
-	var primaries []string
-	for _, addr := range c.RedisCluster {
-		cl := redis.NewClient(&redis.Options{Addr: addr})
-		role, err := cl.Do(ctx, "ROLE").Slice()
-		_ = cl.Close()
-		if err == nil && len(role) > 0 && role[0] == "master" {
-			primaries = append(primaries, addr)
-		}
-	}
-	if len(primaries) == 0 {
-		return errors.New("no Redis Cluster primary found")
-	}
-	victim := primaries[rng(len(primaries))]
-	name, err := c.redisName(victim, "c")
-	if err != nil {
-		return err
-	}
-	var other string
-	for _, addr := range c.RedisCluster {
-		if addr != victim {
-			other = addr
-			break
-		}
-	}
-	cl := redis.NewClient(&redis.Options{Addr: other})
-	defer func() { _ = cl.Close() }()
-	nodes, err := cl.ClusterNodes(ctx).Result()
-	if err != nil {
-		return err
-	}
-	id, replica := clusterReplicaOf(nodes, victim)
-	if replica == "" {
-		return fmt.Errorf("primary %s (%s) has no replica", victim, id)
-	}
-	shutdown(ctx, victim)
-	// Its replica must have taken its slots before it comes back: started
-	// again while still the slots' master (only suspected, "fail?"), it
-	// would keep them, empty, and its replica would resynchronise from it.
-	if err := waitFor(ctx, time.Minute, "cluster failover", func(ctx context.Context) error {
-		nodes, err := cl.ClusterNodes(ctx).Result()
-		if err != nil {
-			return err
-		}
-		for _, line := range strings.Split(nodes, "\n") {
-			f := strings.Fields(line)
-			if len(f) > 2 && f[0] == replica && !strings.Contains(f[2], "master") {
-				return errors.New("replica " + replica + " not promoted yet")
-			}
-		}
-		info, err := cl.ClusterInfo(ctx).Result()
-		if err != nil {
-			return err
-		}
-		if !strings.Contains(info, "cluster_state:ok") {
-			return errors.New("cluster state not ok")
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if err := c.script(ctx, time.Minute, "start-redis", name); err != nil {
-		return err
-	}
-	return c.synced(ctx, victim)
-}
-
-// clusterReplicaOf reads CLUSTER NODES: the id of the node at addr, and the id of a replica of it.
-func clusterReplicaOf(nodes, addr string) (id, replica string) {
-	lines := strings.Split(nodes, "\n")
-	for _, line := range lines {
-		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], addr+"@") {
-			id = f[0]
-		}
-	}
-	for _, line := range lines {
-		if f := strings.Fields(line); id != "" && len(f) > 3 && f[3] == id {
-			replica = f[0]
-		}
-	}
-	return id, replica
-}
-
-// redisName is the cluster.sh name (prefix s or c and an index) of the Redis at addr.
-func (c *Cluster) redisName(addr, prefix string) (string, error) {
-	port := addr[strings.LastIndexByte(addr, ':')+1:]
-	for i := range 6 {
-		name := prefix + strconv.Itoa(i)
-		b, err := os.ReadFile(filepath.Join(c.Dir, name, "port"))
-		if err == nil && strings.TrimSpace(string(b)) == port {
-			return name, nil
-		}
-	}
-	return "", fmt.Errorf("no Redis of the cluster listens on %s", addr)
-}
-
-// shutdown crashes the Redis at addr: kill -9 of its process (INFO's
-// process_id), so that what it has not sent its replicas yet is gone — a
-// SHUTDOWN would first wait for them to catch up. Failing that, SHUTDOWN NOSAVE.
-func shutdown(ctx context.Context, addr string) {
-	cl := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-	defer func() { _ = cl.Close() }()
-	info, err := cl.Info(ctx, "server").Result()
-	if err == nil {
-		for _, line := range strings.Split(info, "\n") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
-				if pid, err := strconv.Atoi(v); err == nil && syscall.Kill(pid, syscall.SIGKILL) == nil {
-					return
-				}
-			}
-		}
-	}
-	_ = cl.Do(ctx, "SHUTDOWN", "NOSAVE").Err()
 }

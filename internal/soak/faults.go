@@ -23,8 +23,44 @@ type injector struct {
 	log     *zap.Logger
 	rng     *rand.Rand
 
+	// replicated reports whether the working memory may fail over (nil:
+	// at once); a Redis failover fault waits for it, up to readyBound.
+	replicated func(context.Context) error
+	readyBound time.Duration
+	// failover crashes the working memory's primary (redis_failover).
+	failover func(context.Context) error
+	// interrupt is the run's context: when it ends (SIGINT, SIGTERM), the
+	// fault being injected has interruptGrace to end its steps.
+	interrupt context.Context
+
 	done     map[FaultKind]int // faults carried out, by kind
 	failures []string          // faults that could not be carried out
+}
+
+// interruptGrace bounds how long a fault's steps go on once the run is interrupted.
+const interruptGrace = 20 * time.Second
+
+// stepsContext is the context of a fault's steps: not ended with the load
+// (a stopped broker app is always started again) but interruptGrace after
+// the run's context, when it ends.
+func (in *injector) stepsContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	steps, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if in.interrupt == nil {
+		return steps, cancel
+	}
+	stop := context.AfterFunc(in.interrupt, func() {
+		t := time.NewTimer(interruptGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-steps.Done():
+		}
+	})
+	return steps, func() {
+		stop()
+		cancel()
+	}
 }
 
 // run injects the plan's faults at their times from start until ctx ends or the plan does.
@@ -50,8 +86,10 @@ func (in *injector) run(ctx context.Context, start time.Time, plan []Fault) {
 // inject carries out one fault; a broker restart or a kill is complete
 // (the app started again, the process restarted) when it returns.
 func (in *injector) inject(ctx context.Context, f Fault) error {
-	// Each step may outlive ctx: a stopped broker app is always started again.
-	bg := context.WithoutCancel(ctx)
+	// Each step may outlive ctx: a stopped broker app is always started
+	// again; but not an interrupt by more than interruptGrace.
+	bg, cancel := in.stepsContext(ctx)
+	defer cancel()
 	switch f.Kind {
 	case FaultCloseConns:
 		b := in.broker
@@ -60,7 +98,12 @@ func (in *injector) inject(ctx context.Context, f Fault) error {
 		}
 		_, err := b.Ctl(bg, time.Minute, "close_all_connections", "soak fault injection")
 		return err
-	case FaultNodeRestart, FaultNodePause, FaultRedisFailover:
+	case FaultRedisFailover:
+		if in.failover == nil {
+			return fmt.Errorf("%s needs a cluster", f.Kind)
+		}
+		return in.redisFailover(bg)
+	case FaultNodeRestart, FaultNodePause:
 		if in.cluster == nil {
 			return fmt.Errorf("%s needs a cluster", f.Kind)
 		}
@@ -69,7 +112,7 @@ func (in *injector) inject(ctx context.Context, f Fault) error {
 		if _, err := in.broker.Ctl(bg, 2*time.Minute, "stop_app"); err != nil {
 			return err
 		}
-		pause(f.Down)
+		sleep(bg, f.Down)
 		_, err := in.broker.Ctl(bg, 2*time.Minute, "start_app")
 		return err
 	case FaultRedisPause:
@@ -86,7 +129,7 @@ func (in *injector) inject(ctx context.Context, f Fault) error {
 	return fmt.Errorf("unknown fault kind %q", f.Kind)
 }
 
-// clusterFault carries out a node restart or pause, or a Redis failover, on the cluster.
+// clusterFault carries out a node restart or pause on the cluster.
 func (in *injector) clusterFault(ctx context.Context, f Fault) error {
 	c := in.cluster
 	switch f.Kind {
@@ -101,10 +144,19 @@ func (in *injector) clusterFault(ctx context.Context, f Fault) error {
 		}
 		in.log.Info("stopping node", zap.String("node", c.Nodes[node].Node), zap.Bool("leader", f.Target >= len(c.Nodes)))
 		return c.restartNode(ctx, node, f.Down)
-	case FaultNodePause:
-		return c.pauseNode(f.Target, f.Down)
 	}
-	return c.failover(ctx, in.rng.IntN)
+	return c.pauseNode(ctx, f.Target, f.Down)
+}
+
+// redisFailover fails the working memory over once its replicas are in
+// sync; it is not injected when they are not within readyBound.
+func (in *injector) redisFailover(ctx context.Context) error {
+	if in.replicated != nil {
+		if err := waitFor(ctx, in.readyBound, "the working memory's replicas", in.replicated); err != nil {
+			return fmt.Errorf("not failed over: %w", err)
+		}
+	}
+	return in.failover(ctx)
 }
 
 // killAndRestart kill -9s c's process, records it, and starts it again after a short random while.
@@ -113,8 +165,18 @@ func (in *injector) killAndRestart(ctx context.Context, c *child) error {
 	if err := in.ledger.Killed(ctx, proc); err != nil {
 		in.log.Warn("kill not recorded", zap.String("proc", proc), zap.Error(err))
 	}
-	pause(time.Duration(200+in.rng.IntN(1300)) * time.Millisecond)
+	sleep(ctx, time.Duration(200+in.rng.IntN(1300))*time.Millisecond)
 	return in.procs.start(c)
+}
+
+// sleep waits d or until ctx ends: a fault's own duration, cut short by an interrupt.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // pause waits d: the fault's own duration (a broker down, a process dead), not a synchronisation.

@@ -4,6 +4,7 @@
 package soak
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -44,6 +45,7 @@ type procs struct {
 	log *zap.Logger
 
 	mu      sync.Mutex
+	closed  bool           // killLeft ran: no process is started any more
 	crashes int            // processes that exited on their own with an error
 	running map[int]string // pid → soak id of every process not yet exited
 }
@@ -52,6 +54,12 @@ type procs struct {
 func (p *procs) start(c *child) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return ErrProcsClosed
+	}
 	c.starts++
 	c.proc = fmt.Sprintf("%s%d.%d", c.role, c.index, c.starts)
 	logf, err := os.Create(filepath.Join(p.dir, c.proc+".log"))
@@ -73,6 +81,9 @@ func (p *procs) start(c *child) error {
 		p.running = map[int]string{}
 	}
 	p.running[cmd.Process.Pid] = proc
+	if p.closed { // killLeft ran since the check above
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	p.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
@@ -106,6 +117,11 @@ func (p *procs) start(c *child) error {
 	}()
 	return nil
 }
+
+// ErrProcsClosed is the error of a process start after the run's teardown
+// (a restart by a fault or a supervisor still under way): nothing the run
+// starts may outlive it.
+var ErrProcsClosed = errors.New("soak: processes closed")
 
 // kill kill -9s c's process and waits for it to be gone; it returns the killed process's soak id.
 func (p *procs) kill(c *child) string {
@@ -141,10 +157,11 @@ func (p *procs) stop(c *child) {
 }
 
 // killLeft kill -9s every process still running (none, after a clean stop)
-// and returns their soak ids.
+// and returns their soak ids; no process is started after it.
 func (p *procs) killLeft() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.closed = true
 	var left []string
 	for pid, proc := range p.running {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)

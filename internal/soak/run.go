@@ -8,10 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +18,6 @@ import (
 
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/memory"
-	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/caller"
 	"github.com/a2abus/a2abus/pkg/node"
 )
@@ -34,8 +30,12 @@ type Options struct {
 	Duration time.Duration
 	// Seed makes the fault plan and the task mix.
 	Seed uint64
-	// Agents and Callers are how many agent and always-on caller processes run (Agents ≥ 2: nested calls a peer).
+	// Agents and Callers are how many agents and always-on caller processes run (Agents ≥ 2: nested calls a peer).
 	Agents, Callers int
+	// AgentReplicas is how many processes run each agent (0 means 1); on a
+	// cluster replica j of agent i connects to node i+j: a node stopped
+	// leaves every agent a replica to consume its task queue.
+	AgentReplicas int
 	// Workers is how many tasks each always-on caller keeps in flight.
 	Workers int
 	// Rate bounds the tasks the always-on callers start per second, together (0: as fast as they can).
@@ -82,8 +82,12 @@ func Run(ctx context.Context, o Options, log *zap.Logger) (sum *Summary, err err
 	log.Info("soak run", zap.Uint64("seed", o.Seed), zap.Int("tasks", o.Tasks), zap.Int("agents", o.Agents), zap.Int("callers", o.Callers), zap.String("dir", dir))
 	r := &runner{o: o, log: log, dir: dir, run: strconv.FormatUint(o.Seed%1e9, 36) + strconv.FormatInt(time.Now().UnixMilli()%1e6, 36)}
 	defer func() {
+		keep := err != nil || sum.Failed() || o.KeepDir
+		if keep {
+			r.keepData()
+		}
 		r.teardown()
-		if err == nil && !sum.Failed() && !o.KeepDir {
+		if !keep {
 			_ = os.RemoveAll(dir)
 		} else {
 			log.Info("run folder kept", zap.String("dir", dir))
@@ -125,6 +129,11 @@ func (r *runner) startServers(ctx context.Context) error {
 			return err
 		}
 		r.broker, r.o.AMQPURL, r.o.RedisURL, r.where = c.Nodes[0], c.Nodes[0].URL, r.redis.URL, "cluster-"+c.Redis
+		// No agent opens working memory, no failover is planned, before
+		// the replicas are in sync (their first sync done).
+		if err := waitFor(ctx, replicatedBound, "the working memory's replicas", c.replicated); err != nil {
+			return err
+		}
 		r.log.Info("cluster servers", zap.String("dir", c.Dir), zap.String("redis", c.Redis), zap.String("ledger", r.o.RedisURL))
 	} else if !r.o.Shared {
 		var err error
@@ -227,9 +236,8 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	for i := range r.o.Agents {
 		names = append(names, fmt.Sprintf("SoakAgent%d", i))
 	}
-	for i, name := range names {
-		c := &child{role: "agent", name: name, index: i, supervised: true, env: append(r.env(i), envName+"="+name, envPeer+"="+names[(i+1)%len(names)])}
-		r.agents = append(r.agents, c)
+	r.agents = r.agentChildren(names)
+	for _, c := range r.agents {
 		if err := r.procs.start(c); err != nil {
 			return nil, err
 		}
@@ -252,18 +260,20 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	defer stopLoad()
 	var oneShots sync.WaitGroup
 	for i := range r.o.OneShots {
-		oneShots.Go(func() { r.oneShots(loadCtx, i, names, callerNames) })
+		oneShots.Go(func() { r.oneShots(loadCtx, ctx, i, names, callerNames) })
 	}
-	in := &injector{broker: r.broker, cluster: r.o.Cluster, ledger: r.ledger, procs: r.procs, agents: r.agents, callers: r.callers, log: r.log,
-		rng: rand.New(rand.NewPCG(r.o.Seed, 1)), done: countKinds(r.kinds(), nil)}
+	in := r.newInjector(ctx)
 	var injecting sync.WaitGroup
 	plan := r.plan()
 	if len(plan) > 0 {
-		r.log.Info("fault plan", zap.Int("faults", len(plan)), zap.Any("by_kind", CountKinds(plan)))
+		r.log.Info("fault plan", zap.Int("faults", len(plan)), zap.Any("by_kind", countKinds(r.kinds(), plan)))
 		injecting.Go(func() { in.run(loadCtx, loadStart, plan) })
 	}
 	loadErr := r.waitLoad(ctx, loadStart)
 	stopLoad()
+	if ctx.Err() != nil { // interrupted: stop within a bound, say what was done
+		return r.interrupted(&injecting, &oneShots, in, plan, loadStart), nil
+	}
 	injecting.Wait()
 	oneShots.Wait()
 	loadSecs := time.Since(loadStart).Seconds()
@@ -313,6 +323,22 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	return sum, nil
 }
 
+// agentChildren are the agent processes: agentReplicas of each name,
+// replica j of agent i on node i+j (on a cluster).
+func (r *runner) agentChildren(names []string) []*child {
+	var agents []*child
+	for j := range r.agentReplicas() {
+		for i, name := range names {
+			agents = append(agents, &child{role: "agent", name: name, index: i + j*len(names), supervised: true,
+				env: append(r.env(i+j), envName+"="+name, envPeer+"="+names[(i+1)%len(names)])})
+		}
+	}
+	return agents
+}
+
+// agentReplicas is how many processes run each agent.
+func (r *runner) agentReplicas() int { return max(1, r.o.AgentReplicas) }
+
 // pace is the least time between two tasks of one always-on worker for Options.Rate.
 func (r *runner) pace() time.Duration {
 	if r.o.Rate <= 0 {
@@ -343,12 +369,13 @@ func (r *runner) plan() []Fault {
 	if r.o.Cluster != nil {
 		nodes = len(r.o.Cluster.Nodes)
 	}
-	return NewPlan(PlanOptions{Seed: r.o.Seed, Span: r.o.Duration, Agents: r.o.Agents, Callers: r.o.Callers, Nodes: nodes,
+	return NewPlan(PlanOptions{Seed: r.o.Seed, Span: r.o.Duration, Agents: r.o.Agents * r.agentReplicas(), Callers: r.o.Callers, Nodes: nodes,
 		MeanGap: r.o.MeanGap, Kinds: r.kinds(), EveryKind: nodes > 0})
 }
 
-// oneShots starts one-shot caller processes one after the other while the budget lasts.
-func (r *runner) oneShots(ctx context.Context, slot int, agents, callerNames []string) {
+// oneShots starts one-shot caller processes one after the other while the
+// budget lasts (until ctx ends); when interrupt ends, the one running is stopped.
+func (r *runner) oneShots(ctx, interrupt context.Context, slot int, agents, callerNames []string) {
 	for i := 0; ctx.Err() == nil; i++ {
 		issued, err := r.ledger.Client().Get(ctx, r.ledger.key(keyIssued)).Int()
 		if err == nil && issued >= r.o.Tasks {
@@ -362,8 +389,11 @@ func (r *runner) oneShots(ctx context.Context, slot int, agents, callerNames []s
 			r.log.Warn("one-shot caller not started", zap.Error(err))
 			return
 		}
-		if c.wait() {
-			pause(restartDelay) // e.g. it could not connect while the broker app was down
+		stop := context.AfterFunc(interrupt, func() { r.procs.stop(c) })
+		failed := c.wait()
+		stop()
+		if failed {
+			sleep(ctx, restartDelay) // e.g. it could not connect while the broker app was down
 		}
 	}
 }
@@ -491,69 +521,4 @@ func (r *runner) stuck(depths map[string]int) int {
 		}
 	}
 	return n
-}
-
-// queues fills in the stuck and dead-lettered messages, once every process stopped.
-func (r *runner) queues(ctx context.Context, sum *Summary, faults map[FaultKind]int, snap *Snapshot, counted map[string]bool) {
-	if r.broker == nil {
-		return // on the shared broker the queues are not the soak's alone to count
-	}
-	depths, err := r.broker.QueueDepths(ctx)
-	if err != nil {
-		sum.Problems = append(sum.Problems, "queue depths: "+err.Error())
-	} else {
-		sum.Stuck = r.stuck(depths)
-		for q, d := range depths {
-			if d > 0 && sum.Stuck > 0 && !strings.HasSuffix(q, ".dead") {
-				sum.Problems = append(sum.Problems, fmt.Sprintf("stuck: %s holds %d", q, d))
-			}
-		}
-	}
-	dead, err := readDeadLetters(ctx, r.o.AMQPURL, a2a.DeadLetterQueue("soak-"+r.run))
-	if err != nil {
-		sum.Problems = append(sum.Problems, "dead letters: "+err.Error())
-		return
-	}
-	sum.DeadLettered = len(dead)
-	ranRefused(sum, snap, dead, counted)
-	for _, d := range dead {
-		sum.DeadReasons[d.Reason+" "+d.Type]++
-		if !d.explained(faults) {
-			sum.DeadUnexplained++
-			if len(sum.Problems) < 2*maxProblems {
-				sum.Problems = append(sum.Problems, fmt.Sprintf("unexplained dead letter: %s of task %s from %s (%s)", d.Type, d.Task, d.Queue, d.Reason))
-			}
-		}
-	}
-}
-
-// refusedTask finds the task id in a refusal's message ("publish task <id> …").
-var refusedTask = regexp.MustCompile(`task ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
-
-// ranRefused counts the refused tasks that ran all the same: a response
-// to them was dead-lettered (the caller had forgotten the task it reported
-// as not sent). Sessions in counted were counted already (an outcome was stored).
-func ranRefused(sum *Summary, snap *Snapshot, dead []DeadLetter, counted map[string]bool) {
-	deadTasks := map[string]int{}
-	for _, d := range dead {
-		if strings.HasPrefix(d.Type, "task.") && d.Type != string(a2a.KindTaskRequest) {
-			deadTasks[d.Task]++
-		}
-	}
-	sids := make([]string, 0, len(snap.Refused))
-	for sid := range snap.Refused {
-		sids = append(sids, sid)
-	}
-	sort.Strings(sids)
-	for _, sid := range sids {
-		m := refusedTask.FindStringSubmatch(snap.Refused[sid])
-		if m == nil || deadTasks[m[1]] == 0 || counted[sid] {
-			continue
-		}
-		sum.RefusedRan++
-		sum.Refused--
-		if len(sum.Problems) < 2*maxProblems {
-			sum.Problems = append(sum.Problems, fmt.Sprintf("%s: refused (%s) yet task %s ran: %d responses dead-lettered", sid, snap.Refused[sid], m[1], deadTasks[m[1]]))
-		}
-	}
 }

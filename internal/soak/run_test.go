@@ -4,6 +4,8 @@
 package soak
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,5 +28,53 @@ func TestPlanOnSharedServersLeavesTheBrokerAlone(t *testing.T) {
 		if n[FaultKillAgent] == 0 || n[FaultKillCaller] == 0 {
 			t.Errorf("SharedFaults=%v: no kills planned in 5 minutes: %v", sharedFaults, n)
 		}
+	}
+}
+
+// TestAgentReplicasSpreadOverTheNodes: with two replicas per agent on a
+// cluster, each agent's replicas connect to different nodes (a node
+// stopped leaves each agent one consuming its queue), every process has
+// its own index, and the kill faults reach all of them.
+func TestAgentReplicasSpreadOverTheNodes(t *testing.T) {
+	cl := &Cluster{Redis: RedisCluster}
+	for i := range 3 {
+		cl.Nodes = append(cl.Nodes, &Broker{URL: fmt.Sprintf("amqp://node%d/", i)})
+	}
+	r := &runner{o: Options{Cluster: cl, Agents: 3, Callers: 2, AgentReplicas: 2, Faults: true, Duration: 10 * time.Minute, MeanGap: time.Second}}
+	agents := r.agentChildren([]string{"A0", "A1", "A2"})
+	nodes := map[string]map[string]bool{}
+	index := map[int]bool{}
+	for _, c := range agents {
+		if nodes[c.name] == nil {
+			nodes[c.name] = map[string]bool{}
+		}
+		for _, kv := range c.env {
+			if url, ok := strings.CutPrefix(kv, "A2ABUS_BUS_URL="); ok {
+				nodes[c.name][url] = true
+			}
+		}
+		index[c.index] = true
+	}
+	for name, urls := range nodes {
+		if len(urls) != 2 {
+			t.Errorf("agent %s: replicas on %d nodes, want 2", name, len(urls))
+		}
+	}
+	if len(agents) != 6 || len(index) != 6 {
+		t.Fatalf("%d agent processes, %d indexes: want 6 of each", len(agents), len(index))
+	}
+	killed := map[int]bool{}
+	for _, f := range r.plan() {
+		if f.Kind == FaultKillAgent {
+			killed[f.Target] = true
+		}
+	}
+	for target := range killed {
+		if target >= len(agents) {
+			t.Errorf("kill_agent of #%d: only %d agent processes", target, len(agents))
+		}
+	}
+	if len(killed) <= 3 {
+		t.Errorf("kill_agent targets %v: the replicas are never killed", killed)
 	}
 }

@@ -44,6 +44,9 @@ type Summary struct {
 	Callers    int     `json:"callers"`
 	// Servers is "private" (the soak's own broker and Redis) or "shared".
 	Servers string `json:"servers"`
+	// Interrupted: the run was stopped (SIGINT, SIGTERM) during its load;
+	// Tasks is then the tasks issued, and nothing was checked.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Problems lists the first problems found, for a human.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -57,13 +60,17 @@ const MaxUnsentShare = 0.10
 // Failed reports whether the run failed: FailReasons has something to say.
 func (s *Summary) Failed() bool { return len(s.FailReasons()) > 0 }
 
-// FailReasons says why the run failed, one reason a line: a loss or an
+// FailReasons says why the run failed, one reason a line: an interrupted
+// run (nothing checked), a loss or an
 // inconsistency found, or a run that did not test what it was asked to —
 // a planned fault that could not be injected, faults planned and none
 // injected, no task at all, or more than MaxUnsentShare of the tasks
 // refused or abandoned.
 func (s *Summary) FailReasons() []string {
 	var why []string
+	if s.Interrupted {
+		why = append(why, "interrupted before the check")
+	}
 	for _, c := range []struct {
 		n    int
 		what string

@@ -12,7 +12,8 @@
 // The knobs are environment variables: SOAK_TASKS (2000), SOAK_DURATION
 // (10m, the load's cap), SOAK_SEED (time-based; printed), SOAK_RATE (tasks
 // per second the always-on callers start together; 0, the default, is as
-// fast as they can), SOAK_AGENTS (3), SOAK_CALLERS (2), SOAK_WORKERS (16 per
+// fast as they can), SOAK_AGENTS (3), SOAK_AGENT_REPLICAS (1: processes
+// per agent; on a cluster on different nodes), SOAK_CALLERS (2), SOAK_WORKERS (16 per
 // always-on caller), SOAK_ONESHOTS (1), SOAK_BATCH (25), SOAK_FAULTS (1; 0
 // disables them), SOAK_FAULT_GAP (5s, the mean time between faults),
 // SOAK_DRAIN (2m), SOAK_QUIET (2s), SOAK_KEEP=1 (keep the run folder and its
@@ -123,7 +124,7 @@ func options() (soak.Options, error) {
 	}{
 		{"SOAK_TASKS", &o.Tasks, 2000}, {"SOAK_AGENTS", &o.Agents, 3}, {"SOAK_CALLERS", &o.Callers, 2},
 		{"SOAK_WORKERS", &o.Workers, 16}, {"SOAK_ONESHOTS", &o.OneShots, 1}, {"SOAK_BATCH", &o.Batch, 25},
-		{"SOAK_WAIT_REPLICAS", &o.WaitReplicas, 0},
+		{"SOAK_WAIT_REPLICAS", &o.WaitReplicas, 0}, {"SOAK_AGENT_REPLICAS", &o.AgentReplicas, 1},
 	}
 	for _, k := range ints {
 		*k.dst = k.def

@@ -6,6 +6,7 @@ package a2a
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -20,28 +21,42 @@ import (
 // is not JSON, a value it cannot encode) the writer gives up: Done then
 // reports false and the caller encodes the value the standard way.
 //
-// The zero value is ready; Grow reserves room first.
+// The zero value is ready. It writes into a scratch buffer it reuses (a
+// pool, as encoding/json's), and Done returns a copy of exactly the
+// object's size: what is stored holds no spare room.
 type ObjectWriter struct {
-	w jsonWriter
+	w       jsonWriter
+	scratch *[]byte // the pooled buffer w.b came from
 }
 
-// Grow reserves room for n more bytes.
-func (o *ObjectWriter) Grow(n int) {
-	if cap(o.w.b)-len(o.w.b) < n {
-		b := make([]byte, len(o.w.b), len(o.w.b)+n)
-		copy(b, o.w.b)
-		o.w.b = b
-	}
-}
+// objectBuffers are the scratch buffers of ObjectWriters.
+var objectBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledBuffer bounds a scratch buffer kept for reuse.
+const maxPooledBuffer = 64 << 10
 
 // Open starts the object.
-func (o *ObjectWriter) Open() { o.w.b = append(o.w.b, '{') }
+func (o *ObjectWriter) Open() {
+	if o.scratch == nil {
+		o.scratch = objectBuffers.Get().(*[]byte)
+		o.w.b = (*o.scratch)[:0]
+	}
+	o.w.b = append(o.w.b, '{')
+}
 
-// Done ends the object and returns its bytes; false when the writer gave
-// up on a value encoding/json would refuse.
+// Done ends the object and returns its bytes, a copy of exactly its size;
+// false when the writer gave up on a value encoding/json would refuse.
+// The writer is then empty again.
 func (o *ObjectWriter) Done() ([]byte, bool) {
 	o.w.b = append(o.w.b, '}')
-	return o.w.b, !o.w.failed
+	out, ok := make([]byte, len(o.w.b)), !o.w.failed
+	copy(out, o.w.b)
+	if o.scratch != nil && cap(o.w.b) <= maxPooledBuffer {
+		*o.scratch = o.w.b[:0]
+		objectBuffers.Put(o.scratch)
+	}
+	o.scratch, o.w = nil, jsonWriter{}
+	return out, ok
 }
 
 // Key writes a member's key (plain ASCII, as a struct tag's name), after a
@@ -124,7 +139,6 @@ func (o *ObjectWriter) ObjectOmit(k string, m map[string]any) { o.w.objectOmit(k
 // is nil (omitempty).
 func (o *ObjectWriter) MessageOmit(k string, m *Message) {
 	if m != nil {
-		o.Grow(160 + messageSize(m))
 		o.w.key(k)
 		o.w.message(m)
 	}

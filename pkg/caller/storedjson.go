@@ -20,7 +20,6 @@ import (
 // appendJSON writes r as encodeStd does; false when the writer gave up.
 func (r *Record) appendJSON() ([]byte, bool) {
 	var o a2a.ObjectWriter
-	o.Grow(512 + len(r.Handoff))
 	o.Open()
 	o.String("taskId", r.TaskID)
 	o.String("caller", r.Caller)
@@ -51,7 +50,6 @@ func (r *Record) appendJSON() ([]byte, bool) {
 // appendJSON writes s as encodeStd does; false when the writer gave up.
 func (s *StoredResult) appendJSON() ([]byte, bool) {
 	var o a2a.ObjectWriter
-	o.Grow(448)
 	o.Open()
 	o.String("taskId", s.TaskID)
 	o.String("agent", s.Agent)
@@ -102,7 +100,6 @@ func (e *HistoryEntry) encode(audit bool) (entry, record []byte) {
 // appendJSON writes e as json.Marshal does; false when the writer gave up.
 func (e *HistoryEntry) appendJSON() ([]byte, bool) {
 	var o a2a.ObjectWriter
-	o.Grow(320 + len(e.Task) + len(e.Output) + len(e.Error))
 	o.Open()
 	o.Time("time", e.Time)
 	o.Time("createdAt", e.CreatedAt)

@@ -79,6 +79,11 @@ func TestStoredJSONMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("%s: the writer gave up on a usual record", what)
 		}
 	}
+	for what, b := range map[string][]byte{"record": mustEncode(t, r.encode), "stored result": mustEncode(t, s.encode)} {
+		if cap(b) != len(b) { // stored as it is, kept until its batch went out
+			t.Errorf("%s: %d bytes in a buffer of %d", what, len(b), cap(b))
+		}
+	}
 	far := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
 	assertSameStored(t, &Record{Deadline: far}, &StoredResult{StoredAt: far}, &HistoryEntry{Time: far})
 	if _, err := (&Record{Deadline: far}).encode(); err == nil {
@@ -87,6 +92,15 @@ func TestStoredJSONMatchesEncodingJSON(t *testing.T) {
 }
 
 func okOf(_ []byte, ok bool) bool { return ok }
+
+func mustEncode(t *testing.T, encode func() ([]byte, error)) []byte {
+	t.Helper()
+	b, err := encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // FuzzStoredJSON holds the hand-written writers of the stored records
 // byte-equal to encoding/json on records built from the input: every

@@ -10,8 +10,6 @@ import (
 	"mime"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // DefaultMaxBodyBytes is the default limit on a message body: 4 MiB.
@@ -46,7 +44,7 @@ func (c Codec) newID() string {
 	if c.NewID != nil {
 		return c.NewID()
 	}
-	return uuid.NewString()
+	return NewID()
 }
 
 // Encode validates p and builds its envelope: a new message id, the task id

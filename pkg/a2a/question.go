@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/google/uuid"
 )
 
 // Tasks that talk back. A task.result may end one TURN of a task instead of
@@ -106,7 +104,7 @@ func WaitsForInput(s TaskState) bool {
 func EndsTurn(s TaskState) bool { return s.Terminal() || WaitsForInput(s) }
 
 // NewContextID returns a new, random context id (a UUID).
-func NewContextID() string { return uuid.NewString() }
+func NewContextID() string { return NewID() }
 
 // ValidateContextID reports whether id is a context id a caller can keep a
 // history for: the rule of a session id (letters, digits, '_', '.', ':' and

@@ -229,8 +229,8 @@ func (a *Agent) execute(workCtx, dctx context.Context, d *bus.Delivery, req *a2a
 		// The turn ends here: the answer comes as a new request, to any replica.
 		a.log.Info("task waits for input", zap.String("task", req.TaskID), zap.String("skill", req.Skill), zap.String("caller", req.Caller),
 			zap.Int("turn", req.Turn), zap.String("state", string(result.State)), zap.Duration("took", elapsed))
-	} else {
-		a.log.Info("task completed", zap.String("task", req.TaskID), zap.String("skill", req.Skill), zap.String("caller", req.Caller),
+	} else if ce := a.log.Check(zap.InfoLevel, "task completed"); ce != nil { // not logged: spare building the fields
+		ce.Write(zap.String("task", req.TaskID), zap.String("skill", req.Skill), zap.String("caller", req.Caller),
 			zap.Int("turn", req.Turn), zap.Duration("took", elapsed))
 	}
 	return &outgoing{taskID: req.TaskID, caller: req.Caller, skill: req.Skill, payload: result, trace: trace}, false

@@ -96,24 +96,27 @@ func resultStatus(s *StoredResult) string {
 	return string(a2a.StatusError)
 }
 
-// historyOp is the batch op that records a finalized task in its session's
-// call history (session/<sessionId>/calls/<taskId>, for AuditTTL). It is
-// idempotent: a redelivered response records nothing twice. The first
-// outcome wins (set if absent), except a late result, which replaces the
-// TIMEOUT the sweeper recorded — and a TIMEOUT recorded after a late result
-// (the two finalizations race) never replaces it. rec comes from Invoke,
-// which validated its session and task ids, so the op is always valid.
+// historyOps are the batch ops that record a finalized task in its
+// session's call history (session/<sessionId>/calls/<taskId>, for
+// AuditTTL) and export it to the audit stream, if any (exportOps). The
+// history entry is idempotent: a redelivered response records nothing
+// twice. The first outcome wins (set if absent), except a late result,
+// which replaces the TIMEOUT the sweeper recorded — and a TIMEOUT recorded
+// after a late result (the two finalizations race) never replaces it. rec
+// comes from Invoke, which validated its session and task ids, so the op is
+// always valid.
 //
 // A task that talks back has one entry too: WAITING while it waits for
 // input, replaced by its outcome (replace: the writes of a turn's claim
 // winner after turn 0).
-func (c *Caller) historyOp(e *HistoryEntry, replace bool) memory.Op {
+func (c *Caller) historyOps(e *HistoryEntry, replace bool) []memory.Op {
 	key, _ := memory.CallHistoryKey(e.SessionID, e.TaskID) // validated by Invoke (ResultKey)
-	b, _ := json.Marshal(e)                                // strings, times and ints only: cannot fail
+	b, record := e.encode(c.opts.AuditStreamMaxLen > 0)    // strings, times and ints only: cannot fail
+	op := memory.SetIfAbsentOp(key, b, c.opts.AuditTTL)
 	if replace || e.Late {
-		return memory.SetOp(key, b, c.opts.AuditTTL)
+		op = memory.SetOp(key, b, c.opts.AuditTTL)
 	}
-	return memory.SetIfAbsentOp(key, b, c.opts.AuditTTL)
+	return append(append(make([]memory.Op, 0, 2), op), c.exportOp(record)...)
 }
 
 // auditRecord is an audit record as exported: the history entry with its kind.
@@ -130,8 +133,17 @@ func (c *Caller) exportOps(e *HistoryEntry) []memory.Op {
 	if c.opts.AuditStreamMaxLen <= 0 {
 		return nil
 	}
-	b, _ := json.Marshal(auditRecord{AuditKind, e}) // cannot fail, as in historyOp
-	return []memory.Op{memory.StreamAddOp(memory.AuditStreamKey, b, c.opts.AuditStreamMaxLen)}
+	_, record := e.encode(true) // cannot fail, as in historyOps
+	return c.exportOp(record)
+}
+
+// exportOp is the batch op that exports record, an audit record's JSON,
+// to the audit stream, if any.
+func (c *Caller) exportOp(record []byte) []memory.Op {
+	if c.opts.AuditStreamMaxLen <= 0 {
+		return nil
+	}
+	return []memory.Op{memory.StreamAddOp(memory.AuditStreamKey, record, c.opts.AuditStreamMaxLen)}
 }
 
 // writeAudit writes e as one JSON line to Options.AuditWriter, if set.
@@ -139,7 +151,7 @@ func (c *Caller) writeAudit(e *HistoryEntry) {
 	if c.opts.AuditWriter == nil {
 		return
 	}
-	b, _ := json.Marshal(auditRecord{AuditKind, e})
+	_, b := e.encode(true)
 	c.auditMu.Lock()
 	_, err := c.opts.AuditWriter.Write(append(b, '\n'))
 	c.auditMu.Unlock()
@@ -199,7 +211,7 @@ func (c *Caller) recordRefusal(ctx context.Context, req Request, err error) {
 	if kerr != nil || errors.Is(err, ErrSessionNotOwned) { // not in another's session either
 		return // no session (or an invalid one): nowhere to record it
 	}
-	b, _ := json.Marshal(e)
+	b, _ := e.encode(false)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refusalWriteTimeout)
 	defer cancel()
 	if _, werr := c.opts.Memory.Batch(wctx, append([]memory.Op{memory.SetOp(key, b, c.opts.AuditTTL)}, c.exportOps(e)...)...); werr != nil {

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
@@ -343,7 +342,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		return nil, nil, fmt.Errorf("%w: callerContext: a new session has no conversation to send; name the session (SessionID)", ErrInvalidRequest)
 	}
 	if fresh {
-		req.SessionID = uuid.NewString()
+		req.SessionID = a2a.NewID()
 	}
 	timeout := req.Timeout
 	switch {
@@ -396,7 +395,7 @@ func (c *Caller) buildRequest(ctx context.Context, req Request) (*a2a.TaskReques
 		deadline, startBy = parent.Deadline, time.Time{}
 	}
 	tr := &a2a.TaskRequest{
-		TaskID: uuid.NewString(), ContextID: req.ContextID, SessionID: req.SessionID,
+		TaskID: a2a.NewID(), ContextID: req.ContextID, SessionID: req.SessionID,
 		Caller: c.opts.Name, Target: req.Target, Skill: req.Skill,
 		Message: a2a.NewTextMessage(a2a.MessageRoleUser, text), Input: req.Input, Priority: req.Priority,
 		Deadline: deadline, StartBy: startBy, CorrelationID: req.CorrelationID, Handoff: req.Handoff,

@@ -50,7 +50,7 @@ const (
 // task finished and where its full result is; swept is true for the TIMEOUT
 // the deadline sweeper stores when no answer came.
 func notificationTurn(s *StoredResult, key string, swept bool) memory.Turn {
-	state := strings.ToLower(strings.TrimPrefix(string(s.State), "TASK_STATE_"))
+	state := stateWord(s.State)
 	var text string
 	outcome := OutcomeAnswer
 	switch {
@@ -75,13 +75,33 @@ func notificationTurn(s *StoredResult, key string, swept bool) memory.Turn {
 			s.Agent, s.TaskID, state, s.Error.Code, preview(s.Error.Message), key)
 	case s.Late:
 		outcome = OutcomeLate
-		text = fmt.Sprintf("[Agent '%s' completed task %s late, after it had timed out (state=%s)]: %s. Call get_from_working_memory with key '%s' to read the full result.",
-			s.Agent, s.TaskID, state, resultText(s, resultPreview(s), previewRunes), key)
-	default:
-		text = fmt.Sprintf("[Agent '%s' completed task %s (state=%s)]: %s. Call get_from_working_memory with key '%s' to read the full result.",
-			s.Agent, s.TaskID, state, resultText(s, resultPreview(s), previewRunes), key)
+		text = "[Agent '" + s.Agent + "' completed task " + s.TaskID + " late, after it had timed out (state=" + state + ")]: " +
+			resultText(s, resultPreview(s), previewRunes) + ". Call get_from_working_memory with key '" + key + "' to read the full result."
+	default: // every call's: one concatenation, not fmt's boxing of each value
+		text = "[Agent '" + s.Agent + "' completed task " + s.TaskID + " (state=" + state + ")]: " +
+			resultText(s, resultPreview(s), previewRunes) + ". Call get_from_working_memory with key '" + key + "' to read the full result."
 	}
 	return notification(s, key, outcome, text)
+}
+
+// stateWord is a task state as a notification names it: lower case,
+// without its TASK_STATE_ prefix (a known state's without an allocation).
+func stateWord(s a2a.TaskState) string {
+	switch s {
+	case a2a.TaskStateCompleted:
+		return "completed"
+	case a2a.TaskStateFailed:
+		return "failed"
+	case a2a.TaskStateCanceled:
+		return "canceled"
+	case a2a.TaskStateRejected:
+		return "rejected"
+	case a2a.TaskStateInputRequired:
+		return "input_required"
+	case a2a.TaskStateAuthRequired:
+		return "auth_required"
+	}
+	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
 }
 
 // notification is a notification turn about s with text.

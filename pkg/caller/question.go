@@ -124,11 +124,10 @@ func (c *Caller) questionOps(rec *Record, s *StoredResult, w *waitState) ([]memo
 		memory.SetOp(waitKey, waitJSON, ttl),
 		memory.SetOp(rec.MemoryKey, result, ttl),
 		memory.AppendTurnOnceOp(rec.SessionID, once, questionTurn(s, rec.MemoryKey)),
-		c.historyOp(entry, true),
 		memory.IndexAddOp(c.pending, s.TaskID, w.AnswerBy.UnixMilli()),
 		memory.SetOp(ownerKey, []byte(c.opts.Name), ttl),
 		memory.SetOp(recKey, recJSON, ttl),
-	}, c.exportOps(entry)...), entry, nil
+	}, c.historyOps(entry, true)...), entry, nil
 }
 
 // endWait ends the wait of rec's task for the answer to its question w,

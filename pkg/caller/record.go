@@ -62,8 +62,18 @@ type Record struct {
 }
 
 // encode is the JSON of r, as json.Marshal writes it but through the
-// codec's mirrors of its A2A fields: it is on every call's path.
+// codec's mirrors of its A2A fields: it is on every call's path, so it is
+// written by hand (storedjson.go) unless encoding/json must say why it
+// cannot be written.
 func (r *Record) encode() ([]byte, error) {
+	if b, ok := r.appendJSON(); ok {
+		return b, nil
+	}
+	return r.encodeStd()
+}
+
+// encodeStd is encode through encoding/json.
+func (r *Record) encodeStd() ([]byte, error) {
 	type fields Record
 	return json.Marshal(struct {
 		*fields
@@ -141,8 +151,17 @@ type StoredResult struct {
 
 // encode is the JSON of s, as json.Marshal writes it but through the
 // codec's mirrors of its A2A fields (a2a.MessageMirror): it is on every
-// call's path.
+// call's path, so it is written by hand (storedjson.go) unless
+// encoding/json must say why it cannot be written.
 func (s *StoredResult) encode() ([]byte, error) {
+	if b, ok := s.appendJSON(); ok {
+		return b, nil
+	}
+	return s.encodeStd()
+}
+
+// encodeStd is encode through encoding/json.
+func (s *StoredResult) encodeStd() ([]byte, error) {
 	type fields StoredResult
 	return json.Marshal(struct {
 		*fields

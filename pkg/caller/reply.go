@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/a2abus/a2abus/bus"
@@ -174,7 +173,7 @@ func (c *Caller) checkReply(r *Reply) error {
 		return fmt.Errorf("%w: input: not valid JSON", ErrInvalidRequest)
 	}
 	if r.MessageID == "" {
-		r.MessageID = uuid.NewString()
+		r.MessageID = a2a.NewID()
 	} else if err := a2a.ValidateTaskID(r.MessageID); err != nil {
 		return fmt.Errorf("%w: messageId (the rule of a task id): %w", ErrInvalidRequest, err)
 	}

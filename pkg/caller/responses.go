@@ -274,7 +274,7 @@ func (c *Caller) outcomeOps(rec *Record, s *StoredResult, swept bool) ([]memory.
 	}
 	notify := memory.AppendTurnOnceOp(rec.SessionID, once, notificationTurn(s, rec.MemoryKey, swept))
 	entry := c.historyEntry(rec, s)
-	ops := append([]memory.Op{set, notify, c.historyOp(entry, s.Late || s.Turn > 0)}, c.exportOps(entry)...)
+	ops := append([]memory.Op{set, notify}, c.historyOps(entry, s.Late || s.Turn > 0)...)
 	if !swept {
 		ops = append(ops, memory.IndexRemoveOp(c.pending, s.TaskID))
 	}

@@ -181,19 +181,20 @@ func (p *policy) check(caller, target string) *a2a.Error {
 		return nil
 	}
 	r := p.rules[i]
-	key := fmt.Sprintf("policy.rules[%d]", i)
-	rule := fmt.Sprintf("%s (caller %q)", key, r.Caller)
+	// The rule's names are built only for a refusal: check runs on every call.
+	key := func() string { return fmt.Sprintf("policy.rules[%d]", i) }
+	rule := func() string { return fmt.Sprintf("%s (caller %q)", key(), r.Caller) }
 	if r.NoCalls {
-		return refuse(rule+" does not let it call other agents (may_call: false)", "drop may_call: false from "+key)
+		return refuse(rule()+" does not let it call other agents (may_call: false)", "drop may_call: false from "+key())
 	}
 	for _, pat := range r.Deny {
 		if Match(pat, target) {
-			return refuse(fmt.Sprintf("%s denies target %q", rule, pat), fmt.Sprintf("drop %q from %s.deny (deny wins over allow)", pat, key))
+			return refuse(fmt.Sprintf("%s denies target %q", rule(), pat), fmt.Sprintf("drop %q from %s.deny (deny wins over allow)", pat, key()))
 		}
 	}
 	if len(r.Allow) == 0 {
 		if p.deny {
-			return refuse(rule+" allows no target and policy.default is deny", fmt.Sprintf("add %s to %s.allow", target, key))
+			return refuse(rule()+" allows no target and policy.default is deny", fmt.Sprintf("add %s to %s.allow", target, key()))
 		}
 		return nil
 	}
@@ -202,7 +203,7 @@ func (p *policy) check(caller, target string) *a2a.Error {
 			return nil
 		}
 	}
-	return refuse(fmt.Sprintf("%s allows only %s", rule, strings.Join(r.Allow, ", ")), fmt.Sprintf("add %s to %s.allow", target, key))
+	return refuse(fmt.Sprintf("%s allows only %s", rule(), strings.Join(r.Allow, ", ")), fmt.Sprintf("add %s to %s.allow", target, key()))
 }
 
 // Allowed describes, one line per rule and a last one for every other

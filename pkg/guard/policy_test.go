@@ -246,3 +246,22 @@ func TestDenies(t *testing.T) {
 		t.Errorf("nil guard: %v", err)
 	}
 }
+
+// An allowed call costs the policy no allocation: the refusal's names are
+// built only for a refusal (check runs on every call).
+func TestPolicyAllowsWithoutAllocating(t *testing.T) {
+	p, err := newPolicy(Policy{Default: Deny, Rules: []Rule{{Caller: "Other", Allow: []string{"*"}}, {Caller: "Bench*", Allow: []string{"Echo*"}, Deny: []string{"Secret"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if refused := p.check("BenchCaller", "EchoAgent"); refused != nil {
+			t.Fatal(refused)
+		}
+	}); n != 0 {
+		t.Errorf("an allowed call allocated %v times", n)
+	}
+	if refused := p.check("BenchCaller", "Secret"); refused == nil || !strings.Contains(refused.Message, `policy.rules[1] (caller "Bench*") denies target "Secret"`) {
+		t.Errorf("refusal %v", refused)
+	}
+}

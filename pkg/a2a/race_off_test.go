@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+//go:build !race
+
+package a2a
+
+// raceEnabled: the race detector is on, and allocation counts are its own.
+const raceEnabled = false

@@ -20,7 +20,7 @@ FUZZTIME ?= 30s
 # The fuzz targets `make fuzz` runs, package:target: the wire codec (every
 # kind), the directory's announcements, well-known and known-agents files,
 # and the configuration file.
-FUZZ_TARGETS := ./pkg/a2a:FuzzDecode ./pkg/a2a:FuzzWireDecode ./pkg/a2a:FuzzWireEncode ./pkg/a2a:FuzzAppendJSONString \
+FUZZ_TARGETS := ./pkg/a2a:FuzzDecode ./pkg/a2a:FuzzWireDecode ./pkg/a2a:FuzzWireEncode ./pkg/a2a:FuzzAppendJSONString ./pkg/caller:FuzzStoredJSON \
 	./directory:FuzzAnnouncement ./directory:FuzzParseWellKnown ./directory:FuzzParseKnownAgents \
 	./config:FuzzLoad
 # FUZZMINIMIZETIME bounds the minimizing of each new input (go's default, 60s,

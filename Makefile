@@ -67,16 +67,16 @@ image: ## build the image for linux/amd64 and linux/arm64 with docker buildx, re
 run: ## the main job: a2abus demo on the embedded bus and memory (no servers needed)
 	$(GO) run ./cmd/a2abus demo --log-level warn
 
-test: ## everything CI runs: services, the module's tests, then the fault tests beside lint, the short soak and deploy/'s tests
+test: ## everything CI runs, in order: services, lint, the module's tests, then the fault tests beside the short soak and deploy/'s tests
 	@$(MAKE) --no-print-directory services
+	@$(MAKE) --no-print-directory lint
 	@# lint's go vet checks every package and its tests with all of vet's
 	@# analyzers, so go test's own vet pass (a subset) is not run again
 	@$(MAKE) --no-print-directory unit-module GOTEST_VET=-vet=off
-	@# the fault tests disturb the shared servers, so they start once the
-	@# module's tests are done; the soak runs on private servers, lint and
-	@# deploy/'s tests need none: they run side by side (the fault tests
-	@# mostly wait on the broker), each one's output printed whole when it ends
-	@$(MAKE) --no-print-directory -j4 -O faults lint soak-short deploy-test GOTEST_VET=-vet=off
+	@# the fault tests disturb the shared servers, the soak runs on private ones
+	@# and deploy/'s tests need none: they run side by side, each one's output
+	@# printed whole when it ends
+	@$(MAKE) --no-print-directory -j3 -O faults soak-short deploy-test GOTEST_VET=-vet=off
 
 services: ## make sure RabbitMQ and Redis answer on 127.0.0.1 (start or install them), and Chromium is installed
 	bash scripts/ensure-services.sh

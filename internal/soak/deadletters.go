@@ -6,6 +6,7 @@ package soak
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -20,6 +21,8 @@ type DeadLetter struct {
 	Task   string // the correlation id: the task id
 	Queue  string // the queue it was dead-lettered from
 	Reason string // rejected, expired, maxlen, delivery_limit
+	// Attempt is the delivery attempt it was dead-lettered at (bus.HeaderAttempt; 0: not set).
+	Attempt int
 }
 
 // explained says whether the fault plan (or the design) accounts for d:
@@ -27,14 +30,25 @@ type DeadLetter struct {
 // by design), or a request dead-lettered past its attempt limit after
 // faults that interrupt tasks (kills, closed connections, broker or node
 // restarts, paused nodes).
+//
+// A request whose deliveries were interrupted past its attempts (each lost
+// delivery counted, bus/rabbitmq's countCrash) comes to its next consumer
+// exhausted: the agent answers it EXECUTION_FAILED ("gave up after N
+// delivery attempts") and dead-letters it as rejected, at an attempt past
+// bus.DefaultMaxAttempts (the soak's agents run with it). Other rejections
+// (undecodable, a caller it may not act as) come at an attempt within it.
 func (d DeadLetter) explained(faults map[FaultKind]int) bool {
+	interrupted := faults[FaultKillAgent]+faults[FaultCloseConns]+faults[FaultBrokerRestart]+
+		faults[FaultNodeRestart]+faults[FaultNodePause] > 0
+	_, fromTasks := a2a.AgentFromTaskKey(d.Queue)
+	request := d.Type == string(a2a.KindTaskRequest) && fromTasks
 	switch {
 	case d.Reason == "expired":
 		return true
-	case d.Reason == rabbitmq.ReasonMaxAttempts && d.Type == string(a2a.KindTaskRequest):
-		_, fromTasks := a2a.AgentFromTaskKey(d.Queue)
-		return fromTasks && faults[FaultKillAgent]+faults[FaultCloseConns]+faults[FaultBrokerRestart]+
-			faults[FaultNodeRestart]+faults[FaultNodePause] > 0
+	case d.Reason == rabbitmq.ReasonMaxAttempts:
+		return request && interrupted
+	case d.Reason == rabbitmq.ReasonRejected:
+		return request && interrupted && d.Attempt > bus.DefaultMaxAttempts
 	}
 	return false
 }
@@ -68,6 +82,9 @@ func readDeadLetters(ctx context.Context, url, queue string) ([]DeadLetter, erro
 		// the queue; the broker's own dead-lettering (expiry) sets x-death.
 		d.Reason, _ = m.Headers[bus.HeaderDeathReason].(string)
 		d.Queue, _ = m.Headers[rabbitmq.HeaderDeathQueue].(string)
+		if a, ok := m.Headers[bus.HeaderAttempt].(string); ok {
+			d.Attempt, _ = strconv.Atoi(a)
+		}
 		if deaths, ok := m.Headers["x-death"].([]any); ok && len(deaths) > 0 {
 			if first, ok := deaths[0].(amqp.Table); ok && d.Reason == "" {
 				d.Reason, _ = first["reason"].(string)

@@ -5,24 +5,21 @@ package docs
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
-// functions returns the names of the functions of prog's binary
-// (CGO_ENABLED=0 go build -trimpath; go tool nm) but the package
-// initialisers and what they define (a package imported runs its init).
+// functions returns the names of the functions of prog's binary (the one
+// make test built for the whole run, or one testenv.Build links; go tool
+// nm) but the package initialisers and what they define (a package
+// imported runs its init).
 func functions(t *testing.T, prog string) []string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), filepath.Base(prog))
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./"+prog)
-	build.Dir = ".."
-	build.Env = append(build.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./%s: %v\n%.2000s", prog, err, out)
-	}
+	bin := testenv.Build(t, "./"+prog)
 	nm := exec.Command("go", "tool", "nm", bin)
 	var stderr bytes.Buffer
 	nm.Stderr = &stderr
@@ -73,4 +70,11 @@ func TestAgentMainsLinkOnlyTheirKind(t *testing.T) {
 			t.Errorf("%s links code of %s%s (%s): a call from its kind's build reaches it", c.prog, mod, strings.TrimSuffix(p, "."), n)
 		}
 	}
+}
+
+// TestMain removes the binaries testenv.Build linked.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.RemoveBuilds()
+	os.Exit(code)
 }

@@ -347,32 +347,6 @@ func (r *runner) pace() time.Duration {
 	return time.Duration(float64(r.o.Callers*r.o.Workers) / r.o.Rate * float64(time.Second))
 }
 
-// kinds are the fault kinds the servers allow.
-func (r *runner) kinds() []FaultKind {
-	switch {
-	case r.o.Cluster != nil:
-		return ClusterFaultKinds
-	case r.broker == nil && r.o.SharedFaults:
-		return []FaultKind{FaultKillAgent, FaultKillCaller, FaultRedisPause}
-	case r.broker == nil:
-		return []FaultKind{FaultKillAgent, FaultKillCaller}
-	}
-	return FaultKinds
-}
-
-// plan is the run's fault plan: the kinds the servers allow.
-func (r *runner) plan() []Fault {
-	if !r.o.Faults {
-		return nil
-	}
-	nodes := 0
-	if r.o.Cluster != nil {
-		nodes = len(r.o.Cluster.Nodes)
-	}
-	return NewPlan(PlanOptions{Seed: r.o.Seed, Span: r.o.Duration, Agents: r.o.Agents * r.agentReplicas(), Callers: r.o.Callers, Nodes: nodes,
-		MeanGap: r.o.MeanGap, Kinds: r.kinds(), EveryKind: nodes > 0})
-}
-
 // oneShots starts one-shot caller processes one after the other while the
 // budget lasts (until ctx ends); when interrupt ends, the one running is stopped.
 func (r *runner) oneShots(ctx, interrupt context.Context, slot int, agents, callerNames []string) {

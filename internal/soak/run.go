@@ -269,7 +269,7 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 		r.log.Info("fault plan", zap.Int("faults", len(plan)), zap.Any("by_kind", countKinds(r.kinds(), plan)))
 		injecting.Go(func() { in.run(loadCtx, loadStart, plan) })
 	}
-	loadErr := r.waitLoad(ctx, loadStart)
+	loadErr := r.waitLoad(ctx, loadStart, func() []FaultKind { return in.untried(plan) })
 	stopLoad()
 	if ctx.Err() != nil { // interrupted: stop within a bound, say what was done
 		return r.interrupted(&injecting, &oneShots, in, plan, loadStart), nil
@@ -373,12 +373,14 @@ func (r *runner) oneShots(ctx, interrupt context.Context, slot int, agents, call
 }
 
 // waitLoad waits until the budget is spent (or the duration cap passed) and
-// every always-on caller is idle, printing progress.
-func (r *runner) waitLoad(ctx context.Context, start time.Time) error {
+// every always-on caller is idle, printing progress; and, within the cap,
+// until a fault of each kind planned has begun (untried lists those not),
+// so that a load that ended early does not leave a kind out.
+func (r *runner) waitLoad(ctx context.Context, start time.Time, untried func() []FaultKind) error {
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	lastReport := time.Now()
-	capped := false
+	capped, waitingFaults := false, false
 	for {
 		select {
 		case <-ctx.Done():
@@ -412,9 +414,17 @@ func (r *runner) waitLoad(ctx context.Context, start time.Time) error {
 				break
 			}
 		}
-		if idle {
-			return nil
+		if !idle {
+			continue
 		}
+		if kinds := untried(); len(kinds) > 0 && !capped {
+			if !waitingFaults {
+				waitingFaults = true
+				r.log.Warn("budget spent with fault kinds not injected yet: the load ends once they are, or at its cap", zap.Any("kinds", kinds))
+			}
+			continue
+		}
+		return nil
 	}
 }
 

@@ -99,6 +99,7 @@ func Run(ctx context.Context, o Options, log *zap.Logger) (sum *Summary, err err
 	sum, err = r.soak(ctx)
 	if sum != nil {
 		sum.TotalSecs = time.Since(began).Seconds()
+		sum.FailedBecause = sum.FailReasons()
 	}
 	return sum, err
 }
@@ -308,7 +309,8 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	v := Classify(snap, obs)
 	sum := &Summary{Tasks: v.Tasks, Lost: v.Lost, Duplicated: v.Duplicated, Overwritten: v.Overwritten, Abandoned: v.Abandoned,
 		Refused: v.Refused, RefusedRan: v.RefusedRan, Outcomes: v.Outcomes, Problems: v.Problems, Faults: in.done,
-		FaultsPlanned: len(plan), FaultFailures: len(in.failures), LoadSecs: loadSecs, Seed: r.o.Seed, Agents: r.o.Agents, Callers: r.o.Callers, Servers: r.where,
+		FaultsPlanned: len(plan), FaultsPlannedByKind: countKinds(r.kinds(), plan), FaultsUnreached: len(plan) - in.begun(),
+		FaultFailures: len(in.failures), LoadSecs: loadSecs, Seed: r.o.Seed, Agents: r.o.Agents, Callers: r.o.Callers, Servers: r.where,
 		DeadReasons: map[string]int{}}
 	for _, f := range in.failures {
 		sum.Problems = append(sum.Problems, "fault not injected: "+f)

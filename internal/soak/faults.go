@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,6 +37,34 @@ type injector struct {
 
 	done     map[FaultKind]int // faults carried out, by kind
 	failures []string          // faults that could not be carried out
+
+	mu    sync.Mutex
+	tried map[FaultKind]int // faults begun, by kind: read during the load (untried)
+}
+
+// begun counts the faults begun (injected or failed).
+func (in *injector) begun() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	n := 0
+	for _, c := range in.tried {
+		n += c
+	}
+	return n
+}
+
+// untried lists the kinds of plan of which no fault has begun yet: while
+// there are some, the load does not end before its cap (waitLoad).
+func (in *injector) untried(plan []Fault) []FaultKind {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var kinds []FaultKind
+	for _, f := range plan {
+		if in.tried[f.Kind] == 0 && !slices.Contains(kinds, f.Kind) {
+			kinds = append(kinds, f.Kind)
+		}
+	}
+	return kinds
 }
 
 // interruptGrace bounds how long a fault's steps go on once the run is interrupted.
@@ -74,6 +104,12 @@ func (in *injector) run(ctx context.Context, start time.Time, plan []Fault) {
 		case <-t.C:
 		}
 		in.log.Info("fault", zap.Stringer("fault", f))
+		in.mu.Lock()
+		if in.tried == nil {
+			in.tried = map[FaultKind]int{}
+		}
+		in.tried[f.Kind]++
+		in.mu.Unlock()
 		if err := in.inject(ctx, f); err != nil {
 			in.failures = append(in.failures, fmt.Sprintf("%s: %v", f, err))
 			in.log.Warn("fault not injected", zap.Stringer("fault", f), zap.Error(err))

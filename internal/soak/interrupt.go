@@ -50,9 +50,9 @@ func (r *runner) interrupted(injecting, oneShots *sync.WaitGroup, in *injector, 
 		r.log.Warn("the injector or a one-shot caller did not end in time: tearing down all the same", zap.Duration("bound", interruptBound))
 	}
 	sum := &Summary{Interrupted: true, LoadSecs: time.Since(loadStart).Seconds(), Seed: r.o.Seed, Agents: r.o.Agents, Callers: r.o.Callers,
-		Servers: r.where, FaultsPlanned: len(plan), Faults: countKinds(r.kinds(), nil)}
+		Servers: r.where, FaultsPlanned: len(plan), FaultsPlannedByKind: countKinds(r.kinds(), plan), Faults: countKinds(r.kinds(), nil)}
 	if finished { // else the injector still writes them
-		sum.Faults, sum.FaultFailures = in.done, len(in.failures)
+		sum.Faults, sum.FaultFailures, sum.FaultsUnreached = in.done, len(in.failures), len(plan)-in.begun()
 		for _, f := range in.failures {
 			sum.Problems = append(sum.Problems, "fault not injected: "+f)
 		}

@@ -91,14 +91,32 @@ type PlanOptions struct {
 	MeanGap time.Duration
 	// Kinds restricts the kinds injected; nil means FaultKinds.
 	Kinds []FaultKind
-	// EveryKind makes the first faults one of each kind (in a seeded
-	// order), so that a short plan leaves none out; the rest are random.
+	// EveryKind makes the first faults one of each kind, so that a short
+	// plan (or a load that ends early) leaves none out: the quick kinds
+	// first, the slow ones (a broker or node down for seconds, a failover)
+	// after, each group in a seeded order, all of them before Early; the
+	// rest are random.
 	EveryKind bool
+	// Early bounds when the first fault of each kind falls (EveryKind):
+	// they are spread at most MeanGap apart over it; default Span/3.
+	Early time.Duration
+}
+
+// slowKind reports whether a fault of kind k takes seconds to carry out
+// (an app or node stopped and started, a VM stopped, a failover awaited):
+// with EveryKind the first faults are the quick kinds, then the slow.
+func slowKind(k FaultKind) bool {
+	switch k {
+	case FaultBrokerRestart, FaultNodeRestart, FaultNodePause, FaultRedisFailover:
+		return true
+	}
+	return false
 }
 
 // NewPlan draws a fault plan: faults at random times (exponential gaps of
 // mean MeanGap, the first after at least one gap) until Span, each of a
-// random kind. It is deterministic for a seed.
+// random kind; with EveryKind, one fault of each kind comes first, all
+// before Early. It is deterministic for a seed.
 func NewPlan(o PlanOptions) []Fault {
 	if o.MeanGap <= 0 {
 		o.MeanGap = 8 * time.Second
@@ -121,13 +139,30 @@ func NewPlan(o PlanOptions) []Fault {
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x5eed))
 	var plan []Fault
 	var first []FaultKind
+	// slot is the spacing of the first faults (EveryKind): one each, all
+	// before Early.
+	var slot time.Duration
 	if o.EveryKind {
 		first = append(first, usable...)
 		rng.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
+		sort.SliceStable(first, func(i, j int) bool { return !slowKind(first[i]) && slowKind(first[j]) })
+		early := o.Early
+		if early <= 0 || early > o.Span {
+			early = o.Span / 3
+		}
+		if slot = min(o.MeanGap, early/time.Duration(len(first))); slot <= 0 {
+			first = nil // a span of nanoseconds
+		}
 	}
 	at := time.Duration(0)
 	for {
-		at += time.Duration(rng.ExpFloat64() * float64(o.MeanGap))
+		if n := len(plan); n < len(first) {
+			// In the second half of slot n (slots of at most MeanGap):
+			// the last one before Early.
+			at = slot*time.Duration(n) + time.Duration((0.5+0.5*rng.Float64())*float64(slot))
+		} else {
+			at += time.Duration(rng.ExpFloat64() * float64(o.MeanGap))
+		}
 		if at >= o.Span {
 			break
 		}

@@ -94,3 +94,52 @@ func TestPlanEveryKindComesFirst(t *testing.T) {
 		t.Errorf("%d node pauses without nodes", n)
 	}
 }
+
+// With EveryKind a plan begins with one fault of each kind, all before
+// Early, the quick kinds before the slow ones (a broker or node down for
+// seconds, a failover): whatever the seed, a load that ends early or an
+// injector slowed by a slow fault still meets every kind (make soak-short:
+// a CI run whose load ended early injected 1 of 19 planned faults, one kind
+// of five).
+func TestPlanEveryKindEarlyQuickFirst(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		kinds         []FaultKind
+		nodes         int
+		early, wantBy time.Duration
+	}{
+		{"one broker", FaultKinds, 0, 10 * time.Second, 10 * time.Second},
+		{"cluster", ClusterFaultKinds, 3, 30 * time.Second, 30 * time.Second},
+		{"default early", FaultKinds, 0, 0, 20 * time.Second}, // Span/3
+		{"early past the span", FaultKinds, 0, time.Hour, 20 * time.Second},
+	} {
+		for seed := range uint64(300) {
+			o := PlanOptions{Seed: seed, Span: time.Minute, Agents: 3, Callers: 2, Nodes: c.nodes, MeanGap: 2500 * time.Millisecond,
+				Kinds: c.kinds, EveryKind: true, Early: c.early}
+			plan := NewPlan(o)
+			if len(plan) < len(c.kinds) {
+				t.Fatalf("%s, seed %d: %d faults, want at least one of each of %d kinds", c.name, seed, len(plan), len(c.kinds))
+			}
+			first := plan[:len(c.kinds)]
+			seen := countKinds(c.kinds, first)
+			for k, n := range seen {
+				if n != 1 {
+					t.Errorf("%s, seed %d: %s %d times among the first %d faults, want once: %v", c.name, seed, k, n, len(first), first)
+				}
+			}
+			for i, f := range first {
+				if f.At <= 0 || f.At >= c.wantBy {
+					t.Errorf("%s, seed %d: first %s at %s, want in (0, %s)", c.name, seed, f.Kind, f.At, c.wantBy)
+				}
+				if i > 0 && slowKind(first[i-1].Kind) && !slowKind(f.Kind) {
+					t.Errorf("%s, seed %d: quick %s after slow %s", c.name, seed, f.Kind, first[i-1].Kind)
+				}
+				if i > 0 && f.At-first[i-1].At > 2*o.MeanGap {
+					t.Errorf("%s, seed %d: %s %s after the fault before it, mean gap %s", c.name, seed, f.Kind, f.At-first[i-1].At, o.MeanGap)
+				}
+			}
+		}
+	}
+	// A span of nanoseconds has no room for a fault of each: no panic, no loop.
+	_ = NewPlan(PlanOptions{Seed: 1, Span: 3, Agents: 3, Callers: 2, EveryKind: true})
+}

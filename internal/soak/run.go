@@ -99,6 +99,7 @@ func Run(ctx context.Context, o Options, log *zap.Logger) (sum *Summary, err err
 	sum, err = r.soak(ctx)
 	if sum != nil {
 		sum.TotalSecs = time.Since(began).Seconds()
+		sum.FailedBecause = sum.FailReasons()
 	}
 	return sum, err
 }
@@ -269,7 +270,7 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 		r.log.Info("fault plan", zap.Int("faults", len(plan)), zap.Any("by_kind", countKinds(r.kinds(), plan)))
 		injecting.Go(func() { in.run(loadCtx, loadStart, plan) })
 	}
-	loadErr := r.waitLoad(ctx, loadStart)
+	loadErr := r.waitLoad(ctx, loadStart, func() []FaultKind { return in.untried(plan) })
 	stopLoad()
 	if ctx.Err() != nil { // interrupted: stop within a bound, say what was done
 		return r.interrupted(&injecting, &oneShots, in, plan, loadStart), nil
@@ -308,7 +309,8 @@ func (r *runner) soak(ctx context.Context) (*Summary, error) {
 	v := Classify(snap, obs)
 	sum := &Summary{Tasks: v.Tasks, Lost: v.Lost, Duplicated: v.Duplicated, Overwritten: v.Overwritten, Abandoned: v.Abandoned,
 		Refused: v.Refused, RefusedRan: v.RefusedRan, Outcomes: v.Outcomes, Problems: v.Problems, Faults: in.done,
-		FaultsPlanned: len(plan), FaultFailures: len(in.failures), LoadSecs: loadSecs, Seed: r.o.Seed, Agents: r.o.Agents, Callers: r.o.Callers, Servers: r.where,
+		FaultsPlanned: len(plan), FaultsPlannedByKind: countKinds(r.kinds(), plan), FaultsUnreached: len(plan) - in.begun(),
+		FaultFailures: len(in.failures), LoadSecs: loadSecs, Seed: r.o.Seed, Agents: r.o.Agents, Callers: r.o.Callers, Servers: r.where,
 		DeadReasons: map[string]int{}}
 	for _, f := range in.failures {
 		sum.Problems = append(sum.Problems, "fault not injected: "+f)
@@ -347,32 +349,6 @@ func (r *runner) pace() time.Duration {
 	return time.Duration(float64(r.o.Callers*r.o.Workers) / r.o.Rate * float64(time.Second))
 }
 
-// kinds are the fault kinds the servers allow.
-func (r *runner) kinds() []FaultKind {
-	switch {
-	case r.o.Cluster != nil:
-		return ClusterFaultKinds
-	case r.broker == nil && r.o.SharedFaults:
-		return []FaultKind{FaultKillAgent, FaultKillCaller, FaultRedisPause}
-	case r.broker == nil:
-		return []FaultKind{FaultKillAgent, FaultKillCaller}
-	}
-	return FaultKinds
-}
-
-// plan is the run's fault plan: the kinds the servers allow.
-func (r *runner) plan() []Fault {
-	if !r.o.Faults {
-		return nil
-	}
-	nodes := 0
-	if r.o.Cluster != nil {
-		nodes = len(r.o.Cluster.Nodes)
-	}
-	return NewPlan(PlanOptions{Seed: r.o.Seed, Span: r.o.Duration, Agents: r.o.Agents * r.agentReplicas(), Callers: r.o.Callers, Nodes: nodes,
-		MeanGap: r.o.MeanGap, Kinds: r.kinds(), EveryKind: nodes > 0})
-}
-
 // oneShots starts one-shot caller processes one after the other while the
 // budget lasts (until ctx ends); when interrupt ends, the one running is stopped.
 func (r *runner) oneShots(ctx, interrupt context.Context, slot int, agents, callerNames []string) {
@@ -399,12 +375,14 @@ func (r *runner) oneShots(ctx, interrupt context.Context, slot int, agents, call
 }
 
 // waitLoad waits until the budget is spent (or the duration cap passed) and
-// every always-on caller is idle, printing progress.
-func (r *runner) waitLoad(ctx context.Context, start time.Time) error {
+// every always-on caller is idle, printing progress; and, within the cap,
+// until a fault of each kind planned has begun (untried lists those not),
+// so that a load that ended early does not leave a kind out.
+func (r *runner) waitLoad(ctx context.Context, start time.Time, untried func() []FaultKind) error {
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	lastReport := time.Now()
-	capped := false
+	capped, waitingFaults := false, false
 	for {
 		select {
 		case <-ctx.Done():
@@ -438,9 +416,17 @@ func (r *runner) waitLoad(ctx context.Context, start time.Time) error {
 				break
 			}
 		}
-		if idle {
-			return nil
+		if !idle {
+			continue
 		}
+		if kinds := untried(); len(kinds) > 0 && !capped {
+			if !waitingFaults {
+				waitingFaults = true
+				r.log.Warn("budget spent with fault kinds not injected yet: the load ends once they are, or at its cap", zap.Any("kinds", kinds))
+			}
+			continue
+		}
+		return nil
 	}
 }
 

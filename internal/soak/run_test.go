@@ -78,3 +78,27 @@ func TestAgentReplicasSpreadOverTheNodes(t *testing.T) {
 		t.Errorf("kill_agent targets %v: the replicas are never killed", killed)
 	}
 }
+
+// TestShortSoakPlansEveryKindEarly: with make soak-short's settings (3,000
+// tasks at 100/s: a 30 s load under a 60 s cap, a fault every 2.5 s) the
+// run's plan holds a fault of each kind in the first third of the expected
+// load, whatever the seed: the plan of seed 42 had its first agent kill at
+// 27.7 s, near the load's end, and a CI run injected 1 of its 19 faults.
+func TestShortSoakPlansEveryKindEarly(t *testing.T) {
+	o := Options{Faults: true, Tasks: 3000, Rate: 100, Duration: time.Minute, MeanGap: 2500 * time.Millisecond, Agents: 3, Callers: 2}
+	for seed := range uint64(200) {
+		o.Seed = seed + 42
+		r := &runner{o: o, broker: &Broker{}, where: "private"}
+		firstAt := map[FaultKind]time.Duration{}
+		for _, f := range r.plan() {
+			if _, ok := firstAt[f.Kind]; !ok {
+				firstAt[f.Kind] = f.At
+			}
+		}
+		for _, k := range FaultKinds {
+			if at, ok := firstAt[k]; !ok || at >= 10*time.Second {
+				t.Errorf("seed %d: first %s at %s (planned: %v), want within the first 10 s of the 30 s load", o.Seed, k, at, ok)
+			}
+		}
+	}
+}

@@ -3,7 +3,11 @@
 
 package soak
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Summary is the one JSON line a run prints.
 type Summary struct {
@@ -21,8 +25,14 @@ type Summary struct {
 	// Faults counts the faults injected, by kind.
 	Faults map[FaultKind]int `json:"faults"`
 	// FaultsPlanned is the faults the run's plan held (those planned past
-	// the end of the load are not injected, and are no failure).
+	// the end of the load are not injected, FaultsUnreached; and are no
+	// failure as long as each kind planned was injected).
 	FaultsPlanned int `json:"faultsPlanned"`
+	// FaultsPlannedByKind is FaultsPlanned by kind, beside Faults: a kind
+	// planned and never injected fails the run (MissedKinds).
+	FaultsPlannedByKind map[FaultKind]int `json:"faultsPlannedByKind"`
+	// FaultsUnreached counts the planned faults not begun when the load ended.
+	FaultsUnreached int `json:"faultsUnreached"`
 	// FaultFailures counts the planned faults that could not be injected.
 	FaultFailures int `json:"faultFailures"`
 	// Abandoned: ledger tasks whose caller was killed before it published them (nothing ran).
@@ -49,6 +59,22 @@ type Summary struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Problems lists the first problems found, for a human.
 	Problems []string `json:"problems,omitempty"`
+	// FailedBecause is FailReasons when the line is printed: why the run
+	// failed, empty when it passed.
+	FailedBecause []string `json:"failedBecause,omitempty"`
+}
+
+// MissedKinds lists, sorted, the fault kinds the plan held that were never
+// injected (FaultsPlannedByKind against Faults).
+func (s *Summary) MissedKinds() []FaultKind {
+	var missed []FaultKind
+	for k, n := range s.FaultsPlannedByKind {
+		if n > 0 && s.Faults[k] == 0 {
+			missed = append(missed, k)
+		}
+	}
+	slices.Sort(missed)
+	return missed
 }
 
 // MaxUnsentShare is the share of the tasks that may end refused (Invoke
@@ -64,8 +90,8 @@ func (s *Summary) Failed() bool { return len(s.FailReasons()) > 0 }
 // run (nothing checked), a loss or an
 // inconsistency found, or a run that did not test what it was asked to —
 // a planned fault that could not be injected, faults planned and none
-// injected, no task at all, or more than MaxUnsentShare of the tasks
-// refused or abandoned.
+// injected, a kind planned and none of its faults injected, no task at
+// all, or more than MaxUnsentShare of the tasks refused or abandoned.
 func (s *Summary) FailReasons() []string {
 	var why []string
 	if s.Interrupted {
@@ -87,8 +113,14 @@ func (s *Summary) FailReasons() []string {
 	for _, n := range s.Faults {
 		injected += n
 	}
-	if s.FaultsPlanned > 0 && injected == 0 {
+	if missed := s.MissedKinds(); s.FaultsPlanned > 0 && injected == 0 {
 		why = append(why, fmt.Sprintf("none of the %d planned faults was injected", s.FaultsPlanned))
+	} else if len(missed) > 0 {
+		var each []string
+		for _, k := range missed {
+			each = append(each, fmt.Sprintf("%s (%d planned)", k, s.FaultsPlannedByKind[k]))
+		}
+		why = append(why, "fault kinds planned and never injected: "+strings.Join(each, ", "))
 	}
 	switch unsent := s.Refused + s.Abandoned; {
 	case s.Tasks == 0:

@@ -4,6 +4,8 @@
 package soak
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,5 +47,50 @@ func TestSummaryFailsARunThatTestedLittle(t *testing.T) {
 		if !s.Failed() || len(why) != 1 || !strings.Contains(why[0], c.want) {
 			t.Errorf("%s: fail reasons %q, want one saying %q", name, why, c.want)
 		}
+	}
+}
+
+// A run in which a planned kind of fault never fired did not test what it
+// was asked to, even with other faults injected: the summary line of a CI
+// run of make soak-short (1 of 19 faults injected: one broker restart) did
+// pass; it fails, naming each kind missed and how many were planned, and
+// the line keeps its fields (faults, faultsPlanned, faultFailures) beside
+// the planned count by kind.
+func TestSummaryFailsAKindNeverInjected(t *testing.T) {
+	line := `{"tasks":3000,"lost":0,"duplicated":0,"faults":{"close_connections":0,"broker_restart":1,"kill_agent":0,"kill_caller":0,"redis_pause":0},` +
+		`"faultsPlanned":19,"faultsPlannedByKind":{"close_connections":5,"broker_restart":7,"kill_agent":2,"kill_caller":2,"redis_pause":3},` +
+		`"faultsUnreached":18,"faultFailures":0,"seed":42,"servers":"private"}`
+	var s Summary
+	if err := json.Unmarshal([]byte(line), &s); err != nil {
+		t.Fatal(err)
+	}
+	why := s.FailReasons()
+	want := "fault kinds planned and never injected: close_connections (5 planned), kill_agent (2 planned), kill_caller (2 planned), redis_pause (3 planned)"
+	if !slices.Contains(why, want) || len(why) != 1 {
+		t.Fatalf("fail reasons %q, want only %q", why, want)
+	}
+	if got := s.MissedKinds(); !slices.Equal(got, []FaultKind{FaultCloseConns, FaultKillAgent, FaultKillCaller, FaultRedisPause}) {
+		t.Errorf("missed kinds %v", got)
+	}
+	out, err := json.Marshal(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{`"faults":{`, `"faultsPlanned":19`, `"faultsPlannedByKind":{`, `"faultsUnreached":18`, `"faultFailures":0`, `"lost":0`} {
+		if !strings.Contains(string(out), field) {
+			t.Errorf("the line lost %s: %s", field, out)
+		}
+	}
+
+	// Each kind fired, some faults past the load's end not injected: it passes.
+	s.Faults = map[FaultKind]int{FaultCloseConns: 2, FaultBrokerRestart: 3, FaultKillAgent: 1, FaultKillCaller: 1, FaultRedisPause: 1}
+	s.FaultsUnreached = 11
+	if why := s.FailReasons(); len(why) != 0 {
+		t.Errorf("every kind injected, fail reasons %q", why)
+	}
+	// None injected: one reason, the one it always gave.
+	s.Faults = map[FaultKind]int{}
+	if why := s.FailReasons(); len(why) != 1 || why[0] != "none of the 19 planned faults was injected" {
+		t.Errorf("none injected: fail reasons %q", why)
 	}
 }

@@ -7,7 +7,9 @@
 // then checks the ledger the callers wrote against working memory. Progress
 // goes to stderr, one JSON summary line to stdout; the exit code is 1 when
 // the run found a lost, duplicated or overwritten task, a stuck message or an
-// unexplained dead letter, 2 when the run could not be carried out.
+// unexplained dead letter, or did not test what it was asked to (a kind of
+// fault planned and never injected, among others: soak.Summary.FailReasons,
+// also in the line's failedBecause), 2 when the run could not be carried out.
 //
 // The knobs are environment variables: SOAK_TASKS (2000), SOAK_DURATION
 // (10m, the load's cap), SOAK_SEED (time-based; printed), SOAK_RATE (tasks

@@ -96,7 +96,7 @@ func resultStatus(s *StoredResult) string {
 	return string(a2a.StatusError)
 }
 
-// historyOps are the batch ops that record a finalized task in its
+// appendHistoryOps appends to ops the batch ops that record a finalized task in its
 // session's call history (session/<sessionId>/calls/<taskId>, for
 // AuditTTL) and export it to the audit stream, if any (exportOps). The
 // history entry is idempotent: a redelivered response records nothing
@@ -109,14 +109,14 @@ func resultStatus(s *StoredResult) string {
 // A task that talks back has one entry too: WAITING while it waits for
 // input, replaced by its outcome (replace: the writes of a turn's claim
 // winner after turn 0).
-func (c *Caller) historyOps(e *HistoryEntry, replace bool) []memory.Op {
+func (c *Caller) appendHistoryOps(ops []memory.Op, e *HistoryEntry, replace bool) []memory.Op {
 	key, _ := memory.CallHistoryKey(e.SessionID, e.TaskID) // validated by Invoke (ResultKey)
 	b, record := e.encode(c.opts.AuditStreamMaxLen > 0)    // strings, times and ints only: cannot fail
 	op := memory.SetIfAbsentOp(key, b, c.opts.AuditTTL)
 	if replace || e.Late {
 		op = memory.SetOp(key, b, c.opts.AuditTTL)
 	}
-	return append(append(make([]memory.Op, 0, 2), op), c.exportOp(record)...)
+	return c.appendExportOp(append(ops, op), record)
 }
 
 // auditRecord is an audit record as exported: the history entry with its kind.
@@ -133,17 +133,17 @@ func (c *Caller) exportOps(e *HistoryEntry) []memory.Op {
 	if c.opts.AuditStreamMaxLen <= 0 {
 		return nil
 	}
-	_, record := e.encode(true) // cannot fail, as in historyOps
-	return c.exportOp(record)
+	_, record := e.encode(true) // cannot fail, as in appendHistoryOps
+	return c.appendExportOp(nil, record)
 }
 
-// exportOp is the batch op that exports record, an audit record's JSON,
-// to the audit stream, if any.
-func (c *Caller) exportOp(record []byte) []memory.Op {
+// appendExportOp appends to ops the batch op that exports record, an audit
+// record's JSON, to the audit stream, if any.
+func (c *Caller) appendExportOp(ops []memory.Op, record []byte) []memory.Op {
 	if c.opts.AuditStreamMaxLen <= 0 {
-		return nil
+		return ops
 	}
-	return []memory.Op{memory.StreamAddOp(memory.AuditStreamKey, record, c.opts.AuditStreamMaxLen)}
+	return append(ops, memory.StreamAddOp(memory.AuditStreamKey, record, c.opts.AuditStreamMaxLen))
 }
 
 // writeAudit writes e as one JSON line to Options.AuditWriter, if set.

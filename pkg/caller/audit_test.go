@@ -66,8 +66,8 @@ func TestHistoryRecordsOutcomesOnceAndRedacted(t *testing.T) {
 		bad := testRecord(t, session, c.Name(), "Fetcher", t0.Add(time.Second))
 		badRes := &StoredResult{TaskID: bad.TaskID, Agent: "Fetcher", State: a2a.TaskStateFailed, StoredAt: t0.Add(3 * time.Second),
 			Error: a2a.NewError(a2a.CodeExecutionFailed, "GET https://bob:hunter2@api.example.com?token=T0K3N failed; Authorization: Bearer abc.def")}
-		w.apply(c.historyOps(c.historyEntry(ok, okRes), false)[0], c.historyOps(c.historyEntry(bad, badRes), false)[0])
-		w.apply(c.historyOps(c.historyEntry(bad, badRes), false)[0]) // a redelivered response records nothing twice
+		w.apply(c.appendHistoryOps(nil, c.historyEntry(ok, okRes), false)[0], c.appendHistoryOps(nil, c.historyEntry(bad, badRes), false)[0])
+		w.apply(c.appendHistoryOps(nil, c.historyEntry(bad, badRes), false)[0]) // a redelivered response records nothing twice
 		c.logOutcome(c.historyEntry(bad, badRes))
 
 		h := w.history(session)
@@ -118,12 +118,12 @@ func TestHistoryLateResultReplacesTimeout(t *testing.T) {
 		timeout := &StoredResult{TaskID: rec.TaskID, Agent: "Slow", State: a2a.TaskStateFailed, Error: a2a.NewError(a2a.CodeTimeout, "no answer"), StoredAt: t0.Add(time.Second)}
 		late := &StoredResult{TaskID: rec.TaskID, Agent: "Slow", State: a2a.TaskStateCompleted, Late: true, StoredAt: t0.Add(2 * time.Second)}
 
-		w.apply(c.historyOps(c.historyEntry(rec, timeout), false)[0])
+		w.apply(c.appendHistoryOps(nil, c.historyEntry(rec, timeout), false)[0])
 		if h := w.history(session); len(h) != 1 || h[0].Status != "TIMEOUT" || h[0].Code != a2a.CodeTimeout || h[0].Late {
 			t.Fatalf("after the timeout: %+v", h)
 		}
-		w.apply(c.historyOps(c.historyEntry(rec, late), false)[0])
-		w.apply(c.historyOps(c.historyEntry(rec, timeout), false)[0]) // the sweeper's batch, retried after the late result: no effect
+		w.apply(c.appendHistoryOps(nil, c.historyEntry(rec, late), false)[0])
+		w.apply(c.appendHistoryOps(nil, c.historyEntry(rec, timeout), false)[0]) // the sweeper's batch, retried after the late result: no effect
 		h := w.history(session)
 		if len(h) != 1 || h[0].Status != "SUCCESS" || !h[0].Late || h[0].Code != "" || h[0].DurationMs != 2000 {
 			t.Fatalf("after the late result: %+v", h)

@@ -174,9 +174,10 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 	if err != nil {
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
-	ops := append(append([]memory.Op{
+	ops := append(make([]memory.Op, 0, 2+len(sessionOps)+len(spilled)+2), // +2: rec.also's (the gateway's list entry)
 		memory.SetOp(recKey, recJSON, recTTL),
-		memory.IndexAddOp(c.pending, rec.TaskID, rec.firstSweep().UnixMilli())}, sessionOps...), spilled...)
+		memory.IndexAddOp(c.pending, rec.TaskID, rec.firstSweep().UnixMilli()))
+	ops = append(append(ops, sessionOps...), spilled...)
 	if rec.also != nil {
 		ops = append(ops, rec.also(rec.TaskID)...)
 		rec.also = nil // asked once: the record kept in this process (c.local) does not hold its user's state
@@ -211,7 +212,9 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 		}
 		return Invocation{}, fmt.Errorf("caller %q: publish task %s to %q: %w", c.opts.Name, rec.TaskID, taskSpec.Name, err)
 	}
-	c.log.Debug("task invoked", zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.String("skill", rec.Skill))
+	if ce := c.log.Check(zap.DebugLevel, "task invoked"); ce != nil { // not logged: spare building the fields
+		ce.Write(zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.String("skill", rec.Skill))
+	}
 	return rec.invocation(), nil
 }
 

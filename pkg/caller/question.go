@@ -120,14 +120,14 @@ func (c *Caller) questionOps(rec *Record, s *StoredResult, w *waitState) ([]memo
 		return nil, nil, err
 	}
 	entry := c.historyEntry(rec, s)
-	return append([]memory.Op{
+	ops := append(make([]memory.Op, 0, 8),
 		memory.SetOp(waitKey, waitJSON, ttl),
 		memory.SetOp(rec.MemoryKey, result, ttl),
 		memory.AppendTurnOnceOp(rec.SessionID, once, questionTurn(s, rec.MemoryKey)),
 		memory.IndexAddOp(c.pending, s.TaskID, w.AnswerBy.UnixMilli()),
 		memory.SetOp(ownerKey, []byte(c.opts.Name), ttl),
-		memory.SetOp(recKey, recJSON, ttl),
-	}, c.historyOps(entry, true)...), entry, nil
+		memory.SetOp(recKey, recJSON, ttl))
+	return c.appendHistoryOps(ops, entry, true), entry, nil
 }
 
 // endWait ends the wait of rec's task for the answer to its question w,

@@ -210,13 +210,13 @@ func (c *Caller) startOf(ctx context.Context, rec *Record, n int) (*turnStart, e
 // and records s in the same batch, and returns the claim's winner — by, or
 // whoever claimed the turn before — and s's history entry.
 func (c *Caller) storeEarly(ctx context.Context, rec *Record, s *StoredResult, by, key string) (string, *HistoryEntry, error) {
-	ops, entry, err := c.outcomeOps(rec, s, false)
+	ops, entry, err := c.outcomeOps(rec, s, false, c.claimOp(key, by)) // the claim first: res[0]
 	if err != nil {
 		return "", nil, err
 	}
 	var res []memory.OpResult
 	err = c.retry(ctx, "claim, store and notify result", func(ctx context.Context) (err error) {
-		res, err = c.opts.Memory.Batch(ctx, append([]memory.Op{c.claimOp(key, by)}, ops...)...)
+		res, err = c.opts.Memory.Batch(ctx, ops...)
 		return err
 	})
 	if err != nil || res[0].Applied {
@@ -254,8 +254,9 @@ func (c *Caller) store(ctx context.Context, rec *Record, s *StoredResult, swept 
 // once-only (the first outcome wins), except that a late result replaces
 // the sweeper's TIMEOUT. A later turn's outcome replaces the question its
 // turn answered (the writes of its claim's winner only). The history
-// entry is returned too, for the outcome's log line.
-func (c *Caller) outcomeOps(rec *Record, s *StoredResult, swept bool) ([]memory.Op, *HistoryEntry, error) {
+// entry is returned too, for the outcome's log line. The ops begin with
+// lead, if any.
+func (c *Caller) outcomeOps(rec *Record, s *StoredResult, swept bool, lead ...memory.Op) ([]memory.Op, *HistoryEntry, error) {
 	result, err := s.encode()
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode result of task %s: %w", s.TaskID, err)
@@ -274,7 +275,10 @@ func (c *Caller) outcomeOps(rec *Record, s *StoredResult, swept bool) ([]memory.
 	}
 	notify := memory.AppendTurnOnceOp(rec.SessionID, once, notificationTurn(s, rec.MemoryKey, swept))
 	entry := c.historyEntry(rec, s)
-	ops := append([]memory.Op{set, notify}, c.historyOps(entry, s.Late || s.Turn > 0)...)
+	// One slice for every op (an Op is 192 bytes): the lead, the result, the
+	// notification, the history and its export, the pending index, the context.
+	ops := append(append(make([]memory.Op, 0, len(lead)+7), lead...), set, notify)
+	ops = c.appendHistoryOps(ops, entry, s.Late || s.Turn > 0)
 	if !swept {
 		ops = append(ops, memory.IndexRemoveOp(c.pending, s.TaskID))
 	}

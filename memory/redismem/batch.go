@@ -134,7 +134,7 @@ func (m *backend) flush(group []*pendingBatch) {
 		}
 		b.cmds, b.appends = make([]goredis.Cmder, len(b.ops)), appends
 		for i, o := range b.ops {
-			b.cmds[i] = m.queue(ctx, b.pipes[i].pipe, o, appends[i])
+			b.cmds[i] = m.queue(ctx, b.pipes[i].pipe, o, appendAt(appends, i))
 		}
 	}
 	execErr := ps.exec(ctx)
@@ -162,7 +162,8 @@ func (m *backend) rerunUnknownScripts(ctx context.Context, group []*pendingBatch
 				if pipe == nil {
 					pipe = m.client.Pipeline()
 				}
-				b.cmds[i] = appendScript.Eval(ctx, pipe, b.appends[i].keys, b.appends[i].args...)
+				app := appendAt(b.appends, i)
+				b.cmds[i] = appendScript.Eval(ctx, pipe, app.keys, app.args...)
 			}
 		}
 	}
@@ -177,7 +178,7 @@ func (m *backend) rerunUnknownScripts(ctx context.Context, group []*pendingBatch
 	// and run again (by their callers) with the script known and a WAIT.
 	for _, b := range group {
 		for i, cmd := range b.cmds {
-			if c, ok := cmd.(*goredis.Cmd); ok && c.Err() == nil && b.appends[i].keys != nil && b.pipes[i].err == nil {
+			if c, ok := cmd.(*goredis.Cmd); ok && c.Err() == nil && appendAt(b.appends, i).keys != nil && b.pipes[i].err == nil {
 				b.pipes[i].err = fmt.Errorf("%w: %w: an append script run again without WAIT", memory.ErrUnavailable, ErrNotReplicated)
 			}
 		}
@@ -204,7 +205,7 @@ func batchResults(b *pendingBatch, execErr error) ([]memory.OpResult, error) {
 	}
 	results := make([]memory.OpResult, len(b.ops))
 	for i, cmd := range b.cmds {
-		r, err := result(b.ops[i], b.appends[i].turn, cmd)
+		r, err := result(b.ops[i], appendAt(b.appends, i).turn, cmd)
 		if err != nil {
 			return nil, fmt.Errorf("op %d (%s): %w", i, b.ops[i], err)
 		}
@@ -230,9 +231,10 @@ type appendCall struct {
 
 // prepareAppends encodes the AppendTurnOnce ops of a batch (the only ops
 // whose encoding can fail) before anything of the batch is queued, so that
-// a batch goes out whole or not at all; the result is indexed like ops.
+// a batch goes out whole or not at all; the result is indexed like ops
+// (read it with appendAt), nil when the batch has none.
 func (m *backend) prepareAppends(ops []memory.Op) ([]appendCall, error) {
-	calls := make([]appendCall, len(ops))
+	var calls []appendCall
 	for i, o := range ops {
 		if o.Kind != memory.OpAppendTurnOnce {
 			continue
@@ -241,9 +243,21 @@ func (m *backend) prepareAppends(ops []memory.Op) ([]appendCall, error) {
 		if err != nil {
 			return nil, fmt.Errorf("op %d (%s): %w", i, o, err)
 		}
+		if calls == nil {
+			calls = make([]appendCall, len(ops))
+		}
 		calls[i] = appendCall{keys: keys, args: args, turn: turn}
 	}
 	return calls, nil
+}
+
+// appendAt is op i's script call in calls (prepareAppends), the zero
+// appendCall when it is not an AppendTurnOnce.
+func appendAt(calls []appendCall, i int) appendCall {
+	if calls == nil {
+		return appendCall{}
+	}
+	return calls[i]
 }
 
 // queue adds the command of one op (memory.Checked validated it) to pipe (app: its script call

@@ -67,7 +67,7 @@ func (p *pipes) forOps(ctx context.Context, ops []memory.Op, apps []appendCall) 
 			out[i] = p.one
 			continue
 		}
-		key := p.m.redisKey(o, apps[i])
+		key := p.m.redisKey(o, appendAt(apps, i))
 		primary, err := p.cluster.MasterForKey(ctx, key)
 		if err != nil {
 			return nil, fmt.Errorf("op %d (%s): primary of %s: %w", i, o, key, err)

@@ -21,16 +21,17 @@ const maxKeptBuffer = 64 << 10
 // last close-ok, say) to be written.
 const closeFlushTimeout = time.Second
 
-// coalescingConn writes to its connection from one goroutine, which sends
-// everything written while its previous write was on the wire in one system
-// call. amqp091-go writes every publish and every ack with a system call of
-// its own, under the connection's lock; under load this turns many small
-// writes — and as many reads by the broker — into a few larger ones, while
-// a lone write goes out at once.
+// coalescingConn sends everything written while a previous write was on
+// the wire in one system call, from one writer goroutine. amqp091-go writes
+// every publish and every ack with a system call of its own, under the
+// connection's lock; under load this turns many small writes — and as many
+// reads by the broker — into a few larger ones, while a write that finds
+// nothing on the wire goes out at once, from its own goroutine.
 //
-// A Write returns once its bytes are queued, as a socket write returns once
-// they are in the kernel's buffer. A failed write fails every later Write
-// and closes the connection, so amqp091-go sees the failure on its reader.
+// A queued Write returns once its bytes are queued, as a socket write
+// returns once they are in the kernel's buffer. A failed write fails every
+// later Write and closes the connection, so amqp091-go sees the failure on
+// its reader.
 type coalescingConn struct {
 	net.Conn
 	kick chan struct{} // wakes the writer goroutine
@@ -56,8 +57,10 @@ func coalesce(nc net.Conn) *coalescingConn {
 	return c
 }
 
-// Write queues a copy of p for the writer goroutine; it waits only while
-// maxUnwritten bytes are queued.
+// Write sends p at once from the calling goroutine when nothing is on the
+// wire (a lone write pays no hand-off to the writer goroutine); otherwise
+// it queues a copy of p for the writer goroutine, waiting only while
+// maxUnwritten bytes are queued. Bytes go out in the order they were written.
 func (c *coalescingConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -67,12 +70,38 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
-	c.queued = append(c.queued, p...)
-	if !c.flushing {
-		c.flushing = true
-		c.kick <- struct{}{} // never blocks: the writer took the last kick before it cleared flushing
+	if c.flushing {
+		c.queued = append(c.queued, p...)
+		return len(p), nil
 	}
+	c.flushing = true // what is written meanwhile queues behind p
+	c.mu.Unlock()
+	_, err := c.Conn.Write(p)
+	c.mu.Lock()
+	if err != nil {
+		c.fail(err)
+		c.changed.Broadcast()
+		return 0, err
+	}
+	if len(c.queued) > 0 {
+		c.kick <- struct{}{} // never blocks: the writer took the last kick before it cleared flushing
+	} else {
+		c.flushing = false
+	}
+	c.changed.Broadcast()
 	return len(p), nil
+}
+
+// fail records the first failed write and closes the connection, so that
+// amqp091-go's reader fails too and shuts the connection down; every later
+// Write fails. Called with mu held.
+func (c *coalescingConn) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+	c.queued = nil
+	c.flushing = false
+	_ = c.Conn.Close()
 }
 
 // writeLoop sends the queue, all that queued up during the previous send
@@ -105,11 +134,7 @@ func (c *coalescingConn) flush() bool {
 			c.spare = buf
 		}
 		if err != nil {
-			if c.err == nil {
-				c.err = err
-			}
-			c.queued = nil
-			_ = c.Conn.Close() // the reader fails too: amqp091-go shuts the connection down
+			c.fail(err)
 			return false
 		}
 		c.changed.Broadcast()

@@ -190,6 +190,7 @@ type Sizes struct {
 	Response     int `json:"response"`
 	Result       int `json:"result"`
 	Notification int `json:"notification"`
+	Record       int `json:"record"` // the task's record, as the caller stored it before publishing
 }
 
 // Run connects both chains, measures them round after round and returns

@@ -211,7 +211,15 @@ func (p *projectChain) sizes(ctx context.Context) (Sizes, error) {
 	if err != nil {
 		return Sizes{}, fmt.Errorf("a2abus chain: encode a result: %w", err)
 	}
-	return Sizes{Request: len(req.Body), Response: len(res.Body), Result: len(result), Notification: len(turn)}, nil
+	recKey, err := memory.TaskRecordKey(p.callerName, out.TaskID)
+	if err != nil {
+		return Sizes{}, fmt.Errorf("a2abus chain: task record key: %w", err)
+	}
+	record, err := p.mem.Get(ctx, recKey)
+	if err != nil {
+		return Sizes{}, fmt.Errorf("a2abus chain: read the task record: %w", err)
+	}
+	return Sizes{Request: len(req.Body), Response: len(res.Body), Result: len(result), Notification: len(turn), Record: len(record)}, nil
 }
 
 // queues are the durable queues the chain declared (its instance queues

@@ -35,6 +35,9 @@ type rawChain struct {
 	resultPrefix      string // Redis key prefix of results
 	turnsKey, channel string // the notification list and pub/sub channel
 	ttl               time.Duration
+	recordPrefix      string // Redis key prefix of task records (recorded chains)
+	pendingKey        string // the sorted set of pending tasks (recorded chains)
+	record            []byte // a task's record; nil: tasks are not recorded
 	request, response []byte
 	result, turn      []byte
 	conns             []*amqp.Connection // all of them, for close
@@ -56,6 +59,11 @@ type rawConfig struct {
 	// and response consumers: the agent's and the caller's concurrency.
 	workers, responders int
 	sizes               Sizes
+	// recorded makes the raw+record chain: each call first records its task
+	// in Redis (the record's SET EX and the pending index's ZADD, one round
+	// trip), as a2abus's caller does so that a task outlives its caller,
+	// then publishes.
+	recorded bool
 }
 
 // newRawChain connects, declares the raw chain's two queues and starts its
@@ -75,6 +83,11 @@ func newRawChain(ctx context.Context, cfg rawConfig) (_ *rawChain, err error) {
 		result:        filler(cfg.sizes.Result),
 		turn:          filler(cfg.sizes.Notification),
 		waiting:       map[string]chan error{},
+	}
+	if cfg.recorded {
+		r.recordPrefix = cfg.keyPrefix + "bench:" + cfg.runID + ":raw:record:"
+		r.pendingKey = cfg.keyPrefix + "bench:" + cfg.runID + ":raw:pending"
+		r.record = filler(cfg.sizes.Record)
 	}
 	defer func() {
 		if err != nil {
@@ -125,8 +138,16 @@ func newRawChain(ctx context.Context, cfg rawConfig) (_ *rawChain, err error) {
 	return r, nil
 }
 
-// Name is "raw".
-func (r *rawChain) Name() string { return "raw" }
+// Name is "raw", or "raw+record" for the chain that records its tasks.
+func (r *rawChain) Name() string {
+	if r.record != nil {
+		return rawRecordedChainName
+	}
+	return "raw"
+}
+
+// rawRecordedChainName is the name of the raw chain that records its tasks.
+const rawRecordedChainName = "raw+record"
 
 // Call publishes a request and waits until its result is stored.
 func (r *rawChain) Call(ctx context.Context) error {
@@ -140,6 +161,16 @@ func (r *rawChain) Call(ctx context.Context) error {
 		delete(r.waiting, id)
 		r.mu.Unlock()
 	}()
+	if r.record != nil {
+		_, err := r.redis.Pipelined(ctx, func(p goredis.Pipeliner) error {
+			p.Set(ctx, r.recordPrefix+id, r.record, r.ttl)
+			p.ZAdd(ctx, r.pendingKey, goredis.Z{Score: float64(time.Now().UnixMilli()), Member: id})
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("record task %s: %w", id, err)
+		}
+	}
 	err := publishConfirmed(ctx, r.requests, r.exchange, r.taskQueue, amqp.Publishing{
 		ContentType: "application/json", DeliveryMode: amqp.Persistent, Type: "task.request",
 		MessageId: id, CorrelationId: id, ReplyTo: r.responseQueue, Timestamp: time.Now(), Body: r.request,

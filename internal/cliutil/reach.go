@@ -68,18 +68,16 @@ func cause(err error) error {
 }
 
 // OpenNode is node.Open — the bus, the working memory, the node — with
-// every server opened within OpenTimeout, and a server that cannot be
-// reached reported as an *UnreachableError. Log lines written while a
-// server is being opened are held back and dropped when it cannot be
-// reached: the error says it all, on one line.
+// every server opened within OpenTimeout, both at once (node.OpenBoth),
+// and a server that cannot be reached reported as an *UnreachableError.
+// Log lines written while a server is being opened are held back and
+// dropped when it cannot be reached: the error says it all, on one line.
 func (l *Loaded) OpenNode(ctx context.Context, connName string) (*node.Node, error) {
-	b, err := l.OpenBus(ctx, connName)
+	b, m, err := node.OpenBoth(ctx,
+		func(ctx context.Context) (bus.Bus, error) { return l.OpenBus(ctx, connName) },
+		l.OpenMemory)
 	if err != nil {
 		return nil, err
-	}
-	m, err := l.OpenMemory(ctx)
-	if err != nil {
-		return nil, errors.Join(err, node.CloseAll(b))
 	}
 	n, err := node.With(l.Config, b, m, l.Log)
 	if err != nil {

@@ -83,19 +83,62 @@ func Open(ctx context.Context, cfg *config.Config, connName string, log *zap.Log
 	if err := check(cfg); err != nil {
 		return nil, err
 	}
-	b, err := Bus(ctx, cfg.Bus, connName, log)
+	b, m, err := OpenBoth(ctx,
+		func(ctx context.Context) (bus.Bus, error) { return Bus(ctx, cfg.Bus, connName, log) },
+		func(ctx context.Context) (memory.Memory, error) { return Memory(ctx, cfg, log) })
 	if err != nil {
 		return nil, err
-	}
-	m, err := Memory(ctx, cfg, log)
-	if err != nil {
-		return nil, errors.Join(err, CloseAll(b))
 	}
 	s, err := With(cfg, b, m, log)
 	if err != nil {
 		return nil, errors.Join(err, CloseAll(b, m))
 	}
 	return s, nil
+}
+
+// OpenBoth runs openBus and openMemory at once — their dials and
+// handshakes are round trips to two servers, which a one-shot job would
+// otherwise wait for one after the other — and returns what they opened.
+// When one fails, the other's context is cancelled and what it opened is
+// closed (within CloseAll's bound); the error is the first failure, joined
+// with the other's when that one failed for a reason of its own (both
+// servers down) rather than the cancellation. Each error names its server
+// ("open bus: …", "open working memory: …"). Open uses it; a program that
+// opens its servers its own way (cliutil's OpenNode) may too.
+func OpenBoth(ctx context.Context, openBus func(context.Context) (bus.Bus, error),
+	openMemory func(context.Context) (memory.Memory, error)) (bus.Bus, memory.Memory, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		b    bus.Bus
+		m    memory.Memory
+		done = make(chan error, 2)
+	)
+	go func() {
+		var err error
+		b, err = openBus(ctx)
+		done <- err
+	}()
+	go func() {
+		var err error
+		m, err = openMemory(ctx)
+		done <- err
+	}()
+	var first error
+	for range 2 {
+		switch err := <-done; {
+		case err == nil:
+		case first == nil:
+			first = err
+			cancel() // the other need not finish its dial
+		case !errors.Is(err, context.Canceled):
+			first = errors.Join(first, err) // failed on its own too
+		}
+	}
+	if first != nil {
+		return nil, nil, errors.Join(first, CloseAll(b, m)) // a nil one is skipped
+	}
+	return b, m, nil
 }
 
 // OpenBus is Open without the working memory, for what needs only the bus

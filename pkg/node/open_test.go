@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/config"
+	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/memory"
+)
+
+// realConfig is the default configuration on the test servers, on an
+// exchange of its own (deleted when t ends).
+func realConfig(t *testing.T) *config.Config {
+	t.Helper()
+	amqpURL, redisURL := testenv.AMQPURL(t), testenv.RedisURL(t)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	cfg := config.Default()
+	cfg.Bus.URL, cfg.Redis.URL = amqpURL, redisURL
+	cfg.Bus.Exchange = "test.node-open-" + hex.EncodeToString(b)
+	t.Cleanup(func() {
+		conn, err := amqp.Dial(amqpURL)
+		if err != nil {
+			return
+		}
+		defer func() { _ = conn.Close() }()
+		if ch, err := conn.Channel(); err == nil {
+			_, _ = ch.QueueDelete(bus.DeadQueue(cfg.Bus.Exchange).Name, false, false, false)
+			_ = ch.ExchangeDelete(cfg.Bus.Exchange, false, false)
+			_ = ch.ExchangeDelete(cfg.Bus.Exchange+".dlx", false, false)
+		}
+	})
+	return cfg
+}
+
+// TestOpenDialsTheBusAndTheMemoryAtOnce: Open dials RabbitMQ and Redis
+// together. Both servers are behind gates that hold every connection until
+// the test opens them, which it does only once each server has been
+// dialled: an Open that dialled one after the other would wait forever for
+// the first to answer, and the test fails instead.
+func TestOpenDialsTheBusAndTheMemoryAtOnce(t *testing.T) {
+	cfg := realConfig(t)
+	busGate, busURL := testenv.GateURL(t, cfg.Bus.URL)
+	memGate, memURL := testenv.GateURL(t, cfg.Redis.URL)
+	cfg.Bus.URL, cfg.Redis.URL = busURL, memURL
+	type result struct {
+		n   *Node
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := Open(t.Context(), cfg, "test-open-at-once", nil)
+		done <- result{n, err}
+	}()
+	bound := time.After(testenv.WaitBound)
+	for _, g := range []struct {
+		name string
+		gate *testenv.Gate
+	}{{"RabbitMQ", busGate}, {"Redis", memGate}} {
+		select {
+		case <-g.gate.Accepted():
+		case r := <-done:
+			t.Fatalf("Open returned before dialling %s: %v", g.name, r.err)
+		case <-bound:
+			t.Fatalf("%s was not dialled while the other server's connections were held: Open dials one after the other", g.name)
+		}
+	}
+	busGate.Open()
+	memGate.Open()
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("Open: %v", r.err)
+	}
+	if err := r.n.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenWithOneServerDownNamesItAndLeaksNothing: when RabbitMQ or Redis
+// cannot be reached, Open's error names that one and not the other, and
+// what was opened on the other (or was being opened when the failure
+// cancelled it) is closed: the goroutines and file descriptors of the
+// process are those of before.
+func TestOpenWithOneServerDownNamesItAndLeaksNothing(t *testing.T) {
+	const down = "127.0.0.1:1" // nothing listens there: the connection is refused
+	for _, c := range []struct {
+		name, want, notWant string
+		down                func(cfg *config.Config)
+	}{
+		{"memory down", "open working memory", "open bus", func(cfg *config.Config) { cfg.Redis.URL = "redis://" + down + "/0" }},
+		{"bus down", "open bus", "open working memory", func(cfg *config.Config) { cfg.Bus.URL = "amqp://guest:guest@" + down + "/" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := realConfig(t)
+			c.down(cfg)
+			goroutines, fds := runtime.NumGoroutine(), openFiles(t)
+			n, err := Open(t.Context(), cfg, "test-open-down", nil)
+			if err == nil {
+				_ = n.Close()
+				t.Fatal("Open succeeded with a server down")
+			}
+			if msg := err.Error(); !strings.Contains(msg, c.want) || strings.Contains(msg, c.notWant) || !strings.Contains(msg, down) {
+				t.Errorf("Open = %q, want an error naming %q and %s only", msg, c.want, down)
+			}
+			testenv.Eventually(t, "the goroutines and files of before Open, no more", func() bool {
+				return runtime.NumGoroutine() <= goroutines && openFiles(t) <= fds
+			}, testenv.Explain(func() string {
+				buf := make([]byte, 1<<16)
+				return fmt.Sprintf("%d goroutines and %d files before Open, %d and %d after:\n%s",
+					goroutines, fds, runtime.NumGoroutine(), openFiles(t), buf[:runtime.Stack(buf, true)])
+			}))
+		})
+	}
+}
+
+// openFiles counts the process's open file descriptors (sockets included).
+func openFiles(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(entries)
+}
+
+// fakeBus and fakeMemory are what OpenBoth's open functions return in its
+// unit tests: they count their closes.
+type fakeBus struct {
+	bus.Bus
+	closed atomic.Int32
+}
+
+func (b *fakeBus) Close() error { b.closed.Add(1); return nil }
+
+type fakeMemory struct {
+	memory.Memory
+	closed atomic.Int32
+}
+
+func (m *fakeMemory) Close() error { m.closed.Add(1); return nil }
+
+// TestOpenBothClosesWhatTheOtherOpened: when one side fails after the
+// other has opened, the other is closed and the error is the failure's;
+// a side that fails because the failure cancelled it adds nothing to the
+// error; two sides that fail on their own are both in it.
+func TestOpenBothClosesWhatTheOtherOpened(t *testing.T) {
+	errMem := errors.New("open working memory: refused")
+	errBus := errors.New("open bus: refused")
+	t.Run("memory fails after the bus opened", func(t *testing.T) {
+		fb := &fakeBus{}
+		opened := make(chan struct{})
+		b, m, err := OpenBoth(t.Context(),
+			func(context.Context) (bus.Bus, error) { defer close(opened); return fb, nil },
+			func(context.Context) (memory.Memory, error) { <-opened; return nil, errMem })
+		if b != nil || m != nil || !errors.Is(err, errMem) || err.Error() != errMem.Error() {
+			t.Fatalf("OpenBoth = %v, %v, %v; want nil, nil and the memory's error alone", b, m, err)
+		}
+		if n := fb.closed.Load(); n != 1 {
+			t.Errorf("the bus opened was closed %d times, want once", n)
+		}
+	})
+	t.Run("the bus fails, the memory's dial is cancelled", func(t *testing.T) {
+		b, m, err := OpenBoth(t.Context(),
+			func(context.Context) (bus.Bus, error) { return nil, errBus },
+			func(ctx context.Context) (memory.Memory, error) {
+				<-ctx.Done()
+				return nil, fmt.Errorf("open working memory: %w", ctx.Err())
+			})
+		if b != nil || m != nil || err == nil || err.Error() != errBus.Error() {
+			t.Fatalf("OpenBoth = %v, %v, %v; want nil, nil and the bus's error alone", b, m, err)
+		}
+	})
+	t.Run("both fail on their own", func(t *testing.T) {
+		_, _, err := OpenBoth(t.Context(),
+			func(context.Context) (bus.Bus, error) { return nil, errBus },
+			func(context.Context) (memory.Memory, error) { return nil, errMem })
+		if !errors.Is(err, errBus) || !errors.Is(err, errMem) {
+			t.Fatalf("OpenBoth = %v, want both errors", err)
+		}
+	})
+	t.Run("the memory opened while the bus failed", func(t *testing.T) {
+		fm := &fakeMemory{}
+		failed := make(chan struct{})
+		_, _, err := OpenBoth(t.Context(),
+			func(context.Context) (bus.Bus, error) { defer close(failed); return nil, errBus },
+			func(context.Context) (memory.Memory, error) { <-failed; return fm, nil })
+		if !errors.Is(err, errBus) {
+			t.Fatalf("OpenBoth = %v, want the bus's error", err)
+		}
+		if n := fm.closed.Load(); n != 1 {
+			t.Errorf("the memory opened was closed %d times, want once", n)
+		}
+	})
+}

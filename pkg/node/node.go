@@ -99,44 +99,31 @@ func Open(ctx context.Context, cfg *config.Config, connName string, log *zap.Log
 // OpenBoth runs openBus and openMemory at once — their dials and
 // handshakes are round trips to two servers, which a one-shot job would
 // otherwise wait for one after the other — and returns what they opened.
-// When one fails, the other's context is cancelled and what it opened is
-// closed (within CloseAll's bound); the error is the first failure, joined
-// with the other's when that one failed for a reason of its own (both
-// servers down) rather than the cancellation. Each error names its server
-// ("open bus: …", "open working memory: …"). Open uses it; a program that
-// opens its servers its own way (cliutil's OpenNode) may too.
+// When one fails, it waits for the other to finish (each is bounded by its
+// own timeouts; cancelling it would leave its client's dial running, and
+// logging, after Open returned), closes what the other opened (within
+// CloseAll's bound) and returns the failure: the bus's when both failed,
+// as when they were opened one after the other. Each error names its
+// server ("open bus: …", "open working memory: …"). Open uses it; a
+// program that opens its servers its own way (cliutil's OpenNode) may too.
 func OpenBoth(ctx context.Context, openBus func(context.Context) (bus.Bus, error),
 	openMemory func(context.Context) (memory.Memory, error)) (bus.Bus, memory.Memory, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var (
-		b    bus.Bus
-		m    memory.Memory
-		done = make(chan error, 2)
+		m      memory.Memory
+		memErr error
+		done   = make(chan struct{})
 	)
 	go func() {
-		var err error
-		b, err = openBus(ctx)
-		done <- err
+		defer close(done)
+		m, memErr = openMemory(ctx)
 	}()
-	go func() {
-		var err error
-		m, err = openMemory(ctx)
-		done <- err
-	}()
-	var first error
-	for range 2 {
-		switch err := <-done; {
-		case err == nil:
-		case first == nil:
-			first = err
-			cancel() // the other need not finish its dial
-		case !errors.Is(err, context.Canceled):
-			first = errors.Join(first, err) // failed on its own too
-		}
-	}
-	if first != nil {
-		return nil, nil, errors.Join(first, CloseAll(b, m)) // a nil one is skipped
+	b, busErr := openBus(ctx)
+	<-done
+	switch {
+	case busErr != nil:
+		return nil, nil, errors.Join(busErr, CloseAll(m)) // a nil one is skipped
+	case memErr != nil:
+		return nil, nil, errors.Join(memErr, CloseAll(b))
 	}
 	return b, m, nil
 }

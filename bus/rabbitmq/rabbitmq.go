@@ -214,11 +214,14 @@ func (b *Bus) Close() error {
 			errs = append(errs, fmt.Errorf("rabbitmq: close: consumers still running after %s", closeTimeout))
 		}
 		b.supervisor.Wait() // supervisors return as soon as the context ends
-		for _, l := range []*link{b.consume, b.publish} {
-			if err := l.close(deadline); err != nil {
-				errs = append(errs, err)
-			}
+		links := []*link{b.consume, b.publish}
+		closeErrs := make([]error, len(links))
+		var wg sync.WaitGroup
+		for i, l := range links { // at once: each close is a round trip to the broker
+			wg.Go(func() { closeErrs[i] = l.close(deadline) })
 		}
+		wg.Wait()
+		errs = append(errs, closeErrs...) // errors.Join skips the nil ones
 		if !b.bg.closeAndWait(deadline.Add(time.Second)) {
 			errs = append(errs, errors.New("rabbitmq: close: background operations still running"))
 		}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -24,6 +25,8 @@ type Gate struct {
 	once     sync.Once
 	done     chan struct{} // closed when the test ends
 	accepted chan struct{}
+
+	live atomic.Int64 // connections accepted and not yet closed by either end
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -68,6 +71,10 @@ func GateURL(tb testing.TB, rawURL string) (*Gate, string) {
 // Accepted receives once for every connection the gate accepts.
 func (g *Gate) Accepted() <-chan struct{} { return g.accepted }
 
+// Live is the number of connections accepted that neither end has closed:
+// a client that closed what it opened through the gate leaves none.
+func (g *Gate) Live() int { return int(g.live.Load()) }
+
 // Open lets the connections through, those held and those to come.
 func (g *Gate) Open() { g.once.Do(func() { close(g.open) }) }
 
@@ -78,6 +85,7 @@ func (g *Gate) accept() {
 			return
 		}
 		g.track(in)
+		g.live.Add(1)
 		select {
 		case g.accepted <- struct{}{}:
 		default:
@@ -92,8 +100,10 @@ func (g *Gate) track(c net.Conn) {
 	g.conns = append(g.conns, c)
 }
 
-// forward waits for the gate to open, then pipes in to the target both ways.
+// forward waits for the gate to open, then pipes in to the target both
+// ways until either end closes.
 func (g *Gate) forward(in net.Conn) {
+	defer g.live.Add(-1)
 	select {
 	case <-g.open:
 	case <-g.done:

@@ -94,21 +94,32 @@ func TestOpenDialsTheBusAndTheMemoryAtOnce(t *testing.T) {
 
 // TestOpenWithOneServerDownNamesItAndLeaksNothing: when RabbitMQ or Redis
 // cannot be reached, Open's error names that one and not the other, and
-// what was opened on the other (or was being opened when the failure
-// cancelled it) is closed: the goroutines and file descriptors of the
-// process are those of before.
+// what was opened on the other is closed: the server that is up (behind a
+// gate, open at once) has no connection of the test's left, and the
+// goroutines and file descriptors of the process are those of before.
 func TestOpenWithOneServerDownNamesItAndLeaksNothing(t *testing.T) {
 	const down = "127.0.0.1:1" // nothing listens there: the connection is refused
 	for _, c := range []struct {
 		name, want, notWant string
-		down                func(cfg *config.Config)
+		down                func(cfg *config.Config) *testenv.Gate
 	}{
-		{"memory down", "open working memory", "open bus", func(cfg *config.Config) { cfg.Redis.URL = "redis://" + down + "/0" }},
-		{"bus down", "open bus", "open working memory", func(cfg *config.Config) { cfg.Bus.URL = "amqp://guest:guest@" + down + "/" }},
+		{"memory down", "open working memory", "open bus", func(cfg *config.Config) *testenv.Gate {
+			cfg.Redis.URL = "redis://" + down + "/0"
+			g, u := testenv.GateURL(t, cfg.Bus.URL)
+			cfg.Bus.URL = u
+			return g
+		}},
+		{"bus down", "open bus", "open working memory", func(cfg *config.Config) *testenv.Gate {
+			cfg.Bus.URL = "amqp://guest:guest@" + down + "/"
+			g, u := testenv.GateURL(t, cfg.Redis.URL)
+			cfg.Redis.URL = u
+			return g
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := realConfig(t)
-			c.down(cfg)
+			up := c.down(cfg)
+			up.Open()
 			goroutines, fds := runtime.NumGoroutine(), openFiles(t)
 			n, err := Open(t.Context(), cfg, "test-open-down", nil)
 			if err == nil {
@@ -118,6 +129,8 @@ func TestOpenWithOneServerDownNamesItAndLeaksNothing(t *testing.T) {
 			if msg := err.Error(); !strings.Contains(msg, c.want) || strings.Contains(msg, c.notWant) || !strings.Contains(msg, down) {
 				t.Errorf("Open = %q, want an error naming %q and %s only", msg, c.want, down)
 			}
+			testenv.Eventually(t, "no connection left to the server that is up", func() bool { return up.Live() == 0 },
+				testenv.Explain(func() string { return fmt.Sprintf("%d connections open", up.Live()) }))
 			testenv.Eventually(t, "the goroutines and files of before Open, no more", func() bool {
 				return runtime.NumGoroutine() <= goroutines && openFiles(t) <= fds
 			}, testenv.Explain(func() string {

@@ -16,7 +16,6 @@ import (
 	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/agents/research/web"
 	"github.com/a2abus/a2abus/internal/cliutil"
-	_ "github.com/a2abus/a2abus/internal/cliutil/oneshotgc" // the collector's target of a one-shot job, set before the other packages initialise
 	"github.com/a2abus/a2abus/pkg/ops"
 )
 
@@ -29,6 +28,7 @@ var (
 )
 
 func main() {
+	cliutil.TuneGCTo(cliutil.OneShotGCPercent) // one task, then exit: memory over GC work
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 

@@ -5,14 +5,12 @@ package main
 
 import (
 	"bytes"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 func isolate(t *testing.T) { testenv.IsolateConfig(t, "") }
@@ -82,34 +80,5 @@ func TestWebBackendLinked(t *testing.T) {
 	var stderr bytes.Buffer
 	if c := run([]string{"--embedded", "--idle-timeout", "50ms"}, &stderr); c != 0 {
 		t.Fatalf("exit %d:\n%s", c, stderr.String())
-	}
-}
-
-// TestGCTargetIsSetBeforeTheHeavyInitialisers: the one-shot collector
-// target (oneshotgc) is in force before the packages that allocate most
-// while they are initialised. The test binary imports what the main does,
-// so its initialisation order (GODEBUG=inittrace=1, one line per package
-// in the order they ran) is the binary's.
-func TestGCTargetIsSetBeforeTheHeavyInitialisers(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
-	order := map[string]int{}
-	for i, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
-			order[f[1]] = i + 1
-		}
-	}
-	gc := order["github.com/a2abus/a2abus/internal/cliutil/oneshotgc"]
-	if gc == 0 {
-		t.Fatalf("oneshotgc was not initialised (or traced):\n%s", out)
-	}
-	for _, heavy := range []string{"github.com/santhosh-tekuri/jsonschema/v6", "github.com/a2abus/a2abus/config", "github.com/a2abus/a2abus/memory"} {
-		if at := order[heavy]; at == 0 || at < gc {
-			t.Errorf("%s was initialised at line %d, oneshotgc at %d: the target must be set first", heavy, at, gc)
-		}
 	}
 }

@@ -101,12 +101,12 @@ func TestTuneGCKeepsAnExplicitGOGC(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != DefaultGCPercent {
 		t.Fatalf("GC percent = %d without GOGC, want %d", got, DefaultGCPercent)
 	}
-	TuneGCTo(DefaultGCPercent + 7)
-	if got := debug.SetGCPercent(100); got != DefaultGCPercent+7 {
-		t.Fatalf("GC percent = %d after TuneGCTo(%d) without GOGC", got, DefaultGCPercent+7)
+	TuneGCTo(OneShotGCPercent + 7)
+	if got := debug.SetGCPercent(100); got != OneShotGCPercent+7 {
+		t.Fatalf("GC percent = %d after TuneGCTo(%d) without GOGC", got, OneShotGCPercent+7)
 	}
 	t.Setenv("GOGC", "150")
-	TuneGCTo(DefaultGCPercent + 7)
+	TuneGCTo(OneShotGCPercent + 7)
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Fatalf("GC percent = %d after TuneGCTo with GOGC set, want it left alone (100)", got)
 	}

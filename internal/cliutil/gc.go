@@ -16,6 +16,13 @@ import (
 // derive it from the container's memory limit) to bound the heap.
 const DefaultGCPercent = 400
 
+// OneShotGCPercent is the target of research-agent, a one-shot job (one
+// task, then exit): with DefaultGCPercent its heap may reach 16 MB (Go's
+// 4 MB minimum heap times 4) before a second collection, which is most of
+// the job's memory; Go's default keeps it at 4 MB, for a few more
+// collections in a run of well under a second (docs/performance.md).
+const OneShotGCPercent = 100
+
 // TuneGC applies DefaultGCPercent unless the GOGC environment variable is set.
 func TuneGC() { TuneGCTo(DefaultGCPercent) }
 

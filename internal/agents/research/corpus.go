@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/a2abus/a2abus/internal/fileread"
 )
@@ -139,7 +140,10 @@ func readDocument(d Docs, rel string) ([]Passage, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	text := string(data)
+	if !utf8.Valid(data) { // checked first: Valid reads 8 bytes at a time, ToValidUTF8 a rune
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
 	if strings.EqualFold(path.Ext(rel), ".md") {
 		return SplitMarkdown(rel, text), nil
 	}

@@ -202,3 +202,18 @@ func docsTexts(t *testing.T) []string {
 	}
 	return out
 }
+
+// TestReadDocumentReplacesInvalidUTF8: a file's invalid bytes become
+// U+FFFD, as they did when every file went through strings.ToValidUTF8
+// (now only those utf8.Valid refuses); a valid file is read as it is.
+func TestReadDocumentReplacesInvalidUTF8(t *testing.T) {
+	dir := writeDocs(t, map[string]string{"bad.txt": "caf\xe9 ok\xff", "good.md": "# Straße\n\ncafé"})
+	ps, err := readDocument(Folder(dir), "bad.txt")
+	if err != nil || len(ps) != 1 || ps[0].Text != "caf\uFFFD ok\uFFFD" {
+		t.Fatalf("bad.txt: %+v, %v", ps, err)
+	}
+	ps, err = readDocument(Folder(dir), "good.md")
+	if err != nil || len(ps) != 1 || ps[0].Heading != "Straße" || ps[0].Text != "café" {
+		t.Fatalf("good.md: %+v, %v", ps, err)
+	}
+}

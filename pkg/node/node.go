@@ -83,9 +83,20 @@ func Open(ctx context.Context, cfg *config.Config, connName string, log *zap.Log
 	if err := check(cfg); err != nil {
 		return nil, err
 	}
+	memLog := holdLog(log) // the memory's lines, written once the bus is open (heldLog)
+	busFailed := false
 	b, m, err := OpenBoth(ctx,
-		func(ctx context.Context) (bus.Bus, error) { return Bus(ctx, cfg.Bus, connName, log) },
-		func(ctx context.Context) (memory.Memory, error) { return Memory(ctx, cfg, log) })
+		func(ctx context.Context) (bus.Bus, error) {
+			b, err := Bus(ctx, cfg.Bus, connName, log)
+			busFailed = err != nil
+			return b, err
+		},
+		func(ctx context.Context) (memory.Memory, error) { return Memory(ctx, cfg, memLog.Logger) })
+	if busFailed {
+		memLog.discard()
+	} else {
+		memLog.release()
+	}
 	if err != nil {
 		return nil, err
 	}

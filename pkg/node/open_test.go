@@ -17,6 +17,8 @@ import (
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/config"
@@ -213,4 +215,32 @@ func TestOpenBothClosesWhatTheOtherOpened(t *testing.T) {
 			t.Error("OpenBoth returned before the memory's open did")
 		}
 	})
+}
+
+// TestOpenLogsAsIfTheMemoryWereOpenedAfterTheBus: the working memory is
+// opened beside the bus, but its log lines are written only once the bus
+// is open: with both servers down, the error is the bus's and nothing of
+// the memory's (go-redis's own dial failures) is logged, as when the
+// memory was never dialled; with the bus up, the memory's lines are there.
+func TestOpenLogsAsIfTheMemoryWereOpenedAfterTheBus(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	cfg := config.Default()
+	cfg.Bus.URL, cfg.Redis.URL = "amqp://guest:guest@127.0.0.1:1/", "redis://127.0.0.1:2/0" // nothing listens on ports 1 and 2
+	if _, err := Open(t.Context(), cfg, "test-open-logs", zap.New(core)); err == nil || !strings.Contains(err.Error(), "open bus") {
+		t.Fatalf("Open = %v, want the bus's error", err)
+	}
+	for _, e := range logs.All() {
+		t.Errorf("logged with the bus down: %s %v", e.Message, e.ContextMap())
+	}
+
+	cfg = realConfig(t)
+	core, logs = observer.New(zap.DebugLevel)
+	n, err := Open(t.Context(), cfg, "test-open-logs", zap.New(core))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = n.Close()
+	if logs.FilterMessage("redis working memory connected").Len() != 1 {
+		t.Errorf("the memory's line is missing with the bus up: %v", logs.All())
+	}
 }

@@ -48,7 +48,10 @@ func invalid(key, format string, args ...any) error {
 	return &FieldError{Key: key, Reason: fmt.Sprintf(format, args...)}
 }
 
-var exchangeRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,200}$`)
+// exchangeRE is bus.exchange's characters; its length, 1 to 200, is
+// checked apart (a counted repetition compiles to a program of one step per
+// count, which every process built at start).
+var exchangeRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // Validate checks every key and reports all bad ones (errors.Join of
 // *FieldError), or nil.
@@ -148,11 +151,12 @@ func (c *CallerConfig) validate() []error {
 	return errs
 }
 
-// namePatternRE is an agent name or a pattern of one ('*' any run, '?' one character).
-var namePatternRE = regexp.MustCompile(`^[A-Za-z0-9_*?-]{1,128}$`)
+// namePatternRE is an agent name or a pattern of one ('*' any run, '?' one
+// character), of at most 128 characters (checked apart, as exchangeRE's).
+var namePatternRE = regexp.MustCompile(`^[A-Za-z0-9_*?-]+$`)
 
 func namePattern(key, p string) error {
-	if !namePatternRE.MatchString(p) {
+	if len(p) > 128 || !namePatternRE.MatchString(p) {
 		return invalid(key, "must be an agent name or a pattern of letters, digits, '_', '-', '*' and '?' (at most 128), got %q", p)
 	}
 	return nil
@@ -219,7 +223,7 @@ func (c *BusConfig) validate() []error {
 		between("bus.max_attempts", c.MaxAttempts, 1, MaxMaxAttempts),
 	}
 	switch {
-	case !exchangeRE.MatchString(c.Exchange):
+	case len(c.Exchange) > 200 || !exchangeRE.MatchString(c.Exchange):
 		errs = append(errs, invalid("bus.exchange", "must be 1 to 200 of [A-Za-z0-9_.-], got %q", c.Exchange))
 	case strings.HasPrefix(c.Exchange, "amq."):
 		errs = append(errs, invalid("bus.exchange", "the amq. prefix is reserved by the broker, got %q", c.Exchange))

@@ -40,14 +40,19 @@ const (
 // (RFC 6570) names its parts.
 const ResultKeyTemplate = rootSession + "{session}/a2a/{agent}/{task}/result"
 
-// partPattern is the rule of a key part that has no rule of its own (a run,
+// partRule is the rule of a key part that has no rule of its own (a run,
 // step or conversation id): a letter or digit, then up to 127 letters,
 // digits, '_', '.', ':' or '-', never "..".
-var partPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
+const partRule = `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`
+
+// partPattern is partRule without its length, checked apart: a counted
+// repetition compiles to a program of one step per count, which every
+// process built at start (150 KB, 2,000 allocations).
+var partPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
 
 func validatePart(what, part string) error {
-	if !partPattern.MatchString(part) || strings.Contains(part, "..") {
-		return invalidKey(what, part, "must match "+partPattern.String()+" without \"..\"")
+	if len(part) > 128 || !partPattern.MatchString(part) || strings.Contains(part, "..") {
+		return invalidKey(what, part, "must match "+partRule+" without \"..\"")
 	}
 	return nil
 }
@@ -377,14 +382,16 @@ func ParseCancelMember(member string) (taskID, caller string, ok bool) {
 	return taskID, caller, true
 }
 
-// exchangePattern is bus.exchange's rule (config validates it; the key checks it again).
-var exchangePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,200}$`)
+// exchangePattern is bus.exchange's rule (config validates it; the key
+// checks it again), 1 to 200 of them: the length is checked apart (see
+// partPattern).
+var exchangePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // DirectoryListingKey is the key of the agent listing the directories of
 // the deployment on exchange share (a known-agents document, the format of
 // directory.known_agents_file): "a2a/directory/<exchange>/known-agents".
 func DirectoryListingKey(exchange string) (string, error) {
-	if !exchangePattern.MatchString(exchange) || exchange == "." || exchange == ".." {
+	if len(exchange) > 200 || !exchangePattern.MatchString(exchange) || exchange == "." || exchange == ".." {
 		return "", invalidKey("exchange", exchange, "must be 1 to 200 of [A-Za-z0-9_.-], and neither \".\" nor \"..\"")
 	}
 	return rootA2A + "directory/" + exchange + "/known-agents", nil

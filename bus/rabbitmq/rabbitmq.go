@@ -91,13 +91,8 @@ func Dial(ctx context.Context, opts Options) (*Bus, error) {
 	}
 	b.publish = newLink("publish", b.setupPublish)
 	b.consume = newLink("consume", b.setupConsume)
-	if err := b.publish.connect(ctx); err != nil {
+	if err := connectAll(ctx, b.publish, b.consume); err != nil {
 		cancel()
-		return nil, err
-	}
-	if err := b.consume.connect(ctx); err != nil {
-		cancel()
-		_ = b.publish.close(time.Now().Add(closeTimeout))
 		return nil, err
 	}
 	b.pub = newPublisher(b.publish, opts.PublishChannels, &b.bg)
@@ -109,6 +104,43 @@ func Dial(ctx context.Context, opts Options) (*Bus, error) {
 		}()
 	}
 	return b, nil
+}
+
+// connectAll connects links at once: each is a TCP, AMQP (and TLS)
+// handshake and the declaration of the base topology, a series of round
+// trips that a short-lived program would otherwise wait for once per link.
+// When one fails, the others' dials are cancelled and the connections they
+// made are closed. The error is the first link's (in the order given) that
+// failed for a reason of its own, not the cancellation.
+func connectAll(ctx context.Context, links ...*link) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(links))
+	var wg sync.WaitGroup
+	for i, l := range links {
+		wg.Go(func() {
+			if errs[i] = l.connect(ctx); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	var failed error
+	for _, err := range errs {
+		if err != nil && (failed == nil || errors.Is(failed, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			failed = err
+		}
+	}
+	if failed == nil {
+		return nil
+	}
+	deadline := time.Now().Add(closeTimeout)
+	for i, l := range links {
+		if errs[i] == nil {
+			_ = l.close(deadline)
+		}
+	}
+	return failed
 }
 
 // Publish sends msg through the exchange and waits for the broker's confirm,
@@ -182,11 +214,14 @@ func (b *Bus) Close() error {
 			errs = append(errs, fmt.Errorf("rabbitmq: close: consumers still running after %s", closeTimeout))
 		}
 		b.supervisor.Wait() // supervisors return as soon as the context ends
-		for _, l := range []*link{b.consume, b.publish} {
-			if err := l.close(deadline); err != nil {
-				errs = append(errs, err)
-			}
+		links := []*link{b.consume, b.publish}
+		closeErrs := make([]error, len(links))
+		var wg sync.WaitGroup
+		for i, l := range links { // at once: each close is a round trip to the broker
+			wg.Go(func() { closeErrs[i] = l.close(deadline) })
 		}
+		wg.Wait()
+		errs = append(errs, closeErrs...) // errors.Join skips the nil ones
 		if !b.bg.closeAndWait(deadline.Add(time.Second)) {
 			errs = append(errs, errors.New("rabbitmq: close: background operations still running"))
 		}

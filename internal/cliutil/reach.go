@@ -68,18 +68,27 @@ func cause(err error) error {
 }
 
 // OpenNode is node.Open — the bus, the working memory, the node — with
-// every server opened within OpenTimeout, and a server that cannot be
-// reached reported as an *UnreachableError. Log lines written while a
-// server is being opened are held back and dropped when it cannot be
-// reached: the error says it all, on one line.
+// every server opened within OpenTimeout, both at once (node.OpenBoth),
+// and a server that cannot be reached reported as an *UnreachableError.
+// Log lines written while a server is being opened are held back and
+// dropped when it cannot be reached: the error says it all, on one line.
 func (l *Loaded) OpenNode(ctx context.Context, connName string) (*node.Node, error) {
-	b, err := l.OpenBus(ctx, connName)
+	var memLog *heldLogger // the memory's lines: written once the bus is open, as if opened after it
+	b, m, err := node.OpenBoth(ctx,
+		func(ctx context.Context) (bus.Bus, error) { return l.OpenBus(ctx, connName) },
+		func(ctx context.Context) (m memory.Memory, err error) {
+			m, memLog, err = l.openMemory(ctx)
+			return m, err
+		})
+	switch {
+	case memLog == nil: // the memory failed: its lines were dropped
+	case err == nil:
+		memLog.release()
+	default: // the bus failed: the memory, opened and closed, says nothing
+		memLog.discard()
+	}
 	if err != nil {
 		return nil, err
-	}
-	m, err := l.OpenMemory(ctx)
-	if err != nil {
-		return nil, errors.Join(err, node.CloseAll(b))
 	}
 	n, err := node.With(l.Config, b, m, l.Log)
 	if err != nil {
@@ -123,6 +132,16 @@ func (l *Loaded) OpenBus(ctx context.Context, connName string) (bus.Bus, error) 
 
 // OpenMemory opens the configured working memory (node.Memory) as OpenNode does.
 func (l *Loaded) OpenMemory(ctx context.Context) (memory.Memory, error) {
+	m, log, err := l.openMemory(ctx)
+	if err == nil {
+		log.release()
+	}
+	return m, err
+}
+
+// openMemory is OpenMemory with the memory's log lines still held when it
+// opened (the caller releases or discards them); dropped when it failed.
+func (l *Loaded) openMemory(ctx context.Context) (memory.Memory, *heldLogger, error) {
 	r := l.Config.Redis
 	log := holdLogs(l.Log)
 	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
@@ -131,17 +150,16 @@ func (l *Loaded) OpenMemory(ctx context.Context) (memory.Memory, error) {
 	if err != nil {
 		log.discard()
 		if ctx.Err() != nil || errors.Is(err, config.ErrInvalid) {
-			return nil, err
+			return nil, nil, err
 		}
 		ue := &UnreachableError{Server: "Redis", Where: redact.URL(r.URL), Key: "redis.url", Env: config.EnvName("redis.url"),
 			Flag: "--redis-url", Origin: l.Origins.Memory, Err: err}
 		if r.URL == "" {
 			ue.Where, ue.Key, ue.Env, ue.Flag = strings.Join(r.Addrs, ","), "redis.addrs", config.EnvName("redis.addrs"), "the file"
 		}
-		return nil, ue
+		return nil, nil, ue
 	}
-	log.release()
-	return m, nil
+	return m, log, nil
 }
 
 // Explain turns an error of opening the configured servers somewhere else

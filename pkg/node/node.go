@@ -83,19 +83,60 @@ func Open(ctx context.Context, cfg *config.Config, connName string, log *zap.Log
 	if err := check(cfg); err != nil {
 		return nil, err
 	}
-	b, err := Bus(ctx, cfg.Bus, connName, log)
+	memLog := holdLog(log) // the memory's lines, written once the bus is open (heldLog)
+	busFailed := false
+	b, m, err := OpenBoth(ctx,
+		func(ctx context.Context) (bus.Bus, error) {
+			b, err := Bus(ctx, cfg.Bus, connName, log)
+			busFailed = err != nil
+			return b, err
+		},
+		func(ctx context.Context) (memory.Memory, error) { return Memory(ctx, cfg, memLog.Logger) })
+	if busFailed {
+		memLog.discard()
+	} else {
+		memLog.release()
+	}
 	if err != nil {
 		return nil, err
-	}
-	m, err := Memory(ctx, cfg, log)
-	if err != nil {
-		return nil, errors.Join(err, CloseAll(b))
 	}
 	s, err := With(cfg, b, m, log)
 	if err != nil {
 		return nil, errors.Join(err, CloseAll(b, m))
 	}
 	return s, nil
+}
+
+// OpenBoth runs openBus and openMemory at once — their dials and
+// handshakes are round trips to two servers, which a one-shot job would
+// otherwise wait for one after the other — and returns what they opened.
+// When one fails, it waits for the other to finish (each is bounded by its
+// own timeouts; cancelling it would leave its client's dial running, and
+// logging, after Open returned), closes what the other opened (within
+// CloseAll's bound) and returns the failure: the bus's when both failed,
+// as when they were opened one after the other. Each error names its
+// server ("open bus: …", "open working memory: …"). Open uses it; a
+// program that opens its servers its own way (cliutil's OpenNode) may too.
+func OpenBoth(ctx context.Context, openBus func(context.Context) (bus.Bus, error),
+	openMemory func(context.Context) (memory.Memory, error)) (bus.Bus, memory.Memory, error) {
+	var (
+		m      memory.Memory
+		memErr error
+		done   = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		m, memErr = openMemory(ctx)
+	}()
+	b, busErr := openBus(ctx)
+	<-done
+	switch {
+	case busErr != nil:
+		return nil, nil, errors.Join(busErr, CloseAll(m)) // a nil one is skipped
+	case memErr != nil:
+		return nil, nil, errors.Join(memErr, CloseAll(b))
+	}
+	return b, m, nil
 }
 
 // OpenBus is Open without the working memory, for what needs only the bus

@@ -117,7 +117,16 @@ func (e *SpecError) Unwrap() []error {
 	return []error{ErrInvalid}
 }
 
-var stepIDPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+// stepIDRule is the rule of step and group ids; stepIDPattern checks it
+// but the length (at most 64), checked apart by validStepID: a counted
+// repetition compiles to a program of one step per count, which every
+// process built at start.
+const stepIDRule = `^[A-Za-z][A-Za-z0-9_]{0,63}$`
+
+var stepIDPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// validStepID reports whether id follows stepIDRule.
+func validStepID(id string) bool { return len(id) <= 64 && stepIDPattern.MatchString(id) }
 
 // Validate checks every rule: a valid name (a skill id), at least one step,
 // unique step ids usable in templates, valid agent names and skills, a text
@@ -152,8 +161,8 @@ func (w *Workflow) Validate() error {
 			if g.ID == "" {
 				g.ID = fmt.Sprintf("group%d", i+1)
 			}
-			if !stepIDPattern.MatchString(g.ID) || groups[g.ID] {
-				return bad(field+".id", "group id %q must be unique and match %s", g.ID, stepIDPattern)
+			if !validStepID(g.ID) || groups[g.ID] {
+				return bad(field+".id", "group id %q must be unique and match %s", g.ID, stepIDRule)
 			}
 			groups[g.ID] = true
 			if len(g.Steps) == 0 {
@@ -182,8 +191,8 @@ func (w *Workflow) checkStep(field string, s *Step, earlier map[string]bool, see
 	if s == nil {
 		return bad("", "empty step")
 	}
-	if !stepIDPattern.MatchString(s.ID) {
-		return bad(".id", "step id %q must match %s (it is used in templates)", s.ID, stepIDPattern)
+	if !validStepID(s.ID) {
+		return bad(".id", "step id %q must match %s (it is used in templates)", s.ID, stepIDRule)
 	}
 	if prev, ok := seen[s.ID]; ok {
 		return bad(".id", "step id %q is already used by %s", s.ID, prev)

@@ -160,13 +160,18 @@ var (
 	ErrInvalidRunID = errors.New("workflow: invalid run id")
 )
 
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$`)
+// runIDRule is the rule of run ids; runIDPattern checks it but the length
+// (at most 100), checked apart: a counted repetition compiles to a program
+// of one step per count, which every process built at start.
+const runIDRule = `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$`
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
 
 // ValidateRunID reports whether id may name a run: a letter or digit, then
 // up to 99 letters, digits, '_', '.', ':' or '-', never "..".
 func ValidateRunID(id string) error {
-	if !runIDPattern.MatchString(id) || strings.Contains(id, "..") {
-		return fmt.Errorf("%w %q: must match %s", ErrInvalidRunID, id, runIDPattern)
+	if len(id) > 100 || !runIDPattern.MatchString(id) || strings.Contains(id, "..") {
+		return fmt.Errorf("%w %q: must match %s", ErrInvalidRunID, id, runIDRule)
 	}
 	return nil
 }

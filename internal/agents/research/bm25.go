@@ -4,11 +4,13 @@
 package research
 
 import (
+	"bytes"
 	"cmp"
 	"math"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // BM25 parameters: term-frequency saturation and length normalisation.
@@ -20,12 +22,17 @@ const (
 // stopWords are frequent English words that say nothing about a topic.
 var stopWords = map[string]bool{}
 
+// maxStopWord is the length of the longest stop word, in bytes: a longer
+// word is not looked up.
+var maxStopWord int
+
 func init() {
 	for _, w := range strings.Fields(`about after all also am an and any are as at be been but by can could
 		did do does doing for from had has have how if in into is it its just me more most my no nor not of
 		on or our out over own so some such than that the their them then there these they this those through
 		to too under until up very was we were what when where which while who whom why will with would you your`) {
 		stopWords[w] = true
+		maxStopWord = max(maxStopWord, len(w))
 	}
 }
 
@@ -33,29 +40,65 @@ func init() {
 // and digits, without one-character words and stop words, plurals folded
 // to the singular ("queues" → "queue", "policies" → "policy").
 func Tokenize(s string) []string {
-	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := words[:0]
-	for _, w := range words {
-		if len([]rune(w)) < 2 || stopWords[w] {
-			continue
-		}
-		out = append(out, singular(w))
-	}
+	var out []string
+	scanTerms(s, nil, func(term []byte) { out = append(out, string(term)) })
 	return out
 }
 
-// singular folds the regular English plural endings of words longer than three letters.
-func singular(w string) string {
+// scanTerms calls fn with each word of s that Tokenize returns, in order,
+// in a buffer that fn must not keep (buf, grown as needed and returned for
+// the next call): a passage is scanned without allocating. Words are the
+// runs of letters and digits of s lower-cased rune by rune (as
+// strings.ToLower does; an invalid byte is a separator, as the U+FFFD it
+// becomes there).
+func scanTerms(s string, buf []byte, fn func(term []byte)) []byte {
+	buf = buf[:0]
+	runes := 0
+	emit := func() {
+		if runes >= 2 && (len(buf) > maxStopWord || !stopWords[string(buf)]) {
+			fn(singular(buf))
+		}
+		buf, runes = buf[:0], 0
+	}
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		switch {
+		case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
+		case 'A' <= r && r <= 'Z':
+			r += 'a' - 'A'
+		case r < utf8.RuneSelf:
+			r = -1 // ASCII, neither a letter nor a digit
+		default:
+			if r = unicode.ToLower(r); !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				r = -1
+			}
+		}
+		if r < 0 {
+			emit()
+			continue
+		}
+		buf = utf8.AppendRune(buf, r)
+		runes++
+	}
+	emit()
+	return buf
+}
+
+// singular folds the regular English plural endings of words longer than
+// three letters, in place.
+func singular(w []byte) []byte {
 	switch {
-	case len(w) <= 3:
+	case len(w) <= 3, w[len(w)-1] != 's': // every ending below ends in s
 		return w
-	case strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"):
+	case bytes.HasSuffix(w, []byte("ies")):
+		return append(w[:len(w)-3], 'y')
+	case bytes.HasSuffix(w, []byte("sses")), bytes.HasSuffix(w, []byte("xes")), bytes.HasSuffix(w, []byte("ches")), bytes.HasSuffix(w, []byte("shes")):
 		return w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+	case bytes.HasSuffix(w, []byte("s")) && !bytes.HasSuffix(w, []byte("ss")) && !bytes.HasSuffix(w, []byte("us")) && !bytes.HasSuffix(w, []byte("is")):
 		return w[:len(w)-1]
 	}
 	return w
@@ -69,49 +112,73 @@ type Hit struct {
 
 // Rank scores every passage against the query's terms with Okapi BM25 and
 // returns the matching ones (score > 0), best first, at most limit of them
-// (limit <= 0: all). Ties are broken by path, then by position.
+// (limit <= 0: all). Ties are broken by path, then by position. Each
+// passage is tokenized here, once, keeping only its length and how often
+// each query term occurs in it.
 func Rank(passages []Passage, query []string, limit int) []Hit {
 	if len(passages) == 0 || len(query) == 0 {
 		return nil
 	}
 	terms := slices.Compact(slices.Sorted(slices.Values(query)))
-	df := make(map[string]int, len(terms))
+	index := make(map[string]int, len(terms))
+	var firsts [256]bool // the first bytes of the terms: most words are not looked up
+	for k, t := range terms {
+		index[t] = k
+		if t != "" {
+			firsts[t[0]] = true
+		}
+	}
+	q := len(terms)
+	tf := make([]int32, len(passages)*q) // passage i's counts: tf[i*q : i*q+q]
+	lengths := make([]int, len(passages))
+	df := make([]int, q)
 	total := 0
+	var (
+		buf []byte
+		row []int32
+		n   int
+	)
+	count := func(term []byte) {
+		n++
+		if !firsts[term[0]] {
+			return
+		}
+		if k, ok := index[string(term)]; ok {
+			row[k]++
+		}
+	}
 	for i := range passages {
-		total += len(passages[i].terms)
-		seen := map[string]bool{}
-		for _, t := range passages[i].terms {
-			if !seen[t] && slices.Contains(terms, t) {
-				seen[t] = true
-				df[t]++
+		row, n = tf[i*q:i*q+q], 0
+		buf = scanTerms(passages[i].Heading, buf, count) // as Tokenize(heading + "\n" + text)
+		buf = scanTerms(passages[i].Text, buf, count)
+		lengths[i] = n
+		total += n
+		for k, f := range row {
+			if f > 0 {
+				df[k]++
 			}
 		}
 	}
-	n := float64(len(passages))
-	avgLen := math.Max(float64(total)/n, 1)
-	idf := make(map[string]float64, len(df))
-	for t, d := range df {
-		idf[t] = math.Log(1 + (n-float64(d)+0.5)/(float64(d)+0.5))
+	nDocs := float64(len(passages))
+	avgLen := math.Max(float64(total)/nDocs, 1)
+	idf := make([]float64, q)
+	for k, d := range df {
+		idf[k] = math.Log(1 + (nDocs-float64(d)+0.5)/(float64(d)+0.5))
 	}
 
 	var hits []Hit
 	for i := range passages {
-		p := &passages[i]
-		tf := map[string]int{}
-		for _, t := range p.terms {
-			if _, ok := idf[t]; ok {
-				tf[t]++
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(lengths[i])/avgLen)
+		score, matched := 0.0, false
+		for k, f := range tf[i*q : i*q+q] {
+			if f > 0 {
+				score += idf[k] * float64(f) * (bm25K1 + 1) / (float64(f) + norm)
+				matched = true
 			}
 		}
-		if len(tf) == 0 {
-			continue
+		if matched {
+			hits = append(hits, Hit{Passage: &passages[i], Score: score})
 		}
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(len(p.terms))/avgLen)
-		score := 0.0
-		for t, f := range tf {
-			score += idf[t] * float64(f) * (bm25K1 + 1) / (float64(f) + norm)
-		}
-		hits = append(hits, Hit{Passage: p, Score: score})
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {

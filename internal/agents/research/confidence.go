@@ -28,7 +28,7 @@ func Confidence(terms []string, all, top []Hit) a2a.Confidence {
 	for i, h := range top {
 		n := 0
 		seen := map[string]bool{}
-		for _, t := range h.Passage.terms {
+		for _, t := range h.Passage.terms() {
 			if want[t] && !seen[t] {
 				seen[t], found[t] = true, true
 				n++

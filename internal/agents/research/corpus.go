@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/a2abus/a2abus/internal/fileread"
 )
@@ -29,8 +31,6 @@ type Passage struct {
 	Heading string
 	// Text is the paragraph as written.
 	Text string
-
-	terms []string // Tokenize(Heading + Text)
 }
 
 // Name is "path#heading", or the path alone when there is no heading.
@@ -42,8 +42,11 @@ func (p *Passage) Name() string {
 }
 
 func newPassage(path, heading, text string) Passage {
-	return Passage{Path: path, Heading: heading, Text: text, terms: Tokenize(heading + "\n" + text)}
+	return Passage{Path: path, Heading: heading, Text: text}
 }
+
+// terms is Tokenize(heading + "\n" + text).
+func (p *Passage) terms() []string { return Tokenize(p.Heading + "\n" + p.Text) }
 
 // isDocument reports whether name is a file the research skill reads.
 func isDocument(name string) bool {
@@ -137,7 +140,10 @@ func readDocument(d Docs, rel string) ([]Passage, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	text := string(data)
+	if !utf8.Valid(data) { // checked first: Valid reads 8 bytes at a time, ToValidUTF8 a rune
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
 	if strings.EqualFold(path.Ext(rel), ".md") {
 		return SplitMarkdown(rel, text), nil
 	}
@@ -162,28 +168,27 @@ func readBuiltIn(fsys fs.FS, rel string) ([]byte, error) {
 func SplitMarkdown(path, text string) []Passage {
 	var (
 		out     []Passage
-		para    []string
+		para    paragraph
 		heading string
 		fence   string // the fence that opened the current code block
 	)
 	flush := func() {
-		if len(para) > 0 {
-			out = append(out, newPassage(path, heading, strings.Join(para, "\n")))
-			para = nil
+		if t, ok := para.take(text); ok {
+			out = append(out, newPassage(path, heading, t))
 		}
 	}
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, " \t\r")
+	for start, end := range lines(text) {
+		line := strings.TrimRight(text[start:end], " \t\r")
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case fence != "":
-			para = append(para, line)
+			para.add(start, end, line)
 			if strings.HasPrefix(trimmed, fence) {
 				fence = ""
 			}
 		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
 			fence = trimmed[:3]
-			para = append(para, line)
+			para.add(start, end, line)
 		case trimmed == "":
 			flush()
 		default:
@@ -192,11 +197,61 @@ func SplitMarkdown(path, text string) []Passage {
 				heading = h
 				continue
 			}
-			para = append(para, line)
+			para.add(start, end, line)
 		}
 	}
 	flush()
 	return out
+}
+
+// lines yields the start and end offsets in text of each of its lines (as
+// strings.Split(text, "\n") would return them, without allocating).
+func lines(text string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for start := 0; ; {
+			n := strings.IndexByte(text[start:], '\n')
+			if n < 0 {
+				yield(start, len(text))
+				return
+			}
+			if !yield(start, start+n) {
+				return
+			}
+			start += n + 1
+		}
+	}
+}
+
+// paragraph gathers the consecutive lines of one paragraph, trimmed on the
+// right. When no line lost anything to the trim, the paragraph is the
+// document's own text from its first line's start to its last line's end,
+// taken without a copy; otherwise its lines are joined.
+type paragraph struct {
+	lines      []string
+	start, end int
+	trimmed    bool // a line lost trailing blanks or a carriage return
+}
+
+func (p *paragraph) add(start, end int, line string) {
+	if len(p.lines) == 0 {
+		p.start = start
+	}
+	p.end = start + len(line)
+	p.trimmed = p.trimmed || start+len(line) != end
+	p.lines = append(p.lines, line)
+}
+
+// take returns the paragraph's text (false when it has no line) and empties it.
+func (p *paragraph) take(text string) (string, bool) {
+	if len(p.lines) == 0 {
+		return "", false
+	}
+	t := text[p.start:p.end]
+	if p.trimmed {
+		t = strings.Join(p.lines, "\n")
+	}
+	p.lines, p.trimmed = p.lines[:0], false
+	return t, true
 }
 
 // atxHeading returns the text of an ATX heading line.
@@ -219,20 +274,19 @@ func atxHeading(line string) (string, bool) {
 // SplitText splits a plain-text document into its paragraphs (separated by blank lines).
 func SplitText(path, text string) []Passage {
 	var out []Passage
-	var para []string
+	var para paragraph
 	flush := func() {
-		if len(para) > 0 {
-			out = append(out, newPassage(path, "", strings.Join(para, "\n")))
-			para = nil
+		if t, ok := para.take(text); ok {
+			out = append(out, newPassage(path, "", t))
 		}
 	}
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, " \t\r")
+	for start, end := range lines(text) {
+		line := strings.TrimRight(text[start:end], " \t\r")
 		if strings.TrimSpace(line) == "" {
 			flush()
 			continue
 		}
-		para = append(para, line)
+		para.add(start, end, line)
 	}
 	flush()
 	return out

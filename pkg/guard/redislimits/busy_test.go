@@ -164,3 +164,20 @@ func TestSlotGivenBackDuringATakeIsNotBusy(t *testing.T) {
 		t.Fatalf("%d slots in Redis, want 2 (the second and third calls')", n)
 	}
 }
+
+// TestLostTakeLeavesNoSlotCounted: a take whose script ran in Redis but
+// whose answer was lost (a timeout under load) added a slot no call
+// holds; this process's next takes remove it, so that both slots of a max
+// of 2 are there for two calls, not one for the lease (a minute).
+func TestLostTakeLeavesNoSlotCounted(t *testing.T) {
+	const maxInFlight = 2
+	l, hook, _, _ := starvedLimits(t)
+	enter(t, l, "Warm", maxInFlight) // the script is loaded: the lost take runs it
+	hook.arm(true)
+	if p, err := l.Enter("Cli", "Agent", maxInFlight, 0, 0); err == nil {
+		t.Fatalf("a take whose answer was lost: busy %v, claim %v, no error", p.Busy, p.Claim)
+	}
+	<-hook.taken
+	enter(t, l, "Cli", maxInFlight)
+	enter(t, l, "Cli", maxInFlight)
+}

@@ -241,12 +241,19 @@ func (l *Limits) busyAgain(t *slotTake, deadline time.Time) (*block, string, *sl
 	return nil, "", l.takeLocked(t.caller, b, t.args[0].(int), time.Now())
 }
 
-// takeFailed forgets a take whose answer did not come.
+// takeFailed forgets a take whose answer did not come. Its script may have
+// run all the same: the slots it asked for go to the writer, and to this
+// process's next take, so that none it added stays counted for its lease.
 func (l *Limits) takeFailed(t *slotTake) {
 	l.mu.Lock()
 	t.b.taking--
+	for _, id := range t.args[3 : 3+t.n] {
+		l.releasedLocked(t.b, id.(string))
+	}
 	l.settled.Broadcast()
+	l.startLocked()
 	l.mu.Unlock()
+	l.wakeWriter()
 }
 
 // releaseSlot frees a call's slot: to the block's free slots, or, when the

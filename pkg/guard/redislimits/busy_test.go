@@ -28,12 +28,16 @@ type holdTake struct {
 	armed  bool
 	lost   bool
 	taken  chan struct{} // closed once the held take ran in Redis
-	resume chan struct{} // closed by the test: the held take's caller goes on
+	resume chan struct{} // closed by goOn: the held take's caller goes on
+	once   sync.Once
 }
 
 func newHoldTake() *holdTake {
 	return &holdTake{taken: make(chan struct{}), resume: make(chan struct{})}
 }
+
+// goOn lets the held take's caller go on.
+func (h *holdTake) goOn() { h.once.Do(func() { close(h.resume) }) }
 
 // arm holds the next take; lost: its answer is lost rather than late.
 func (h *holdTake) arm(lost bool) {
@@ -85,6 +89,7 @@ func starvedLimits(t *testing.T) (*Limits, *holdTake, goredis.UniversalClient, s
 	c := goredis.NewClient(opt)
 	hook := newHoldTake()
 	c.AddHook(hook)
+	t.Cleanup(hook.goOn) // a failed test leaves no take held
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	p := "a2abus-test-limits-busy-" + hex.EncodeToString(b) + ":"
@@ -155,7 +160,7 @@ func TestSlotGivenBackDuringATakeIsNotBusy(t *testing.T) {
 	if n := slots(); n != 1 {
 		t.Fatalf("%d slots in Redis, want 1 (the second call's)", n)
 	}
-	close(hook.resume)
+	hook.goOn()
 	pass := <-answer
 	if pass.Busy || pass.Claim == nil {
 		t.Fatalf("the third call with one call in flight of a max of %d: busy %v, claim %v, want a slot", maxInFlight, pass.Busy, pass.Claim)

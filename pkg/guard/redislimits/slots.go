@@ -29,6 +29,13 @@ import (
 // (validUntil, on this process's clock: the last renewal sent plus the
 // lease, less a tenth); past it, a call takes from Redis again and the free
 // slots go back.
+//
+// A take that finds no room is BUSY only when this process had no slot for
+// the call either (afterBusy): none of its calls ended meanwhile, no other
+// take of its own reserved more, and it gave no slot back since the take
+// was prepared — such a slot may have been counted by the take however long
+// ago its removal landed, so the take is made again. The slots of a take
+// whose answer was lost go back like the others (takeFailed).
 
 // block is the slots of one caller this process holds. l.mu guards it.
 type block struct {

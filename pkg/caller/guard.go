@@ -22,12 +22,14 @@ const ticketGrace = 5 * time.Second
 // by task id, until their outcome is known here. The zero value is ready.
 type guardTickets struct {
 	mu   sync.Mutex
-	byID map[string]heldTicket
+	byID map[string]*heldTicket
 }
 
 type heldTicket struct {
-	ticket *guard.Ticket
-	timer  *time.Timer // abandons the ticket once the task is well past its deadline
+	ticket    *guard.Ticket
+	timer     *time.Timer   // abandons the ticket once the task is well past its deadline
+	finishing bool          // finishTicket is finishing it; tickets.mu guards this and finished
+	finished  chan struct{} // made by a second finisher, closed once it is finished
 }
 
 // admit asks Options.Guard to let the call tr through (policy, calls in
@@ -43,27 +45,51 @@ func (c *Caller) admit(tr *a2a.TaskRequest) error {
 	}
 	id := tr.TaskID
 	wait := tr.Deadline.Sub(c.opts.Now()) + 2*c.opts.SweepInterval + ticketGrace
-	h := heldTicket{ticket: t, timer: time.AfterFunc(wait, func() { c.guardAbandon(id) })}
+	h := &heldTicket{ticket: t, timer: time.AfterFunc(wait, func() { c.guardAbandon(id) })}
 	c.tickets.mu.Lock()
 	defer c.tickets.mu.Unlock()
 	if c.tickets.byID == nil {
-		c.tickets.byID = map[string]heldTicket{}
+		c.tickets.byID = map[string]*heldTicket{}
 	}
 	c.tickets.byID[id] = h
 	return nil
 }
 
-// take removes and returns the ticket of task id, if this process holds it.
-func (c *Caller) takeTicket(id string) *guard.Ticket {
+// finishTicket finishes the ticket of task id with finish (Done or
+// Abandon), if this process holds it, and forgets it. The first to come
+// finishes it; a second — a waiter that learned the outcome while the
+// response handler frees the slot — returns once that is done, so that a
+// Call or Wait never returns with its slot still taken (the next call
+// would be refused BUSY).
+func (c *Caller) finishTicket(id string, finish func(*guard.Ticket)) {
 	c.tickets.mu.Lock()
-	defer c.tickets.mu.Unlock()
 	h, ok := c.tickets.byID[id]
 	if !ok {
-		return nil
+		c.tickets.mu.Unlock()
+		return
 	}
-	delete(c.tickets.byID, id)
+	if h.finishing {
+		if h.finished == nil {
+			h.finished = make(chan struct{})
+		}
+		finished := h.finished
+		c.tickets.mu.Unlock()
+		<-finished
+		return
+	}
+	h.finishing = true
+	c.tickets.mu.Unlock()
 	h.timer.Stop()
-	return h.ticket
+	finish(h.ticket)
+	c.tickets.mu.Lock()
+	if c.tickets.byID[id] == h { // not a later turn's, admitted meanwhile
+		delete(c.tickets.byID, id)
+	}
+	finished := h.finished
+	c.tickets.mu.Unlock()
+	if finished != nil {
+		close(finished)
+	}
 }
 
 // guardDone reports the outcome of a task this process finalized to the
@@ -73,7 +99,7 @@ func (c *Caller) guardDone(s *StoredResult) {
 	if s.Error != nil {
 		code = s.Error.Code
 	}
-	c.takeTicket(s.TaskID).Done(code) // a nil ticket (not held here) does nothing
+	c.finishTicket(s.TaskID, func(t *guard.Ticket) { t.Done(code) })
 }
 
 // guardSettled frees the slot of a task whose final outcome a waiter of
@@ -93,15 +119,15 @@ func (c *Caller) guardSettled(out *Outcome) {
 func (c *Caller) guardDonePayload(p a2a.Payload) {
 	switch r := p.(type) {
 	case *a2a.TaskResult:
-		c.takeTicket(r.TaskID).Done("")
+		c.finishTicket(r.TaskID, func(t *guard.Ticket) { t.Done("") })
 	case *a2a.TaskError:
-		c.takeTicket(r.TaskID).Done(r.Code)
+		c.finishTicket(r.TaskID, func(t *guard.Ticket) { t.Done(r.Code) })
 	}
 }
 
 // guardAbandon frees the slot of a task whose outcome this process will
 // not learn (never sent, or handled elsewhere), counting it neither way.
-func (c *Caller) guardAbandon(id string) { c.takeTicket(id).Abandon() }
+func (c *Caller) guardAbandon(id string) { c.finishTicket(id, (*guard.Ticket).Abandon) }
 
 // releaseFinishedTickets frees the slots of tasks another replica finalized
 // before this process listened to the replicas' events (Run calls it once

@@ -58,7 +58,7 @@ func (l *Limits) Enter(caller, target string, max, failures int, cooldown time.D
 		if id, ok := b.popLocked(now); ok {
 			h.b, h.slot = b, id
 		} else {
-			take = l.takeLocked(b, max, now)
+			take = l.takeLocked(caller, b, max, now)
 		}
 	}
 	l.mu.Unlock()
@@ -138,12 +138,12 @@ func (l *Limits) enterRedis(caller, target string, h *claim, ask *circuit, take 
 			}
 			return guard.Pass{}, fmt.Errorf("redislimits: take a slot of %s: %w", caller, err)
 		}
-		id := l.slotsTaken(take, k, sent, !refused)
+		b, id := take.b, l.slotsTaken(take, k, sent, !refused)
 		if id == "" && !refused {
-			id = l.afterBusy(take)
+			b, id = l.afterBusy(take)
 		}
 		if id != "" {
-			h.b, h.slot = take.b, id
+			h.b, h.slot = b, id
 		} else if !refused {
 			p.Busy = true
 		}

@@ -29,6 +29,13 @@ import (
 // (validUntil, on this process's clock: the last renewal sent plus the
 // lease, less a tenth); past it, a call takes from Redis again and the free
 // slots go back.
+//
+// A take that finds no room is BUSY only when this process had no slot for
+// the call either (afterBusy): none of its calls ended meanwhile, no other
+// take of its own reserved more, and it gave no slot back since the take
+// was prepared — such a slot may have been counted by the take however long
+// ago its removal landed, so the take is made again. The slots of a take
+// whose answer was lost go back like the others (takeFailed).
 
 // block is the slots of one caller this process holds. l.mu guards it.
 type block struct {
@@ -37,6 +44,7 @@ type block struct {
 	free       []idleSlot          // held slots no call uses, the last freed on top (oldest first)
 	validUntil time.Time           // the held slots' leases end no sooner
 	taking     int                 // takes in flight: the block is not dropped meanwhile
+	gaveBack   uint64              // slots handed to the writer so far (releasedLocked; afterBusy)
 }
 
 // idleSlot is a free slot and since when it is free.
@@ -119,14 +127,17 @@ func (b *block) popLocked(now time.Time) (string, bool) {
 
 // slotTake is a take of slots from Redis in preparation.
 type slotTake struct {
-	b    *block
-	n    int   // slot ids asked for: args[3:3+n]
-	args []any // takeSlots's
+	caller   string
+	b        *block
+	n        int    // slot ids asked for: args[3:3+n]
+	args     []any  // takeSlots's
+	gaveBack uint64 // b.gaveBack when args were made: the slots given back before are in args or removed
 }
 
-// takeLocked prepares the take of slots for b (limit the caller's
-// max_in_flight): the free slots whose leases may have ended go back first.
-func (l *Limits) takeLocked(b *block, limit int, now time.Time) *slotTake {
+// takeLocked prepares the take of slots for caller's block b (limit the
+// caller's max_in_flight): the free slots whose leases may have ended go
+// back first.
+func (l *Limits) takeLocked(caller string, b *block, limit int, now time.Time) *slotTake {
 	if len(b.free) > 0 && !now.Before(b.validUntil) {
 		l.giveBackFreeLocked(b)
 	}
@@ -140,7 +151,7 @@ func (l *Limits) takeLocked(b *block, limit int, now time.Time) *slotTake {
 		args = append(args, gone)
 	}
 	b.taking++
-	return &slotTake{b: b, n: n, args: args}
+	return &slotTake{caller: caller, b: b, n: n, args: args, gaveBack: b.gaveBack}
 }
 
 // slotsTaken records the k slots a take sent at sent got: the first for
@@ -173,62 +184,83 @@ func (l *Limits) slotsTaken(t *slotTake, k int, sent time.Time, use bool) string
 	return first
 }
 
-// afterBusy answers a slot for a call whose take found every slot taken,
-// if one came free in this process meanwhile: a call of its own that
-// ended (to the block), or one given back by the writer after the take's
-// arguments were made, taken again in one more round trip. "": none.
-func (l *Limits) afterBusy(t *slotTake) string {
-	l.mu.Lock()
-	// Another take of the block that Redis answered first may not be
-	// recorded yet: wait for the takes in flight (each bounded by the timeout).
-	wake := time.AfterFunc(l.timeout, func() { l.mu.Lock(); l.settled.Broadcast(); l.mu.Unlock() })
-	defer wake.Stop()
+// afterBusy answers the block and slot of a call whose take t found every
+// slot taken, if this process had one for it after all: a call of its own
+// that ended (to the block), or a slot it gave back after t's arguments
+// were made. Such a slot may still have been in Redis when t ran, however
+// long ago its removal landed (a process starved of CPU reads t's answer
+// late): while this process has given back slots since its last take, it
+// takes again, one more round trip each, within the timeout. nil: none
+// (BUSY).
+func (l *Limits) afterBusy(t *slotTake) (*block, string) {
 	deadline := time.Now().Add(l.timeout)
 	for {
-		if id, ok := t.b.popLocked(time.Now()); ok {
-			l.mu.Unlock()
-			return id
+		b, id, retry := l.busyAgain(t, deadline)
+		if retry == nil {
+			return b, id
 		}
-		if t.b.taking == 0 || !time.Now().Before(deadline) {
+		ctx, cancel := l.bounded()
+		at := time.Now()
+		k, err := takeSlots.Run(ctx, l.client, []string{retry.b.key}, retry.args...).Int()
+		cancel()
+		if err != nil { // BUSY, as the first take answered
+			l.takeFailed(retry)
+			return nil, ""
+		}
+		if id := l.slotsTaken(retry, k, at, true); id != "" {
+			return retry.b, id
+		}
+		t = retry
+	}
+}
+
+// busyAgain waits for the other takes of t's caller in flight (another
+// take that Redis answered first may not be recorded yet), each bounded
+// by the timeout, and answers a slot one of them or a call that ended
+// freed; else the take to make again if this process gave slots back
+// since t's arguments were made (or dropped t's block meanwhile), before
+// deadline; else nothing.
+func (l *Limits) busyAgain(t *slotTake, deadline time.Time) (*block, string, *slotTake) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	wake := time.AfterFunc(time.Until(deadline), func() { l.mu.Lock(); l.settled.Broadcast(); l.mu.Unlock() })
+	defer wake.Stop()
+	for {
+		b := l.blocks[t.caller] // t.b, unless dropped meanwhile with no slot held
+		if b == nil {
+			break
+		}
+		if id, ok := b.popLocked(time.Now()); ok {
+			return b, id, nil
+		}
+		if b.taking == 0 || !time.Now().Before(deadline) {
 			break
 		}
 		l.settled.Wait()
 	}
-	now := time.Now()
-	sent := make(map[any]struct{}, len(t.args)-3-t.n)
-	for _, id := range t.args[3+t.n:] {
-		sent[id] = struct{}{}
+	if !time.Now().Before(deadline) || (l.blocks[t.caller] == t.b && t.b.gaveBack == t.gaveBack) {
+		return nil, "", nil
 	}
-	again := false
-	for id := range l.released[t.b.key] {
-		if _, ok := sent[id]; !ok {
-			again = true
-			break
-		}
+	b, err := l.blockLocked(t.caller)
+	if err != nil { // t had its key: never
+		return nil, "", nil
 	}
-	if !again {
-		l.mu.Unlock()
-		return ""
-	}
-	retry := l.takeLocked(t.b, t.args[0].(int), now)
-	l.mu.Unlock()
-	ctx, cancel := l.bounded()
-	defer cancel()
-	at := time.Now()
-	k, err := takeSlots.Run(ctx, l.client, []string{retry.b.key}, retry.args...).Int()
-	if err != nil { // BUSY, as the first take answered
-		l.takeFailed(retry)
-		return ""
-	}
-	return l.slotsTaken(retry, k, at, true)
+	return nil, "", l.takeLocked(t.caller, b, t.args[0].(int), time.Now())
 }
 
-// takeFailed forgets a take whose answer did not come.
+// takeFailed forgets a take whose answer did not come. Its script may have
+// run all the same: the slots it asked for go to the writer, and to this
+// process's next take, so that none it added stays counted for its lease.
 func (l *Limits) takeFailed(t *slotTake) {
 	l.mu.Lock()
 	t.b.taking--
+	for _, id := range t.args[3 : 3+t.n] {
+		l.releasedLocked(t.b, id.(string))
+	}
 	l.settled.Broadcast()
+	l.startLocked()
 	l.mu.Unlock()
+	l.wakeWriter()
 }
 
 // releaseSlot frees a call's slot: to the block's free slots, or, when the
@@ -240,7 +272,7 @@ func (l *Limits) releaseSlot(b *block, id string) {
 		l.mu.Unlock()
 		return
 	}
-	l.releasedLocked(b.key, id)
+	l.releasedLocked(b, id)
 	l.startLocked()
 	l.mu.Unlock()
 	l.wakeWriter()
@@ -254,9 +286,11 @@ func (l *Limits) wakeWriter() {
 	}
 }
 
-// releasedLocked hands the removal of a slot to the writer, and to this
-// process's next take of the same caller until it is known done.
-func (l *Limits) releasedLocked(key, id string) {
+// releasedLocked hands the removal of a slot of b to the writer, and to
+// this process's next take of the same caller until it is known done.
+func (l *Limits) releasedLocked(b *block, id string) {
+	b.gaveBack++
+	key := b.key
 	if l.released == nil {
 		l.released = map[string]map[string]struct{}{}
 	}
@@ -270,7 +304,7 @@ func (l *Limits) releasedLocked(key, id string) {
 func (l *Limits) giveBackFreeLocked(b *block) {
 	for _, s := range b.free {
 		delete(b.held, s.id)
-		l.releasedLocked(b.key, s.id)
+		l.releasedLocked(b, s.id)
 	}
 	b.free = b.free[:0]
 }
@@ -285,7 +319,7 @@ func (l *Limits) returnIdle(now time.Time) {
 		n := 0
 		for n < len(b.free) && !b.free[n].since.After(cut) {
 			delete(b.held, b.free[n].id)
-			l.releasedLocked(b.key, b.free[n].id)
+			l.releasedLocked(b, b.free[n].id)
 			n++
 		}
 		b.free = b.free[:copy(b.free, b.free[n:])]

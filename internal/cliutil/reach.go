@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/a2abus/a2abus/internal/heldlog"
 	"net"
 	"net/url"
 	"strings"
@@ -73,7 +74,7 @@ func cause(err error) error {
 // Log lines written while a server is being opened are held back and
 // dropped when it cannot be reached: the error says it all, on one line.
 func (l *Loaded) OpenNode(ctx context.Context, connName string) (*node.Node, error) {
-	var memLog *heldLogger // the memory's lines: written once the bus is open, as if opened after it
+	var memLog *heldlog.Logger // the memory's lines: written once the bus is open, as if opened after it
 	b, m, err := node.OpenBoth(ctx,
 		func(ctx context.Context) (bus.Bus, error) { return l.OpenBus(ctx, connName) },
 		func(ctx context.Context) (m memory.Memory, err error) {
@@ -83,9 +84,9 @@ func (l *Loaded) OpenNode(ctx context.Context, connName string) (*node.Node, err
 	switch {
 	case memLog == nil: // the memory failed: its lines were dropped
 	case err == nil:
-		memLog.release()
+		memLog.Release()
 	default: // the bus failed: the memory, opened and closed, says nothing
-		memLog.discard()
+		memLog.Discard()
 	}
 	if err != nil {
 		return nil, err
@@ -114,19 +115,19 @@ func (l *Loaded) OpenBusNode(ctx context.Context, connName string) (*node.Node, 
 // OpenBus opens the configured bus (node.Bus) as OpenNode does.
 func (l *Loaded) OpenBus(ctx context.Context, connName string) (bus.Bus, error) {
 	cfg := l.Config.Bus
-	log := holdLogs(l.Log)
+	log := heldlog.Hold(l.Log)
 	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
 	defer cancel()
 	b, err := node.Bus(octx, cfg, connName, log.Logger)
 	if err != nil {
-		log.discard()
+		log.Discard()
 		if ctx.Err() != nil {
 			return nil, err // stopped, not unreachable
 		}
 		return nil, &UnreachableError{Server: "RabbitMQ", Where: redact.URL(cfg.URL), Key: "bus.url", Env: config.EnvName("bus.url"),
 			Flag: "--amqp-url", Origin: l.Origins.Bus, Err: err}
 	}
-	log.release()
+	log.Release()
 	return b, nil
 }
 
@@ -134,21 +135,21 @@ func (l *Loaded) OpenBus(ctx context.Context, connName string) (bus.Bus, error) 
 func (l *Loaded) OpenMemory(ctx context.Context) (memory.Memory, error) {
 	m, log, err := l.openMemory(ctx)
 	if err == nil {
-		log.release()
+		log.Release()
 	}
 	return m, err
 }
 
 // openMemory is OpenMemory with the memory's log lines still held when it
 // opened (the caller releases or discards them); dropped when it failed.
-func (l *Loaded) openMemory(ctx context.Context) (memory.Memory, *heldLogger, error) {
+func (l *Loaded) openMemory(ctx context.Context) (memory.Memory, *heldlog.Logger, error) {
 	r := l.Config.Redis
-	log := holdLogs(l.Log)
+	log := heldlog.Hold(l.Log)
 	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
 	defer cancel()
 	m, err := node.Memory(octx, l.Config, log.Logger)
 	if err != nil {
-		log.discard()
+		log.Discard()
 		if ctx.Err() != nil || errors.Is(err, config.ErrInvalid) {
 			return nil, nil, err
 		}

@@ -10,9 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-
 	"github.com/a2abus/a2abus/config"
 	"github.com/a2abus/a2abus/pkg/node"
 )
@@ -83,31 +80,5 @@ func TestExplainNamesTheServerOfAnErrorFromElsewhere(t *testing.T) {
 	}
 	if l.Explain(nil) != nil {
 		t.Error("Explain(nil) != nil")
-	}
-}
-
-// TestHeldLogsAreWrittenOnReleaseAndDroppedOnDiscard.
-func TestHeldLogsAreWrittenOnReleaseAndDroppedOnDiscard(t *testing.T) {
-	var out bytes.Buffer
-	base := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), zapcore.AddSync(&out), zap.InfoLevel))
-	h := holdLogs(base)
-	h.With(zap.String("part", "redis")).Warn("first")
-	h.Debug("below the level")
-	if out.Len() != 0 {
-		t.Fatalf("written while held: %q", out.String())
-	}
-	h.release()
-	h.Info("after")
-	if s := out.String(); !strings.Contains(s, "first") || !strings.Contains(s, `"part": "redis"`) || !strings.Contains(s, "after") ||
-		strings.Index(s, "first") > strings.Index(s, "after") || strings.Contains(s, "below") {
-		t.Fatalf("after release: %q", s)
-	}
-	out.Reset()
-	d := holdLogs(base)
-	d.Warn("dropped")
-	d.discard()
-	d.Warn("kept")
-	if s := out.String(); strings.Contains(s, "dropped") || !strings.Contains(s, "kept") {
-		t.Fatalf("after discard: %q", s)
 	}
 }

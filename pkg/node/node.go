@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/a2abus/a2abus/internal/heldlog"
 	"io/fs"
 	"os"
 	"time"
@@ -83,7 +84,7 @@ func Open(ctx context.Context, cfg *config.Config, connName string, log *zap.Log
 	if err := check(cfg); err != nil {
 		return nil, err
 	}
-	memLog := holdLog(log) // the memory's lines, written once the bus is open (heldLog)
+	memLog := heldlog.Hold(log) // the memory's lines, written once the bus is open
 	busFailed := false
 	b, m, err := OpenBoth(ctx,
 		func(ctx context.Context) (bus.Bus, error) {
@@ -93,9 +94,9 @@ func Open(ctx context.Context, cfg *config.Config, connName string, log *zap.Log
 		},
 		func(ctx context.Context) (memory.Memory, error) { return Memory(ctx, cfg, memLog.Logger) })
 	if busFailed {
-		memLog.discard()
+		memLog.Discard()
 	} else {
-		memLog.release()
+		memLog.Release()
 	}
 	if err != nil {
 		return nil, err

@@ -19,17 +19,18 @@ import (
 )
 
 // TestDialConnectsBothLinksAtOnce: Dial opens its publish and consume
-// connections together. The broker is behind a gate that holds every
+// connections together. The broker is behind a proxy that holds every
 // connection until both have been dialled: a Dial that waited for one
 // connection before dialling the other would wait forever, and the test
 // fails instead.
 func TestDialConnectsBothLinksAtOnce(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	gate, gated := testenv.GateURL(t, e.url)
+	held, heldURL := testenv.ProxyURL(t, e.url)
+	held.Hold()
 	done := make(chan error, 1)
 	go func() {
-		b, err := Dial(t.Context(), Options{URL: gated, Exchange: e.exchange, ConnectionName: t.Name()})
+		b, err := Dial(t.Context(), Options{URL: heldURL, Exchange: e.exchange, ConnectionName: t.Name()})
 		if err == nil {
 			err = b.Close()
 		}
@@ -38,14 +39,14 @@ func TestDialConnectsBothLinksAtOnce(t *testing.T) {
 	bound := time.After(testenv.WaitBound)
 	for i := range 2 {
 		select {
-		case <-gate.Accepted():
+		case <-held.Accepted():
 		case err := <-done:
 			t.Fatalf("Dial returned after %d connection(s): %v", i, err)
 		case <-bound:
 			t.Fatalf("the second connection was not dialled while the first was held: Dial connects one after the other")
 		}
 	}
-	gate.Open()
+	held.Up()
 	if err := <-done; err != nil {
 		t.Fatalf("Dial: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -15,14 +16,21 @@ import (
 // network as it fails in production, without touching the server or its
 // other clients: Cut drops the connections open now (clients can connect
 // again), Down makes the server gone (and refuses new connections) until Up,
-// Hang makes it hang (connections stay open, nothing passes).
+// Hang makes it hang (connections stay open, nothing passes), Hold keeps the
+// connections it takes from reaching the server until Up (a client's
+// handshake waits: a test sees whether a program dials its other servers
+// meanwhile). Accepted and Live tell what the clients opened and left open.
 type Proxy struct {
-	ln     net.Listener
-	target string
+	ln       net.Listener
+	target   string
+	done     chan struct{} // closed when the test ends
+	accepted chan struct{}
+	live     atomic.Int64 // connections taken that neither end has closed
 
 	mu    sync.Mutex
-	down  bool // Down: new connections are closed at once
-	hang  bool // Hang: the bytes read are dropped
+	down  bool          // Down: new connections are closed at once
+	hang  bool          // Hang: the bytes read are dropped
+	held  chan struct{} // Hold: closed by Up, which lets the held connections through
 	conns map[net.Conn]struct{}
 }
 
@@ -34,10 +42,11 @@ func NewProxy(tb testing.TB, target string) *Proxy {
 	if err != nil {
 		tb.Fatalf("proxy: listen: %v", err)
 	}
-	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{ln: ln, target: target, done: make(chan struct{}), accepted: make(chan struct{}, 64), conns: map[net.Conn]struct{}{}}
 	go p.accept()
 	tb.Cleanup(func() {
 		_ = ln.Close()
+		close(p.done)
 		p.Cut()
 	})
 	return p
@@ -91,12 +100,36 @@ func (p *Proxy) Hang() {
 	p.hang = true
 }
 
-// Up undoes Down and Hang: connections are taken and forwarded again.
+// Hold takes the connections to come but does not forward them (it does
+// not dial the server for them) until Up: their clients wait, as for a
+// server slow to answer.
+func (p *Proxy) Hold() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held == nil {
+		p.held = make(chan struct{})
+	}
+}
+
+// Up undoes Down, Hang and Hold: connections are taken and forwarded again,
+// the held ones too.
 func (p *Proxy) Up() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.down, p.hang = false, false
+	if p.held != nil {
+		close(p.held)
+		p.held = nil
+	}
 }
+
+// Accepted receives once for each connection the proxy takes (the first 64
+// not received are kept).
+func (p *Proxy) Accepted() <-chan struct{} { return p.accepted }
+
+// Live is the number of connections taken that are not closed yet: a
+// client that closed what it opened through the proxy leaves none.
+func (p *Proxy) Live() int { return int(p.live.Load()) }
 
 func (p *Proxy) accept() {
 	for {
@@ -104,29 +137,61 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return
 		}
+		select {
+		case p.accepted <- struct{}{}:
+		default:
+		}
 		p.mu.Lock()
-		down := p.down
+		down, held := p.down, p.held
+		if !down {
+			p.conns[in] = struct{}{}
+		}
 		p.mu.Unlock()
 		if down {
 			_ = in.Close()
 			continue
 		}
-		out, err := net.DialTimeout("tcp", p.target, 5*time.Second)
-		if err != nil {
-			_ = in.Close()
-			continue
-		}
-		p.mu.Lock()
-		if p.down { // Down came while dialling
-			p.mu.Unlock()
-			_, _ = in.Close(), out.Close()
-			continue
-		}
-		p.conns[in], p.conns[out] = struct{}{}, struct{}{}
-		p.mu.Unlock()
-		go p.pipe(out, in)
-		go p.pipe(in, out)
+		p.live.Add(1)
+		go p.forward(in, held)
 	}
+}
+
+// forward dials the server for in (once held, if not nil, is closed) and
+// pipes the two both ways until either ends.
+func (p *Proxy) forward(in net.Conn, held chan struct{}) {
+	defer p.live.Add(-1)
+	if held != nil {
+		select {
+		case <-held:
+		case <-p.done:
+		}
+	}
+	var out net.Conn
+	select {
+	case <-p.done:
+	default:
+		out, _ = net.DialTimeout("tcp", p.target, 5*time.Second)
+	}
+	p.mu.Lock()
+	_, open := p.conns[in] // not cut while held or dialling
+	if out == nil || !open || p.down {
+		delete(p.conns, in)
+		p.mu.Unlock()
+		_ = in.Close()
+		if out != nil {
+			_ = out.Close()
+		}
+		return
+	}
+	p.conns[out] = struct{}{}
+	p.mu.Unlock()
+	piped := make(chan struct{})
+	go func() {
+		defer close(piped)
+		p.pipe(out, in)
+	}()
+	p.pipe(in, out)
+	<-piped
 }
 
 // pipe copies src to dst, dropping the bytes while the proxy hangs; when

@@ -94,3 +94,31 @@ func TestProxyCutDownHangUp(t *testing.T) {
 		t.Fatal("an echo on a new connection while the proxy hangs")
 	}
 }
+
+// TestProxyHoldsUntilUp: a held connection is taken (Accepted, Live) but
+// nothing passes until Up, which lets it through; closing it leaves none live.
+func TestProxyHoldsUntilUp(t *testing.T) {
+	p := NewProxy(t, echoServer(t))
+	p.Hold()
+	c := dial(t, p)
+	select {
+	case <-p.Accepted():
+	case <-time.After(WaitBound):
+		t.Fatal("the held connection was not reported on Accepted")
+	}
+	if echo(c, 200*time.Millisecond) {
+		t.Fatal("an echo while the connection is held")
+	}
+	p.Up()
+	// The first echo's line, sent while held, comes back first.
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	r := bufio.NewReader(c)
+	if line, err := r.ReadString('\n'); err != nil || line != "ping\n" {
+		t.Fatalf("after Up: %q, %v; want the held line echoed", line, err)
+	}
+	if n := p.Live(); n != 1 {
+		t.Fatalf("Live = %d with one connection open, want 1", n)
+	}
+	_ = c.Close()
+	Eventually(t, "no connection live once the client closed it", func() bool { return p.Live() == 0 })
+}

@@ -52,14 +52,16 @@ func realConfig(t *testing.T) *config.Config {
 }
 
 // TestOpenDialsTheBusAndTheMemoryAtOnce: Open dials RabbitMQ and Redis
-// together. Both servers are behind gates that hold every connection until
-// the test opens them, which it does only once each server has been
+// together. Both servers are behind proxies that hold every connection until
+// the test lets them through (Up), which it does only once each server has been
 // dialled: an Open that dialled one after the other would wait forever for
 // the first to answer, and the test fails instead.
 func TestOpenDialsTheBusAndTheMemoryAtOnce(t *testing.T) {
 	cfg := realConfig(t)
-	busGate, busURL := testenv.GateURL(t, cfg.Bus.URL)
-	memGate, memURL := testenv.GateURL(t, cfg.Redis.URL)
+	busProxy, busURL := testenv.ProxyURL(t, cfg.Bus.URL)
+	memProxy, memURL := testenv.ProxyURL(t, cfg.Redis.URL)
+	busProxy.Hold()
+	memProxy.Hold()
 	cfg.Bus.URL, cfg.Redis.URL = busURL, memURL
 	type result struct {
 		n   *Node
@@ -72,19 +74,19 @@ func TestOpenDialsTheBusAndTheMemoryAtOnce(t *testing.T) {
 	}()
 	bound := time.After(testenv.WaitBound)
 	for _, g := range []struct {
-		name string
-		gate *testenv.Gate
-	}{{"RabbitMQ", busGate}, {"Redis", memGate}} {
+		name  string
+		proxy *testenv.Proxy
+	}{{"RabbitMQ", busProxy}, {"Redis", memProxy}} {
 		select {
-		case <-g.gate.Accepted():
+		case <-g.proxy.Accepted():
 		case r := <-done:
 			t.Fatalf("Open returned before dialling %s: %v", g.name, r.err)
 		case <-bound:
 			t.Fatalf("%s was not dialled while the other server's connections were held: Open dials one after the other", g.name)
 		}
 	}
-	busGate.Open()
-	memGate.Open()
+	busProxy.Up()
+	memProxy.Up()
 	r := <-done
 	if r.err != nil {
 		t.Fatalf("Open: %v", r.err)
@@ -97,23 +99,23 @@ func TestOpenDialsTheBusAndTheMemoryAtOnce(t *testing.T) {
 // TestOpenWithOneServerDownNamesItAndLeaksNothing: when RabbitMQ or Redis
 // cannot be reached, Open's error names that one and not the other, and
 // what was opened on the other is closed: the server that is up (behind a
-// gate, open at once) has no connection of the test's left, and the
+// proxy) has no connection of the test's left, and the
 // goroutines and file descriptors of the process are those of before.
 func TestOpenWithOneServerDownNamesItAndLeaksNothing(t *testing.T) {
 	const down = "127.0.0.1:1" // nothing listens there: the connection is refused
 	for _, c := range []struct {
 		name, want, notWant string
-		down                func(cfg *config.Config) *testenv.Gate
+		down                func(cfg *config.Config) *testenv.Proxy
 	}{
-		{"memory down", "open working memory", "open bus", func(cfg *config.Config) *testenv.Gate {
+		{"memory down", "open working memory", "open bus", func(cfg *config.Config) *testenv.Proxy {
 			cfg.Redis.URL = "redis://" + down + "/0"
-			g, u := testenv.GateURL(t, cfg.Bus.URL)
+			g, u := testenv.ProxyURL(t, cfg.Bus.URL)
 			cfg.Bus.URL = u
 			return g
 		}},
-		{"bus down", "open bus", "open working memory", func(cfg *config.Config) *testenv.Gate {
+		{"bus down", "open bus", "open working memory", func(cfg *config.Config) *testenv.Proxy {
 			cfg.Bus.URL = "amqp://guest:guest@" + down + "/"
-			g, u := testenv.GateURL(t, cfg.Redis.URL)
+			g, u := testenv.ProxyURL(t, cfg.Redis.URL)
 			cfg.Redis.URL = u
 			return g
 		}},
@@ -121,7 +123,6 @@ func TestOpenWithOneServerDownNamesItAndLeaksNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := realConfig(t)
 			up := c.down(cfg)
-			up.Open()
 			goroutines, fds := runtime.NumGoroutine(), openFiles(t)
 			n, err := Open(t.Context(), cfg, "test-open-down", nil)
 			if err == nil {

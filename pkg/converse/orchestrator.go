@@ -189,9 +189,13 @@ func (o *Orchestrator) Drive(ctx context.Context, id string) (*Conversation, err
 		}
 	}()
 	var bg sync.WaitGroup
-	defer bg.Wait()
-	defer cancel(nil)
-	defer o.st.release(context.WithoutCancel(ctx), id, token)
+	defer func() {
+		// The lease goes last: a renewal in flight would take it again after
+		// its release, and the conversation would look driven for a TTL.
+		cancel(nil)
+		bg.Wait()
+		o.st.release(context.WithoutCancel(ctx), id, token)
+	}()
 	bg.Go(func() { o.keepLease(ctx, cancel, id, token) })
 	wake := make(chan struct{}, 1)
 	if err := o.listen(ctx, &bg, id, wake); err != nil {

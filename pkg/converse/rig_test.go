@@ -146,6 +146,8 @@ type rigOptions struct {
 	policy *converse.Policy
 	// leaseTTL is the orchestrator's (default 600ms).
 	leaseTTL time.Duration
+	// memory, when set, wraps the world's memory for the orchestrator.
+	memory func(memory.Memory) memory.Memory
 }
 
 // rigs numbers the rigs, so that two rigs of one world have agents of their
@@ -184,8 +186,12 @@ func newRig(t testing.TB, w *testworld.World, o rigOptions) *rig {
 	if o.policy != nil {
 		policy = *o.policy
 	}
+	mem := w.Memory
+	if o.memory != nil {
+		mem = o.memory(mem)
+	}
 	r.orch, err = converse.New(converse.Options{
-		Caller: r.caller, Bus: n.Bus, Memory: w.Memory, Policy: policy,
+		Caller: r.caller, Bus: n.Bus, Memory: mem, Policy: policy,
 		LeaseTTL: cmp.Or(o.leaseTTL, 600*time.Millisecond), PollInterval: 100 * time.Millisecond,
 		OnEvent: func(_ *converse.Conversation, e converse.Event) {
 			select {

@@ -21,7 +21,6 @@ func RunOrdered[T any](n int, next func() (T, bool), key func(T) string, handle 
 		mu      sync.Mutex
 		behind  = map[string][]T{} // the keys being handled, with the items waiting behind them
 		ahead   = make(chan struct{}, n)
-		wg      sync.WaitGroup
 	)
 	// take waits for the next item to run; false at the end.
 	take := func() (item T, k string, ok bool) {
@@ -61,20 +60,19 @@ func RunOrdered[T any](n int, next func() (T, bool), key func(T) string, handle 
 		item, behind[k] = queue[0], queue[1:]
 		return item, true
 	}
-	for range n {
-		wg.Go(func() {
-			for {
-				item, k, ok := take()
-				if !ok {
-					return
-				}
-				for ok {
-					handle(item)
-					<-ahead
-					item, ok = following(k)
-				}
+	StartWorkers(n, func(w *Workers) {
+		for {
+			item, k, ok := take()
+			if !ok {
+				return
 			}
-		})
-	}
-	wg.Wait()
+			w.Took()
+			for ok {
+				handle(item)
+				<-ahead
+				item, ok = following(k)
+			}
+			w.Idle()
+		}
+	}).Wait()
 }

@@ -219,6 +219,9 @@ type CallerConfig struct {
 	// MaxTaskHistory bounds the messages kept of a task that talks back
 	// (requests, questions, answers; the oldest left out first).
 	MaxTaskHistory int `mapstructure:"max_task_history" yaml:"max_task_history"`
+	// Concurrency is how many responses the caller handles at once (its
+	// response queue's prefetch).
+	Concurrency int `mapstructure:"concurrency" yaml:"concurrency"`
 }
 
 // PolicyConfig says which callers may call which agents. Callers check it
@@ -460,6 +463,7 @@ func Default() *Config {
 			MemoryRetryBound: caller.DefaultMemoryRetryBound,
 			InputTimeout:     caller.DefaultInputTimeout,
 			MaxTaskHistory:   caller.DefaultMaxTaskHistory,
+			Concurrency:      caller.DefaultConcurrency,
 		},
 		Policy: PolicyConfig{Default: DefaultPolicy, Rules: DefaultPolicyRules()},
 		Limits: LimitsConfig{

@@ -75,6 +75,7 @@ var packageDefaults = map[string]any{
 	"caller.sweep_interval":            caller.DefaultSweepInterval,
 	"caller.max_depth":                 a2a.DefaultMaxDepth,
 	"caller.memory_retry_bound":        caller.DefaultMemoryRetryBound,
+	"caller.concurrency":               caller.DefaultConcurrency,
 	"caller.input_timeout":             caller.DefaultInputTimeout,
 	"caller.max_task_history":          caller.DefaultMaxTaskHistory,
 	"limits.max_in_flight":             guard.DefaultMaxInFlight,

@@ -154,6 +154,7 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		"caller.memory_retry_bound":        "50m",
 		"caller.input_timeout":             "2h",
 		"caller.max_task_history":          "12",
+		"caller.concurrency":               "48",
 		"policy.default":                   "deny",
 		"policy.rules":                     `[{"caller": "Primary", "allow": ["Sample*"], "deny": ["SampleAdmin"]}, {"caller": "Bot-?", "may_call": false}]`,
 		"limits.max_in_flight":             "3",
@@ -257,7 +258,7 @@ func TestLoadEveryKeyFromEnv(t *testing.T) {
 		Agent: AgentConfig{Concurrency: 16, StopTimeout: 5 * time.Second, MaxTaskDuration: 45 * time.Minute, Ephemeral: true, MaxTasks: 3, IdleTimeout: 45 * time.Second, AnnounceInterval: 30 * time.Second,
 			SigningKeyFile: "/keys/agent.key"},
 		Caller: CallerConfig{Name: "Primary", DefaultTimeout: 20 * time.Second, MaxTimeout: 2 * time.Minute, DefaultWait: 45 * time.Second, MaxWait: 2 * time.Hour, SweepInterval: 250 * time.Millisecond, MaxDepth: 7, MemoryRetryBound: 50 * time.Minute,
-			InputTimeout: 2 * time.Hour, MaxTaskHistory: 12},
+			InputTimeout: 2 * time.Hour, MaxTaskHistory: 12, Concurrency: 48},
 		Policy: PolicyConfig{Default: "deny", Rules: []PolicyRule{
 			{Caller: "Primary", Allow: []string{"Sample*"}, Deny: []string{"SampleAdmin"}},
 			{Caller: "Bot-?", MayCall: new(false)},

@@ -148,6 +148,9 @@ func (c *CallerConfig) validate() []error {
 	if n := c.MaxTaskHistory; n < 2 || n > a2a.MaxHistoryMessages {
 		errs = append(errs, invalid("caller.max_task_history", "must be within 2..%d, got %d", a2a.MaxHistoryMessages, n))
 	}
+	if c.Concurrency < 1 || c.Concurrency > 1000 {
+		errs = append(errs, invalid("caller.concurrency", "must be within 1..1000, got %d", c.Concurrency))
+	}
 	return errs
 }
 

@@ -179,13 +179,14 @@ func (c *conn) Consume(ctx context.Context, queue string, opts bus.ConsumeOption
 	if opts.Ordered {
 		c.consumeOrdered(cctx, q, opts, h, &workers)
 	} else {
-		for range opts.Concurrency {
-			workers.Go(func() {
-				for p := c.next(cctx, q, opts.MaxAttempts); p != nil; p = c.next(cctx, q, opts.MaxAttempts) {
-					c.handle(cctx, p, h)
-				}
-			})
-		}
+		pool := bus.StartWorkers(opts.Concurrency, func(w *bus.Workers) {
+			for p := c.next(cctx, q, opts.MaxAttempts); p != nil; p = c.next(cctx, q, opts.MaxAttempts) {
+				w.Took()
+				c.handle(cctx, p, h)
+				w.Idle()
+			}
+		})
+		workers.Go(pool.Wait)
 	}
 	workers.Wait()
 	if c.ctx.Err() != nil {

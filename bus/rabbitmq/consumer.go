@@ -144,13 +144,8 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	if c.opts.Ordered {
 		c.dispatchOrdered(ctx, hctx, deliveries, settle, &wg)
 	} else {
-		for range c.opts.Concurrency {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c.work(ctx, hctx, deliveries, settle)
-			}()
-		}
+		workers := bus.StartWorkers(c.opts.Concurrency, func(w *bus.Workers) { c.work(ctx, hctx, deliveries, settle, w) })
+		wg.Go(workers.Wait)
 	}
 	workersDone := make(chan struct{})
 	go func() {
@@ -216,8 +211,9 @@ func (c *consumer) dispatchOrdered(ctx, hctx context.Context, deliveries <-chan 
 	})
 }
 
-// work handles deliveries, under hctx, until they end or ctx is done.
-func (c *consumer) work(ctx, hctx context.Context, deliveries <-chan amqp.Delivery, settle *acks) {
+// work handles deliveries, under hctx, until they end or ctx is done: one
+// of the consumer's workers (w).
+func (c *consumer) work(ctx, hctx context.Context, deliveries <-chan amqp.Delivery, settle *acks, w *bus.Workers) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -231,7 +227,9 @@ func (c *consumer) work(ctx, hctx context.Context, deliveries <-chan amqp.Delive
 				c.handBack(&d, settle)
 				continue
 			}
+			w.Took()
 			c.handle(hctx, &d, settle)
+			w.Idle()
 		}
 	}
 }

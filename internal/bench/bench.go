@@ -170,7 +170,7 @@ type Settings struct {
 	// its prefetch: agent.concurrency, set to InFlight.
 	AgentConcurrency int `json:"agentConcurrency"`
 	// ResponseConcurrency is the responses the caller (the raw response
-	// consumer) handles at once, its prefetch: the caller's default.
+	// consumer) handles at once, its prefetch: caller.concurrency's default.
 	ResponseConcurrency int `json:"responseConcurrency"`
 	// GuardMaxInFlight is the a2abus caller's limits.max_in_flight: its
 	// default, raised to InFlight when below (the guard refuses calls beyond it).

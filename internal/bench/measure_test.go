@@ -8,10 +8,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/a2abus/a2abus/pkg/caller"
 )
 
 func TestPercentile(t *testing.T) {
@@ -156,7 +159,7 @@ func TestReportRatiosTableAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"latency p50", "1.000 ms", "2.000 ms", "throughput", "1000.0/s", "500.0/s", "0.50", "MISSED",
-		"agent concurrency 64, caller response concurrency 8", "limits.max_in_flight 64"} {
+		fmt.Sprintf("agent concurrency 64, caller response concurrency %d", caller.DefaultConcurrency), "limits.max_in_flight 64"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
@@ -174,7 +177,7 @@ func TestReportRatiosTableAndJSON(t *testing.T) {
 			t.Errorf("JSON lacks %q: %s", k, b)
 		}
 	}
-	if s, ok := m["settings"].(map[string]any); !ok || s["agentConcurrency"] != 64.0 || s["responseConcurrency"] != 8.0 ||
+	if s, ok := m["settings"].(map[string]any); !ok || s["agentConcurrency"] != 64.0 || s["responseConcurrency"] != float64(caller.DefaultConcurrency) ||
 		s["guardMaxInFlight"] != 64.0 || s["inFlight"] != 64.0 {
 		t.Errorf("JSON settings: %s", b)
 	}

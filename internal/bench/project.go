@@ -60,7 +60,8 @@ type projectConfig struct {
 }
 
 // nodeConfig is the default configuration on the bench's servers with the
-// run's settings: agent.concurrency and limits.max_in_flight. No well-known
+// run's settings: agent.concurrency, caller.concurrency (its default, as the
+// raw chain's responders) and limits.max_in_flight. No well-known
 // file: the agent is learned from its announcement.
 func (cfg projectConfig) nodeConfig() *config.Config {
 	c := config.Default()
@@ -69,6 +70,7 @@ func (cfg projectConfig) nodeConfig() *config.Config {
 	c.Memory.ResultTTL = cfg.ttl
 	c.Audit.Retention = cfg.ttl // the bench's audit records go with its results, not a week later
 	c.Agent.Concurrency = cfg.settings.AgentConcurrency
+	c.Caller.Concurrency = cfg.settings.ResponseConcurrency
 	c.Limits.MaxInFlight = cfg.settings.GuardMaxInFlight
 	c.Directory.WellKnownFile = ""
 	c.Ops = config.OpsConfig{}

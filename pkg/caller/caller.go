@@ -101,8 +101,11 @@ const (
 	DefaultTimeout       = 30 * time.Second
 	DefaultMaxTimeout    = 5 * time.Minute
 	DefaultSweepInterval = time.Second
-	DefaultConcurrency   = 8
-	DefaultPollInterval  = 500 * time.Millisecond
+	// DefaultConcurrency is the default of Options.Concurrency: enough
+	// responses at once for a caller with many calls in flight to write their
+	// outcomes in shared round trips (docs/performance.md).
+	DefaultConcurrency  = 32
+	DefaultPollInterval = 500 * time.Millisecond
 	// DefaultMemoryRetryBound is the default of Options.MemoryRetryBound:
 	// below RabbitMQ's default consumer_timeout of 30 minutes.
 	DefaultMemoryRetryBound = 25 * time.Minute
@@ -222,7 +225,9 @@ type Options struct {
 	// contexts.go.
 	MaxContextMessages int
 	ContextTTL         time.Duration
-	// Concurrency is how many responses are handled at once; default 8.
+	// Concurrency is how many responses are handled at once (the response
+	// queue's prefetch); default DefaultConcurrency. Its handlers start as
+	// they are needed, so an idle caller holds few.
 	Concurrency int
 	// InstanceID names this process; default a random UUID.
 	InstanceID string

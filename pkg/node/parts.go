@@ -65,7 +65,7 @@ func (n *Node) newCaller(name string, resolver caller.Resolver, transient bool) 
 		KeepSecrets: !cfg.Redact.StoredResults, AuditStreamMaxLen: streamLen, AuditWriter: auditOut, DefaultTimeout: cfg.Caller.DefaultTimeout, MaxTimeout: cfg.Caller.MaxTimeout,
 		DefaultWait: cfg.Caller.DefaultWait, MaxWait: cfg.Caller.MaxWait,
 		SweepInterval: cfg.Caller.SweepInterval, MaxDepth: cfg.Caller.MaxDepth, MemoryRetryBound: cfg.Caller.MemoryRetryBound,
-		InputTimeout: cfg.Caller.InputTimeout, MaxTaskHistory: cfg.Caller.MaxTaskHistory,
+		InputTimeout: cfg.Caller.InputTimeout, MaxTaskHistory: cfg.Caller.MaxTaskHistory, Concurrency: cfg.Caller.Concurrency,
 		MaxContextMessages: contextMessages(cfg.Memory.MaxContextMessages), ContextTTL: cfg.Memory.ConversationTTL,
 		Codec: n.Codec, Logger: n.Log, Observer: n.Ops.CallerObserver(), Identities: n.Identities,
 	})

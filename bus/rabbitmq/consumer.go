@@ -121,7 +121,10 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	if err != nil {
 		return fmt.Errorf("consume %q: open channel: %w", c.queue, err)
 	}
-	defer func() { _ = ch.Close() }()
+	// Closed once the acks are flushed (deferred later), without waiting
+	// for the close-ok; the bus's Close waits for it before the connection
+	// closes.
+	defer closeLater(ch, &c.b.consumers)
 	if err := ch.Qos(c.opts.Concurrency, 0, false); err != nil {
 		return fmt.Errorf("consume %q: set prefetch %d: %w", c.queue, c.opts.Concurrency, err)
 	}

@@ -202,18 +202,18 @@ func deploymentConflict(queue, exchange, dlx string, err error) *bus.DeploymentC
 
 // setupPublish runs on every new publish connection.
 func (b *Bus) setupPublish(c *amqp.Connection) error {
-	return onChannel(c, b.declareBase)
+	return b.onChannel(c, b.declareBase)
 }
 
 // setupConsume runs on every new consume connection, before consumers
 // resume: base topology, then every queue declared so far. A queue that can
 // no longer be declared is logged; the connection is still used.
 func (b *Bus) setupConsume(c *amqp.Connection) error {
-	if err := onChannel(c, b.declareBase); err != nil {
+	if err := b.onChannel(c, b.declareBase); err != nil {
 		return err
 	}
 	for _, spec := range b.declared.snapshot() {
-		err := onChannel(c, func(ch *amqp.Channel) error { return b.declareQueue(ch, spec) })
+		err := b.onChannel(c, func(ch *amqp.Channel) error { return b.declareQueue(ch, spec) })
 		if err == nil {
 			continue
 		}
@@ -238,7 +238,7 @@ func (b *Bus) withChannel(ctx context.Context, what string, fn func(*amqp.Channe
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		done := make(chan error, 1)
-		if !b.bg.Go(func() { done <- onChannel(c, fn) }) {
+		if !b.bg.Go(func() { done <- b.onChannel(c, fn) }) {
 			return fmt.Errorf("%s: %w", what, bus.ErrClosed)
 		}
 		select {
@@ -253,14 +253,26 @@ func (b *Bus) withChannel(ctx context.Context, what string, fn func(*amqp.Channe
 	}
 }
 
-// onChannel opens a channel on c, runs fn and closes the channel.
-func onChannel(c *amqp.Connection, fn func(*amqp.Channel) error) error {
+// onChannel opens a channel on c, runs fn and closes the channel without
+// waiting for the broker's close-ok (closeLater): what fn did is done when
+// its last call was answered, and the close is a round trip of its own.
+func (b *Bus) onChannel(c *amqp.Connection, fn func(*amqp.Channel) error) error {
 	ch, err := c.Channel()
 	if err != nil {
 		return fmt.Errorf("open channel: %w", err)
 	}
-	defer func() { _ = ch.Close() }()
+	defer closeLater(ch, &b.bg)
 	return fn(ch)
+}
+
+// closeLater closes ch in a goroutine of g, so that its caller does not
+// wait for the close-ok; Close waits for g's goroutines (the consumers'
+// before the connections close, the background ones after). Once g is
+// closed, ch is closed at once.
+func closeLater(ch *amqp.Channel, g *group) {
+	if !g.Go(func() { _ = ch.Close() }) {
+		_ = ch.Close()
+	}
 }
 
 // registry remembers the queues declared through the bus, for re-declaring.

@@ -156,10 +156,29 @@ func (b *Bus) declareQueue(ch *amqp.Channel, spec bus.QueueSpec) error {
 	if spec.Kind == bus.KindDead {
 		source = b.dlx
 	}
-	for _, key := range spec.Bindings {
-		if err := ch.QueueBind(spec.Name, key, source, false, nil); err != nil {
-			return fmt.Errorf("bind queue %q to %q with key %q: %w", spec.Name, source, key, err)
+	return bindQueue(ch, spec.Name, source, spec.Bindings)
+}
+
+// bindQueue binds queue to source with keys in one round trip: every
+// binding but the last is sent without waiting for its bind-ok, and the
+// last one's answer comes after theirs. A refused binding closes ch: the
+// error is then the broker's (an *amqp.Error), whichever binding it was.
+func bindQueue(ch *amqp.Channel, queue, source string, keys []string) error {
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+	for i, key := range keys {
+		err := ch.QueueBind(queue, key, source, i < len(keys)-1, nil)
+		if err == nil {
+			continue
 		}
+		if errors.Is(err, amqp.ErrClosed) { // closed by an earlier binding's refusal: say why
+			if e, ok := <-closed; ok && e != nil {
+				err = e
+			}
+		}
+		if len(keys) == 1 {
+			return fmt.Errorf("bind queue %q to %q with key %q: %w", queue, source, key, err)
+		}
+		return fmt.Errorf("bind queue %q to %q with keys %q: %w", queue, source, keys, err)
 	}
 	return nil
 }

@@ -7,12 +7,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"net/url"
 	"sync"
 	"testing"
 	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/a2abus/a2abus/bus"
 )
@@ -21,11 +24,13 @@ import (
 var (
 	methodChannelCloseOk  = []byte{0, 20, 0, 41}
 	methodConnectionClose = []byte{0, 10, 0, 50}
+	methodQueueBindOk     = []byte{0, 50, 0, 21}
 )
 
 // closeOkHolder is a proxy to the broker that holds every channel.close-ok
-// the broker sends until release, and notes when a client closes its
-// connection. What waits for a channel's close-ok waits until release.
+// the broker sends until release, notes when a client closes its
+// connection and counts the broker's queue.bind-oks. What waits for a
+// channel's close-ok waits until release.
 type closeOkHolder struct {
 	t      *testing.T
 	ln     net.Listener
@@ -33,7 +38,8 @@ type closeOkHolder struct {
 
 	mu        sync.Mutex
 	released  bool
-	held      []func()      // writes of the held frames, in order
+	held      []func() // writes of the held frames, in order
+	bindOks   int
 	connClose chan struct{} // closed when a client sends connection.close
 	closeOnce sync.Once
 }
@@ -81,6 +87,11 @@ func (h *closeOkHolder) accept() {
 				wmu.Lock()
 				defer wmu.Unlock()
 				_, _ = in.Write(frame)
+			}
+			if bytes.HasPrefix(frame[7:], methodQueueBindOk) {
+				h.mu.Lock()
+				h.bindOks++
+				h.mu.Unlock()
 			}
 			if bytes.HasPrefix(frame[7:], methodChannelCloseOk) && h.hold(write) {
 				return
@@ -225,5 +236,59 @@ func TestDeclareAndConsumeDoNotWaitForTheChannelClose(t *testing.T) {
 		}
 	case <-time.After(waitBound):
 		t.Fatal("Close did not return once the close-oks came")
+	}
+}
+
+// bindOkCount is how many queue.bind-oks the broker has sent.
+func (h *closeOkHolder) bindOkCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.bindOks
+}
+
+// TestDeclareBindsInOneRoundTrip: a queue's bindings are sent together,
+// only the last one waiting for its bind-ok: declaring a queue with three
+// bindings gets one bind-ok from the broker, not three.
+func TestDeclareBindsInOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	h, viaURL := newCloseOkHolder(t, e.url)
+	h.release() // nothing held: only counted
+	b, err := Dial(t.Context(), Options{URL: viaURL, Exchange: e.exchange, ConnectionName: t.Name()})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	defer func() { _ = b.Close() }()
+	q := "rmq.bind." + unique()
+	spec := bus.QueueSpec{Name: q, Kind: bus.KindTask, Bindings: []string{q + ".one", q + ".two", q + ".three"}}
+	e.track(spec.Name)
+	before := h.bindOkCount()
+	if err := b.Declare(t.Context(), spec); err != nil {
+		t.Fatalf("Declare: %v", err)
+	}
+	if n := h.bindOkCount() - before; n != 1 {
+		t.Errorf("%d bind-oks for a queue with three bindings, want 1", n)
+	}
+	for _, key := range spec.Bindings { // every binding made: routed, not returned
+		if err := b.Publish(t.Context(), message(key)); err != nil {
+			t.Errorf("publish with key %q: %v", key, err)
+		}
+	}
+}
+
+// TestBindRefusedIsTheBrokersError: a binding refused while it was not
+// waited for still fails the declaration with the broker's error (here,
+// a queue that does not exist: 404), whichever binding it was.
+func TestBindRefusedIsTheBrokersError(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	for _, keys := range [][]string{{"a.one"}, {"a.one", "a.two"}, {"a.one", "a.two", "a.three"}} {
+		conn, ch := rawChannel(t, e.url)
+		err := bindQueue(ch, "missing."+unique(), "amq.topic", keys)
+		_ = conn.Close()
+		var ae *amqp.Error
+		if !errors.As(err, &ae) || ae.Code != amqp.NotFound {
+			t.Errorf("bind %d keys to a missing queue = %v, want the broker's NOT_FOUND", len(keys), err)
+		}
 	}
 }

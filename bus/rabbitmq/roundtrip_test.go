@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,18 +19,20 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/a2abus/a2abus/bus"
+	"github.com/a2abus/a2abus/pkg/a2a"
 )
 
 // AMQP method ids (class, method) the close-ok holder looks for.
 var (
-	methodChannelCloseOk  = []byte{0, 20, 0, 41}
-	methodConnectionClose = []byte{0, 10, 0, 50}
-	methodQueueBindOk     = []byte{0, 50, 0, 21}
+	methodChannelCloseOk    = []byte{0, 20, 0, 41}
+	methodConnectionClose   = []byte{0, 10, 0, 50}
+	methodQueueBindOk       = []byte{0, 50, 0, 21}
+	methodExchangeDeclareOk = []byte{0, 40, 0, 11}
 )
 
 // closeOkHolder is a proxy to the broker that holds every channel.close-ok
 // the broker sends until release, notes when a client closes its
-// connection and counts the broker's queue.bind-oks. What waits for a
+// connection and counts the methods the broker sends. What waits for a
 // channel's close-ok waits until release.
 type closeOkHolder struct {
 	t      *testing.T
@@ -38,9 +41,9 @@ type closeOkHolder struct {
 
 	mu        sync.Mutex
 	released  bool
-	held      []func() // writes of the held frames, in order
-	bindOks   int
-	connClose chan struct{} // closed when a client sends connection.close
+	held      []func()       // writes of the held frames, in order
+	counts    map[string]int // the broker's methods by (class, method)
+	connClose chan struct{}  // closed when a client sends connection.close
 	closeOnce sync.Once
 }
 
@@ -56,7 +59,7 @@ func newCloseOkHolder(t *testing.T, rawURL string) (*closeOkHolder, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &closeOkHolder{t: t, ln: ln, target: u.Host, connClose: make(chan struct{})}
+	h := &closeOkHolder{t: t, ln: ln, target: u.Host, connClose: make(chan struct{}), counts: map[string]int{}}
 	t.Cleanup(func() { _ = ln.Close(); h.release() })
 	go h.accept()
 	u.Host = ln.Addr().String()
@@ -88,9 +91,9 @@ func (h *closeOkHolder) accept() {
 				defer wmu.Unlock()
 				_, _ = in.Write(frame)
 			}
-			if bytes.HasPrefix(frame[7:], methodQueueBindOk) {
+			if frame[0] == 1 {
 				h.mu.Lock()
-				h.bindOks++
+				h.counts[string(frame[7:11])]++
 				h.mu.Unlock()
 			}
 			if bytes.HasPrefix(frame[7:], methodChannelCloseOk) && h.hold(write) {
@@ -239,11 +242,11 @@ func TestDeclareAndConsumeDoNotWaitForTheChannelClose(t *testing.T) {
 	}
 }
 
-// bindOkCount is how many queue.bind-oks the broker has sent.
-func (h *closeOkHolder) bindOkCount() int {
+// count is how many of method (class and method ids) the broker has sent.
+func (h *closeOkHolder) count(method []byte) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.bindOks
+	return h.counts[string(method)]
 }
 
 // TestDeclareBindsInOneRoundTrip: a queue's bindings are sent together,
@@ -262,11 +265,11 @@ func TestDeclareBindsInOneRoundTrip(t *testing.T) {
 	q := "rmq.bind." + unique()
 	spec := bus.QueueSpec{Name: q, Kind: bus.KindTask, Bindings: []string{q + ".one", q + ".two", q + ".three"}}
 	e.track(spec.Name)
-	before := h.bindOkCount()
+	before := h.count(methodQueueBindOk)
 	if err := b.Declare(t.Context(), spec); err != nil {
 		t.Fatalf("Declare: %v", err)
 	}
-	if n := h.bindOkCount() - before; n != 1 {
+	if n := h.count(methodQueueBindOk) - before; n != 1 {
 		t.Errorf("%d bind-oks for a queue with three bindings, want 1", n)
 	}
 	for _, key := range spec.Bindings { // every binding made: routed, not returned
@@ -284,11 +287,55 @@ func TestBindRefusedIsTheBrokersError(t *testing.T) {
 	e := newTestEnv(t)
 	for _, keys := range [][]string{{"a.one"}, {"a.one", "a.two"}, {"a.one", "a.two", "a.three"}} {
 		conn, ch := rawChannel(t, e.url)
-		err := bindQueue(ch, "missing."+unique(), "amq.topic", keys)
+		err := bindQueue(ch, ch.NotifyClose(make(chan *amqp.Error, 1)), "missing."+unique(), "amq.topic", keys)
 		_ = conn.Close()
 		var ae *amqp.Error
 		if !errors.As(err, &ae) || ae.Code != amqp.NotFound {
 			t.Errorf("bind %d keys to a missing queue = %v, want the broker's NOT_FOUND", len(keys), err)
 		}
 	}
+}
+
+// TestDialDeclaresTheExchangesWithoutWaiting: the exchanges are declared
+// without waiting for their declare-oks (the dead queue's declaration is
+// answered after them): a Dial gets none from the broker.
+func TestDialDeclaresTheExchangesWithoutWaiting(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	h, viaURL := newCloseOkHolder(t, e.url)
+	h.release() // nothing held: only counted
+	b, err := Dial(t.Context(), Options{URL: viaURL, Exchange: e.exchange, ConnectionName: t.Name()})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	defer func() { _ = b.Close() }()
+	if n := h.count(methodExchangeDeclareOk); n != 0 {
+		t.Errorf("%d exchange.declare-oks, want none", n)
+	}
+}
+
+// TestDialRefusedExchangeIsATopologyMismatch: an exchange of the bus's name
+// that exists with another type fails Dial with bus.ErrTopologyMismatch
+// and the broker's reason, which names it, although its declaration was
+// not waited for.
+func TestDialRefusedExchangeIsATopologyMismatch(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	conn, ch := rawChannel(t, e.url)
+	defer func() { _ = conn.Close() }()
+	if err := ch.ExchangeDeclare(e.exchange, amqp.ExchangeDirect, true, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.ExchangeDeclare(a2a.DeadLetterExchange(e.exchange), amqp.ExchangeTopic, true, false, false, false, nil); err != nil {
+		t.Fatal(err) // the environment's clean-up deletes both
+	}
+	b, err := Dial(t.Context(), Options{URL: e.url, Exchange: e.exchange, ConnectionName: t.Name()})
+	if err == nil {
+		_ = b.Close()
+		t.Fatal("Dial succeeded with the exchange of another type")
+	}
+	if !errors.Is(err, bus.ErrTopologyMismatch) || !strings.Contains(err.Error(), "exchange '"+e.exchange+"'") {
+		t.Fatalf("Dial = %v, want a topology mismatch naming exchange %q", err, e.exchange)
+	}
+	t.Logf("Dial: %v", err)
 }

@@ -116,14 +116,35 @@ func validateSpec(spec bus.QueueSpec) error {
 	return nil
 }
 
-// declareBase declares the exchange, the dead-letter exchange and the dead queue.
+// declareBase declares the exchange, the dead-letter exchange and the dead
+// queue. The exchanges are declared without waiting for their declare-oks:
+// the dead queue's declaration is answered after them, or fails with the
+// broker's refusal of one of them (its reason names the exchange).
 func (b *Bus) declareBase(ch *amqp.Channel) error {
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	for _, x := range []string{b.exchange, b.dlx} {
-		if err := ch.ExchangeDeclare(x, amqp.ExchangeTopic, true, false, false, false, nil); err != nil {
-			return topologyErr(fmt.Sprintf("declare exchange %q", x), err)
+		if err := ch.ExchangeDeclare(x, amqp.ExchangeTopic, true, false, false, true, nil); err != nil {
+			return topologyErr(fmt.Sprintf("declare exchange %q", x), closeReason(err, closed))
 		}
 	}
-	return b.declareQueue(ch, bus.DeadQueue(b.exchange))
+	if err := b.declareQueue(ch, bus.DeadQueue(b.exchange)); err != nil {
+		return fmt.Errorf("declare exchanges %q and %q: %w", b.exchange, b.dlx, err)
+	}
+	return nil
+}
+
+// closeReason is err, or, when err is amqp.ErrClosed, the broker's reason
+// for closing the channel as closed (a NotifyClose of it) reports it: a
+// call sent without waiting was refused, and the next call found the
+// channel closed.
+func closeReason(err error, closed <-chan *amqp.Error) error {
+	if !errors.Is(err, amqp.ErrClosed) {
+		return err
+	}
+	if e, ok := <-closed; ok && e != nil { // closed: the reason is on its way
+		return e
+	}
+	return err
 }
 
 // specParams are the queue.declare parameters of spec: those of its kind,
@@ -146,7 +167,9 @@ func (b *Bus) declareQueue(ch *amqp.Channel, spec bus.QueueSpec) error {
 	if err != nil {
 		return fmt.Errorf("declare queue %q: %w", spec.Name, err)
 	}
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	if _, err := ch.QueueDeclare(spec.Name, p.Durable, p.AutoDelete, p.Exclusive, false, p.Args); err != nil {
+		err = closeReason(err, closed)
 		if conflict := deploymentConflict(spec.Name, b.exchange, b.dlx, err); conflict != nil {
 			return fmt.Errorf("declare %s queue %q: %w", spec.Kind, spec.Name, conflict)
 		}
@@ -156,25 +179,21 @@ func (b *Bus) declareQueue(ch *amqp.Channel, spec bus.QueueSpec) error {
 	if spec.Kind == bus.KindDead {
 		source = b.dlx
 	}
-	return bindQueue(ch, spec.Name, source, spec.Bindings)
+	return bindQueue(ch, closed, spec.Name, source, spec.Bindings)
 }
 
 // bindQueue binds queue to source with keys in one round trip: every
 // binding but the last is sent without waiting for its bind-ok, and the
 // last one's answer comes after theirs. A refused binding closes ch: the
-// error is then the broker's (an *amqp.Error), whichever binding it was.
-func bindQueue(ch *amqp.Channel, queue, source string, keys []string) error {
-	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+// error is then the broker's (an *amqp.Error, from closed: a NotifyClose
+// of ch), whichever binding it was.
+func bindQueue(ch *amqp.Channel, closed <-chan *amqp.Error, queue, source string, keys []string) error {
 	for i, key := range keys {
 		err := ch.QueueBind(queue, key, source, i < len(keys)-1, nil)
 		if err == nil {
 			continue
 		}
-		if errors.Is(err, amqp.ErrClosed) { // closed by an earlier binding's refusal: say why
-			if e, ok := <-closed; ok && e != nil {
-				err = e
-			}
-		}
+		err = closeReason(err, closed)
 		if len(keys) == 1 {
 			return fmt.Errorf("bind queue %q to %q with key %q: %w", queue, source, key, err)
 		}

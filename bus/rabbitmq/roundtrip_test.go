@@ -339,3 +339,45 @@ func TestDialRefusedExchangeIsATopologyMismatch(t *testing.T) {
 	}
 	t.Logf("Dial: %v", err)
 }
+
+// TestCloseDoesNotWaitForAnInstanceConsumersChannel: a stopped consumer of
+// an instance queue (exclusive: its messages go with the connection) has
+// its channel closed without Close waiting for the close-ok before it
+// closes the connections: Close returns while every close-ok is held.
+func TestCloseDoesNotWaitForAnInstanceConsumersChannel(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	h, heldURL := newCloseOkHolder(t, e.url)
+	b, err := Dial(t.Context(), Options{URL: heldURL, Exchange: e.exchange, ConnectionName: t.Name()})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	defer func() { h.release(); _ = b.Close() }()
+	spec, err := bus.InstanceQueue("Rmq"+unique(), unique(), "rmq.inst."+unique())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Declare(t.Context(), spec); err != nil {
+		t.Fatalf("Declare: %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	consumed := make(chan error, 1)
+	go func() { consumed <- b.Consume(ctx, spec.Name, bus.ConsumeOptions{}, newCollector().handle) }()
+	if err := b.Publish(t.Context(), message(spec.Bindings[0])); err != nil { // one to ack
+		t.Fatalf("publish: %v", err)
+	}
+	cancel()
+	if err := <-consumed; err != nil {
+		t.Fatalf("Consume: %v", err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	case <-time.After(waitBound):
+		t.Fatal("Close waited for the instance consumer's channel close-ok")
+	}
+}

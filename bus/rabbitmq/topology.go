@@ -133,10 +133,10 @@ func (b *Bus) declareBase(ch *amqp.Channel) error {
 	return nil
 }
 
-// closeReason is err, or, when err is amqp.ErrClosed, the broker's reason
-// for closing the channel as closed (a NotifyClose of it) reports it: a
-// call sent without waiting was refused, and the next call found the
-// channel closed.
+// closeReason is err, unless err is amqp.ErrClosed and closed (a
+// NotifyClose of the channel) reports why the broker closed the channel:
+// then that reason. A call sent without waiting was refused, and the next
+// call found the channel closed already.
 func closeReason(err error, closed <-chan *amqp.Error) error {
 	if !errors.Is(err, amqp.ErrClosed) {
 		return err

@@ -121,7 +121,15 @@ func (c *consumer) serve(ctx context.Context, conn *amqp.Connection) error {
 	if err != nil {
 		return fmt.Errorf("consume %q: open channel: %w", c.queue, err)
 	}
-	defer func() { _ = ch.Close() }()
+	// Closed once the acks are flushed (deferred later), without waiting
+	// for the close-ok; the bus's Close waits for it before the connections
+	// close, so that the broker has settled the acks first. An instance
+	// queue's are not waited for: its messages go with the connection.
+	closing := &c.b.consumers
+	if c.instance() {
+		closing = &c.b.bg
+	}
+	defer closeLater(ch, closing)
 	if err := ch.Qos(c.opts.Concurrency, 0, false); err != nil {
 		return fmt.Errorf("consume %q: set prefetch %d: %w", c.queue, c.opts.Concurrency, err)
 	}

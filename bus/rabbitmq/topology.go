@@ -116,14 +116,35 @@ func validateSpec(spec bus.QueueSpec) error {
 	return nil
 }
 
-// declareBase declares the exchange, the dead-letter exchange and the dead queue.
+// declareBase declares the exchange, the dead-letter exchange and the dead
+// queue. The exchanges are declared without waiting for their declare-oks:
+// the dead queue's declaration is answered after them, or fails with the
+// broker's refusal of one of them (its reason names the exchange).
 func (b *Bus) declareBase(ch *amqp.Channel) error {
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	for _, x := range []string{b.exchange, b.dlx} {
-		if err := ch.ExchangeDeclare(x, amqp.ExchangeTopic, true, false, false, false, nil); err != nil {
-			return topologyErr(fmt.Sprintf("declare exchange %q", x), err)
+		if err := ch.ExchangeDeclare(x, amqp.ExchangeTopic, true, false, false, true, nil); err != nil {
+			return topologyErr(fmt.Sprintf("declare exchange %q", x), closeReason(err, closed))
 		}
 	}
-	return b.declareQueue(ch, bus.DeadQueue(b.exchange))
+	if err := b.declareQueue(ch, bus.DeadQueue(b.exchange)); err != nil {
+		return fmt.Errorf("declare exchanges %q and %q: %w", b.exchange, b.dlx, err)
+	}
+	return nil
+}
+
+// closeReason is err, unless err is amqp.ErrClosed and closed (a
+// NotifyClose of the channel) reports why the broker closed the channel:
+// then that reason. A call sent without waiting was refused, and the next
+// call found the channel closed already.
+func closeReason(err error, closed <-chan *amqp.Error) error {
+	if !errors.Is(err, amqp.ErrClosed) {
+		return err
+	}
+	if e, ok := <-closed; ok && e != nil { // closed: the reason is on its way
+		return e
+	}
+	return err
 }
 
 // specParams are the queue.declare parameters of spec: those of its kind,
@@ -146,7 +167,9 @@ func (b *Bus) declareQueue(ch *amqp.Channel, spec bus.QueueSpec) error {
 	if err != nil {
 		return fmt.Errorf("declare queue %q: %w", spec.Name, err)
 	}
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	if _, err := ch.QueueDeclare(spec.Name, p.Durable, p.AutoDelete, p.Exclusive, false, p.Args); err != nil {
+		err = closeReason(err, closed)
 		if conflict := deploymentConflict(spec.Name, b.exchange, b.dlx, err); conflict != nil {
 			return fmt.Errorf("declare %s queue %q: %w", spec.Kind, spec.Name, conflict)
 		}
@@ -156,10 +179,25 @@ func (b *Bus) declareQueue(ch *amqp.Channel, spec bus.QueueSpec) error {
 	if spec.Kind == bus.KindDead {
 		source = b.dlx
 	}
-	for _, key := range spec.Bindings {
-		if err := ch.QueueBind(spec.Name, key, source, false, nil); err != nil {
-			return fmt.Errorf("bind queue %q to %q with key %q: %w", spec.Name, source, key, err)
+	return bindQueue(ch, closed, spec.Name, source, spec.Bindings)
+}
+
+// bindQueue binds queue to source with keys in one round trip: every
+// binding but the last is sent without waiting for its bind-ok, and the
+// last one's answer comes after theirs. A refused binding closes ch: the
+// error is then the broker's (an *amqp.Error, from closed: a NotifyClose
+// of ch), whichever binding it was.
+func bindQueue(ch *amqp.Channel, closed <-chan *amqp.Error, queue, source string, keys []string) error {
+	for i, key := range keys {
+		err := ch.QueueBind(queue, key, source, i < len(keys)-1, nil)
+		if err == nil {
+			continue
 		}
+		err = closeReason(err, closed)
+		if len(keys) == 1 {
+			return fmt.Errorf("bind queue %q to %q with key %q: %w", queue, source, key, err)
+		}
+		return fmt.Errorf("bind queue %q to %q with keys %q: %w", queue, source, keys, err)
 	}
 	return nil
 }
@@ -202,18 +240,18 @@ func deploymentConflict(queue, exchange, dlx string, err error) *bus.DeploymentC
 
 // setupPublish runs on every new publish connection.
 func (b *Bus) setupPublish(c *amqp.Connection) error {
-	return onChannel(c, b.declareBase)
+	return b.onChannel(c, b.declareBase)
 }
 
 // setupConsume runs on every new consume connection, before consumers
 // resume: base topology, then every queue declared so far. A queue that can
 // no longer be declared is logged; the connection is still used.
 func (b *Bus) setupConsume(c *amqp.Connection) error {
-	if err := onChannel(c, b.declareBase); err != nil {
+	if err := b.onChannel(c, b.declareBase); err != nil {
 		return err
 	}
 	for _, spec := range b.declared.snapshot() {
-		err := onChannel(c, func(ch *amqp.Channel) error { return b.declareQueue(ch, spec) })
+		err := b.onChannel(c, func(ch *amqp.Channel) error { return b.declareQueue(ch, spec) })
 		if err == nil {
 			continue
 		}
@@ -238,7 +276,7 @@ func (b *Bus) withChannel(ctx context.Context, what string, fn func(*amqp.Channe
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		done := make(chan error, 1)
-		if !b.bg.Go(func() { done <- onChannel(c, fn) }) {
+		if !b.bg.Go(func() { done <- b.onChannel(c, fn) }) {
 			return fmt.Errorf("%s: %w", what, bus.ErrClosed)
 		}
 		select {
@@ -253,14 +291,26 @@ func (b *Bus) withChannel(ctx context.Context, what string, fn func(*amqp.Channe
 	}
 }
 
-// onChannel opens a channel on c, runs fn and closes the channel.
-func onChannel(c *amqp.Connection, fn func(*amqp.Channel) error) error {
+// onChannel opens a channel on c, runs fn and closes the channel without
+// waiting for the broker's close-ok (closeLater): what fn did is done when
+// its last call was answered, and the close is a round trip of its own.
+func (b *Bus) onChannel(c *amqp.Connection, fn func(*amqp.Channel) error) error {
 	ch, err := c.Channel()
 	if err != nil {
 		return fmt.Errorf("open channel: %w", err)
 	}
-	defer func() { _ = ch.Close() }()
+	defer closeLater(ch, &b.bg)
 	return fn(ch)
+}
+
+// closeLater closes ch in a goroutine of g, so that its caller does not
+// wait for the close-ok; Close waits for g's goroutines (the consumers'
+// before the connections close, the background ones after). Once g is
+// closed, ch is closed at once.
+func closeLater(ch *amqp.Channel, g *group) {
+	if !g.Go(func() { _ = ch.Close() }) {
+		_ = ch.Close()
+	}
 }
 
 // registry remembers the queues declared through the bus, for re-declaring.

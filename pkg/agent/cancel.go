@@ -173,11 +173,16 @@ const (
 
 // loadCanceled reads the cancels callers recorded in working memory for this
 // agent (memory.CancelIndex) while no instance ran, so the tasks they name
-// are answered CANCELED when they are dequeued; it first drops the recorded
+// are answered CANCELED when they are dequeued; it drops the recorded
 // cancels that have expired. Called after the instance queue is declared: a
 // cancel sent later waits there, one sent before was recorded first. Best
 // effort: a memory failure is logged and the agent runs on, honouring the
 // cancels it receives. Without Options.Memory it does nothing.
+//
+// One read usually does: the index is ordered by expiry, so the expired
+// cancels come first and the live ones after them. Only when that read is
+// full and began with expired cancels is the index read again once they
+// are dropped, as the live ones may lie beyond.
 func (a *Agent) loadCanceled(ctx context.Context) {
 	if a.opts.Memory == nil {
 		return
@@ -188,19 +193,26 @@ func (a *Agent) loadCanceled(ctx context.Context) {
 	if err != nil {
 		return // the name was validated by New
 	}
-	a.dropExpiredCancels(ctx, index, maxLoadedCancels)
-	live, err := a.opts.Memory.IndexRange(ctx, index, memory.MaxIndexScore, maxLoadedCancels+1)
+	now := a.opts.Now().UnixMilli()
+	recorded, err := a.opts.Memory.IndexRange(ctx, index, memory.MaxIndexScore, maxLoadedCancels+1)
+	if err == nil {
+		if expired := countExpired(recorded, now); expired > 0 {
+			a.dropCancels(ctx, index, recorded[:min(expired, maxLoadedCancels)])
+			if len(recorded) > maxLoadedCancels {
+				recorded, err = a.opts.Memory.IndexRange(ctx, index, memory.MaxIndexScore, maxLoadedCancels+1)
+			}
+		}
+	}
 	if err != nil {
 		a.log.Warn("recorded cancels not loaded: tasks canceled while no instance ran may still run", zap.Error(err))
 		return
 	}
-	if len(live) > maxLoadedCancels {
+	if len(recorded) > maxLoadedCancels {
 		a.log.Warn("too many recorded cancels: only some are loaded", zap.Int("loaded", maxLoadedCancels))
-		live = live[:maxLoadedCancels]
+		recorded = recorded[:maxLoadedCancels]
 	}
-	cancels := make(map[string]string, len(live))
-	now := a.opts.Now().UnixMilli()
-	for _, m := range live {
+	cancels := make(map[string]string, len(recorded))
+	for _, m := range recorded {
 		if taskID, caller, ok := memory.ParseCancelMember(m.Member); ok && m.Score > now {
 			cancels[taskID] = caller
 		}
@@ -211,19 +223,36 @@ func (a *Agent) loadCanceled(ctx context.Context) {
 	}
 }
 
+// countExpired is how many of members, lowest score first, have expired
+// (score <= now).
+func countExpired(members []memory.IndexMember, now int64) int {
+	n := 0
+	for n < len(members) && members[n].Score <= now {
+		n++
+	}
+	return n
+}
+
 // dropExpiredCancels removes at most limit expired cancels (score <= now)
-// from index in one batch and returns how many it removed. Housekeeping: a
-// failure is logged at debug level and the next round retries.
+// from index and returns how many it removed. Housekeeping: a failure is
+// logged at debug level and the next round retries.
 func (a *Agent) dropExpiredCancels(ctx context.Context, index string, limit int) int {
 	expired, err := a.opts.Memory.IndexRange(ctx, index, a.opts.Now().UnixMilli(), limit)
-	if err != nil || len(expired) == 0 {
-		if err != nil {
-			a.log.Debug("expired recorded cancels not read", zap.Error(err))
-		}
+	if err != nil {
+		a.log.Debug("expired recorded cancels not read", zap.Error(err))
 		return 0
 	}
-	ops := make([]memory.Op, len(expired))
-	for i, m := range expired {
+	return a.dropCancels(ctx, index, expired)
+}
+
+// dropCancels removes members from index in one batch and returns how many
+// it removed (0 when the batch failed, which is logged at debug level).
+func (a *Agent) dropCancels(ctx context.Context, index string, members []memory.IndexMember) int {
+	if len(members) == 0 {
+		return 0
+	}
+	ops := make([]memory.Op, len(members))
+	for i, m := range members {
 		ops[i] = memory.IndexRemoveOp(index, m.Member)
 	}
 	if _, err := a.opts.Memory.Batch(ctx, ops...); err != nil {

@@ -33,15 +33,12 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 	if err != nil {
 		return err
 	}
-	for _, spec := range []bus.QueueSpec{taskSpec, instSpec} {
-		if err := a.opts.Bus.Declare(ctx, spec); err != nil {
-			if ctx.Err() != nil {
-				return nil // stopped while starting
-			}
-			return fmt.Errorf("agent %q: declare %q: %w", name, spec.Name, err)
+	if err := a.declare(ctx, taskSpec, instSpec); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting
 		}
+		return fmt.Errorf("agent %q: %w", name, err)
 	}
-	a.loadCanceled(ctx) // after the instance queue exists, so no cancel falls between
 
 	// Handlers run under workCtx, which outlives the task consumer by
 	// StopTimeout so that in-flight tasks can finish after stop.
@@ -52,7 +49,10 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 	// The parts, in the order they stop: the task consumer (with the
 	// announcer, the pruner and the idle watch beside it), then the cancel
 	// consumer, which outlives it: a cancel may still arrive for a task
-	// that is finishing. A part that fails stops the others.
+	// that is finishing. The goodbye (the announcement that the instance
+	// is going) is sent once the task consumer has stopped, while the
+	// cancel consumer stops: each is a round trip to the broker, and
+	// neither needs the other. A part that fails stops the others.
 	g := component.NewGroup()
 	_ = g.Add(0, fmt.Sprintf("consume %q", taskSpec.Name), func(ctx context.Context) error {
 		return a.consumeTasks(ctx, taskSpec.Name, workCtx, cancelWork, budget)
@@ -65,11 +65,39 @@ func (a *Agent) run(ctx context.Context, stop context.CancelFunc) error {
 	_ = g.Add(1, fmt.Sprintf("consume %q", instSpec.Name), func(ctx context.Context) error {
 		return a.opts.Bus.Consume(ctx, instSpec.Name, bus.ConsumeOptions{Concurrency: 1}, a.handleInstance)
 	}, nil)
+	_ = g.Add(1, "goodbye", nil, func() error { a.announce(context.Background(), true); return nil })
 	a.log.Info("agent started", zap.Int("concurrency", a.opts.Concurrency), zap.Bool("ephemeral", a.opts.Ephemeral))
 	err = g.Run(ctx, 0)
 	a.log.Info("agent stopped", zap.Int("tasks", budget.completed()))
 	if err != nil {
 		return fmt.Errorf("agent %q: %w", name, err)
+	}
+	return nil
+}
+
+// declare declares the task and instance queues at once (each declaration
+// is a few round trips to the broker) and loads the recorded cancels once
+// the instance queue exists, so that no cancel falls between: one sent
+// later waits in the queue, one sent before was recorded first. The task
+// consumer starts only after declare returned, so every task it gets is
+// checked against the loaded cancels. The first failure is returned.
+func (a *Agent) declare(ctx context.Context, taskSpec, instSpec bus.QueueSpec) error {
+	taskErr := make(chan error, 1)
+	go func() { taskErr <- a.declareQueue(ctx, taskSpec) }()
+	err := a.declareQueue(ctx, instSpec)
+	if err == nil {
+		a.loadCanceled(ctx)
+	}
+	if terr := <-taskErr; err == nil {
+		err = terr
+	}
+	return err
+}
+
+// declareQueue declares spec's queue on the bus.
+func (a *Agent) declareQueue(ctx context.Context, spec bus.QueueSpec) error {
+	if err := a.opts.Bus.Declare(ctx, spec); err != nil {
+		return fmt.Errorf("declare %q: %w", spec.Name, err)
 	}
 	return nil
 }
@@ -81,7 +109,7 @@ func loop(f func(context.Context)) func(context.Context) error {
 
 // consumeTasks consumes the task queue until ctx ends; then the tasks in
 // flight get StopTimeout before workCtx is cancelled (and they are
-// requeued), and the instance announces that it is going.
+// requeued). The goodbye follows (run's "goodbye" part).
 func (a *Agent) consumeTasks(ctx context.Context, queue string, workCtx context.Context, cancelWork context.CancelCauseFunc, b *budget) error {
 	tasksDone := make(chan struct{})
 	go func() {
@@ -103,7 +131,6 @@ func (a *Agent) consumeTasks(ctx context.Context, queue string, workCtx context.
 		a.taskHandler(workCtx, b))
 	a.observeRunning(false)
 	close(tasksDone)
-	a.announce(context.Background(), true)
 	return err
 }
 

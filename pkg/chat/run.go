@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -46,9 +47,21 @@ func (s *Session) Run(ctx context.Context) error {
 	defer tick.Stop()
 	var (
 		running   bool
+		held      bool // the lease, taken by claim and not yet given up
 		results   = make(chan error, 1)
 		notBefore time.Time
 	)
+	// releaseIfDone gives the lease up once no input waits: when the run
+	// ends, or when its answer comes back from the subscription after that.
+	releaseIfDone := func() {
+		if !held || running || s.state.pending() != 0 {
+			return
+		}
+		held = false
+		if err := s.lease.Release(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("chat: release the run lease", zap.Error(err))
+		}
+	}
 	defer func() {
 		stop() // a run still going gives up: the next holder of the lease answers its inputs
 		if running {
@@ -61,7 +74,7 @@ func (s *Session) Run(ctx context.Context) error {
 	for {
 		if !running && time.Now().After(notBefore) {
 			if last, ok := s.claim(ctx); ok {
-				running = true
+				running, held = true, true
 				go func() { results <- s.run(ctx, last) }()
 			}
 		}
@@ -75,17 +88,14 @@ func (s *Session) Run(ctx context.Context) error {
 			}
 			s.state.add(t)
 			s.emit(Event{Kind: EventTurn, Turn: t})
+			releaseIfDone()
 		case err := <-results:
 			running = false
 			if err != nil && ctx.Err() == nil {
 				// The run could not even record its failure: retry later, not in a hot loop.
 				notBefore = time.Now().Add(s.opts.PollInterval)
 			}
-			if s.state.pending() == 0 {
-				if err := s.lease.Release(ctx); err != nil && ctx.Err() == nil {
-					s.log.Warn("chat: release the run lease", zap.Error(err))
-				}
-			}
+			releaseIfDone()
 		case <-tick.C:
 		case <-ctx.Done():
 			return nil
@@ -130,7 +140,14 @@ func (s *Session) claim(ctx context.Context) (int64, bool) {
 func (s *Session) run(runCtx context.Context, last int64) error {
 	ctx, cancel := context.WithCancelCause(runCtx)
 	defer cancel(nil)
-	go s.renew(ctx, cancel)
+	var renewing sync.WaitGroup
+	renewing.Go(func() { s.renew(ctx, cancel) })
+	defer func() {
+		// The renewal ends before the run does: one in flight after the
+		// lease's release would take it again, for a TTL.
+		cancel(nil)
+		renewing.Wait()
+	}()
 	s.emit(Event{Kind: EventRun, Seq: last})
 	defer s.emit(Event{Kind: EventRunEnd, Seq: last})
 
@@ -211,6 +228,9 @@ func (s *Session) renew(ctx context.Context, cancel context.CancelCauseFunc) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			if ctx.Err() != nil { // the run ended as the tick came: no renewal after it
+				return
+			}
 			ok, err := s.lease.Renew(ctx)
 			if err == nil && !ok {
 				cancel(errSuperseded)

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+package chat_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2abus/a2abus/internal/llmtest"
+	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/memory"
+	"github.com/a2abus/a2abus/pkg/chat"
+)
+
+// leaseWrites notes the writes of one lease key, in order, and delays its
+// renewals (Set), so that one is nearly always in flight during a run. It
+// stores the lease for longer than its TTL (held), so that the lease ends
+// by its release, never by expiring unnoticed.
+type leaseWrites struct {
+	chat.Memory
+	key   string
+	delay time.Duration
+	held  time.Duration
+
+	mu     sync.Mutex
+	writes []string
+}
+
+func (l *leaseWrites) note(what string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writes = append(l.writes, what)
+}
+
+func (l *leaseWrites) last() (string, []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.writes) == 0 {
+		return "", nil
+	}
+	return l.writes[len(l.writes)-1], append([]string(nil), l.writes...)
+}
+
+func (l *leaseWrites) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if key != l.key {
+		return l.Memory.Set(ctx, key, value, ttl)
+	}
+	time.Sleep(l.delay)
+	err := l.Memory.Set(ctx, key, value, l.held)
+	l.note("renew")
+	return err
+}
+
+func (l *leaseWrites) SetIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
+	if key != l.key {
+		return l.Memory.SetIfAbsent(ctx, key, value, ttl)
+	}
+	ok, err := l.Memory.SetIfAbsent(ctx, key, value, l.held)
+	if ok {
+		l.note("take")
+	}
+	return ok, err
+}
+
+func (l *leaseWrites) Delete(ctx context.Context, key string) error {
+	err := l.Memory.Delete(ctx, key)
+	if key == l.key {
+		l.note("release")
+	}
+	return err
+}
+
+// A run that ends gives the session's lease up for good: its renewal is
+// over before the release, so none in flight takes the lease again (which
+// would hold off another replica's run for a whole TTL).
+func TestRunEndReleasesTheLeaseAfterItsLastRenewal(t *testing.T) {
+	testworld.Each(t, func(t *testing.T, w *testworld.World) {
+		ctx := timeout(t)
+		r := newRig(t, w)
+		srv := llmtest.NewFunc(t, func(llmtest.Request) llmtest.Reply {
+			time.Sleep(100 * time.Millisecond) // past the first renewals
+			return llmtest.Reply{Content: "an answer"}
+		})
+		keys, err := memory.ChatStateKeys(r.session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lw := &leaseWrites{key: keys.Lease, delay: 60 * time.Millisecond, held: time.Minute}
+		s := r.open(t, srv, r.caller, func(o *chat.Options) {
+			lw.Memory = o.Memory
+			o.Memory, o.LeaseTTL = lw, 90*time.Millisecond // renewed every 30ms, each renewal taking 60ms
+		})
+		for i := range 3 {
+			user, err := s.Send(ctx, "hello", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if settled, err := s.Wait(ctx, user.Seq); err != nil || settled.Err != nil {
+				t.Fatalf("turn %d: settled %+v, %v", i, settled, err)
+			}
+			time.Sleep(200 * time.Millisecond) // the release, and a renewal that would follow it
+			if last, writes := lw.last(); last != "release" {
+				t.Fatalf("turn %d: the lease's writes end with %q, want its release: %q", i, last, writes)
+			}
+		}
+	})
+}

@@ -36,19 +36,23 @@ var errNoLoader = errors.New("external references are not resolved; keep $ref in
 // caller's and the directory's checks) compile with it. Call it once, from main.
 func Register() {
 	schema.Register(func(compact json.RawMessage, hash string) (schema.Validator, error) {
-		return compile(compact, hash)
+		v, err := compile(compact, hash)
+		if err != nil {
+			return nil, err // not a nil *validator in a non-nil interface
+		}
+		return v, nil
 	})
 }
 
-// Schema is a schema compiled by the library: pkg/schema's Validator.
+// validator is a schema compiled by the library: pkg/schema's Validator.
 // Safe for concurrent use.
-type Schema struct {
+type validator struct {
 	compiled *sjs.Schema
 }
 
 // compile builds the schema from its compacted form; a panic of the library
 // on a hostile schema is returned as schema.ErrInvalidSchema.
-func compile(canon json.RawMessage, hash string) (s *Schema, err error) {
+func compile(canon json.RawMessage, hash string) (s *validator, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s, err = nil, fmt.Errorf("%w: the compiler failed: %v", schema.ErrInvalidSchema, p)
@@ -76,7 +80,7 @@ func compile(canon json.RawMessage, hash string) (s *Schema, err error) {
 	case err != nil:
 		return nil, fmt.Errorf("%w: %v", schema.ErrInvalidSchema, trimURL(err, url))
 	}
-	out := &Schema{compiled: compiled}
+	out := &validator{compiled: compiled}
 	if loc := out.refCycle(); loc != "" {
 		return nil, fmt.Errorf("%w: %s", schema.ErrInvalidSchema, loc)
 	}
@@ -86,7 +90,7 @@ func compile(canon json.RawMessage, hash string) (s *Schema, err error) {
 // refCycle returns the description of a $ref cycle that makes validation
 // fail whatever the input ({"$ref": "#"}), found by validating a few probe
 // values; "" when there is none.
-func (s *Schema) refCycle() string {
+func (s *validator) refCycle() string {
 	for _, probe := range []any{nil, map[string]any{}, []any{}, json.Number("0"), "", false} {
 		vs, err := s.Check(probe)
 		if err != nil {

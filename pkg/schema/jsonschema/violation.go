@@ -25,7 +25,7 @@ const maxAlternatives = 3
 // Check validates a value decoded by schema.Decode and returns every
 // violation, ordered by location (array indexes numerically). The error is
 // only for a failure of the validator itself.
-func (s *Schema) Check(v any) (vs []schema.Violation, err error) {
+func (s *validator) Check(v any) (vs []schema.Violation, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			vs, err = nil, fmt.Errorf("schema: validator failed: %v", p)

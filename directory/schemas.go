@@ -34,20 +34,26 @@ func (r PatientResolver) InputSchema(agent, skill string) (json.RawMessage, bool
 // compileSchemas checks the input schemas declared beside a card (each key
 // a skill of the card, each value a JSON Schema object that compiles with
 // pkg/schema) and returns the valid ones, compacted, and why the others are
-// not, by skill id; both nil when none are declared.
+// not, by skill id; both nil when none are declared. In a program that
+// registered no JSON Schema validator (pkg/schema/jsonschema) a schema is
+// not compiled: the ones that pass the structural checks (a skill of the
+// card, a JSON object of at most schema.MaxBytes) are kept, compacted. Such
+// a program's callers do not check input before publishing either
+// (pkg/caller), and the agents check their own.
 func compileSchemas(schemas map[string]json.RawMessage, skills []a2a.AgentSkill) (valid map[string]json.RawMessage, bad map[string]string) {
+	linked := schema.Linked()
 	for _, id := range slices.Sorted(maps.Keys(schemas)) {
 		one := map[string]json.RawMessage{id: schemas[id]}
 		var reason string
 		if err := a2a.ValidateInputSchemas("inputSchemas", one, skills); err != nil {
 			reason = err.Error()
-		} else if s, err := schema.Compile(schemas[id]); err != nil {
+		} else if raw, err := compactSchema(schemas[id], linked); err != nil {
 			reason = fmt.Sprintf("inputSchemas[%q]: %v", id, err)
 		} else {
 			if valid == nil {
 				valid = map[string]json.RawMessage{}
 			}
-			valid[id] = s.Raw()
+			valid[id] = raw
 			continue
 		}
 		if bad == nil {
@@ -56,6 +62,20 @@ func compileSchemas(schemas map[string]json.RawMessage, skills []a2a.AgentSkill)
 		bad[id] = reason
 	}
 	return valid, bad
+}
+
+// compactSchema compiles raw when the validator is linked, else only
+// compacts it; it returns the compacted schema.
+func compactSchema(raw json.RawMessage, linked bool) (json.RawMessage, error) {
+	if !linked {
+		compact, _, err := schema.Compact(raw)
+		return compact, err
+	}
+	s, err := schema.Compile(raw)
+	if err != nil {
+		return nil, err
+	}
+	return s.Raw(), nil
 }
 
 // checkInputSchemas checks the schemas of a file's entry: it returns them

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/a2abus/a2abus/internal/testworld"
+	"github.com/a2abus/a2abus/pkg/schema"
+	"github.com/a2abus/a2abus/pkg/schema/jsonschema"
 )
 
 const rateSchema = `{"type": "object", "required": ["rate"]}`
@@ -72,6 +74,27 @@ func TestInputSchemasAnnouncedPersistedAndRestored(t *testing.T) {
 		second := newDirectory(t, Options{Bus: w.Connect(t), KnownAgentsFile: file})
 		check(second, "restored")
 	})
+}
+
+// TestSchemasWithoutTheValidator: in a program that registered no JSON
+// Schema validator the directory keeps, compacted, the schemas that pass
+// the structural checks (a skill of the card, a JSON object), without
+// compiling them; with it, one that does not compile is dropped.
+func TestSchemasWithoutTheValidator(t *testing.T) {
+	skills := card("Calc", "rate", "odd", "list").Skills
+	schemas := map[string]json.RawMessage{"rate": json.RawMessage(rateSchema), "odd": json.RawMessage(`{"type": 5}`),
+		"list": json.RawMessage(`[1]`), "ghost": json.RawMessage(`{}`)}
+	valid, bad := compileSchemas(schemas, skills)
+	if len(valid) != 1 || string(valid["rate"]) != compactRate || len(bad) != 3 || !strings.Contains(bad["odd"], "meta-schema") {
+		t.Fatalf("with the validator: valid %s, bad %q; want rate only, odd refused by its meta-schema", valid, bad)
+	}
+	schema.Register(nil) // as in research-agent; the tests link it (schema_link_test.go)
+	t.Cleanup(jsonschema.Register)
+	valid, bad = compileSchemas(schemas, skills)
+	if len(valid) != 2 || string(valid["rate"]) != compactRate || string(valid["odd"]) != `{"type":5}` ||
+		len(bad) != 2 || !strings.Contains(bad["list"], "JSON object") || !strings.Contains(bad["ghost"], "not a skill") {
+		t.Fatalf("without the validator: valid %s, bad %q; want rate and odd compacted, list and ghost refused", valid, bad)
+	}
 }
 
 // Schemas go with the card: a newer card without them clears them.

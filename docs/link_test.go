@@ -144,3 +144,27 @@ func TestNoProgramLinksThePrometheusClient(t *testing.T) {
 		}
 	}
 }
+
+// schemaModules are the JSON Schema library, which pkg/schema/jsonschema
+// wraps: its package initialisation compiles five drafts' meta-schemas
+// (1.7 MB, 21,000 allocations), so only the programs that check schemas
+// register it (jsonschema.Register).
+var schemaModules = []string{"github.com/santhosh-tekuri/jsonschema"}
+
+// TestSchemaValidatorOnlyWhereSchemasAreChecked: research-agent (no input
+// schema, calls no one) and the example agent and caller (none declared)
+// do not link the JSON Schema library; sample-agent (npv declares one) and
+// a2abus do, which also shows that the module path is the one the code imports.
+func TestSchemaValidatorOnlyWhereSchemasAreChecked(t *testing.T) {
+	for _, prog := range []string{"cmd/research-agent", "examples/go-agent", "examples/go-caller"} {
+		if got := linked(t, prog, schemaModules); len(got) > 0 {
+			t.Errorf("%s links %d packages of the JSON Schema library, first %s: an import brought them in (go list -deps ./%s)",
+				prog, len(got), got[0], prog)
+		}
+	}
+	for _, prog := range []string{"cmd/sample-agent", "cmd/a2abus"} {
+		if len(linked(t, prog, schemaModules)) == 0 {
+			t.Errorf("%s does not link %s: it no longer registers the validator, or the module path is stale", prog, schemaModules[0])
+		}
+	}
+}

@@ -33,8 +33,9 @@ func main() {
 }
 
 // run executes the command line args and returns the exit code. The
-// binary links the web backend, but no model client nor OTLP exporter
-// (docs/architecture.md#optional-parts).
+// binary links the web backend, but no model client, OTLP exporter nor
+// JSON Schema validator: ResearchAgent declares no input schema and calls
+// no one (docs/architecture.md#optional-parts).
 func run(args []string, stderr io.Writer) int {
 	ops.SetBuild(version, commit)
 	web.Register()

@@ -47,7 +47,10 @@ func (o inputSchemaOption) applySkill(c *skillConfig) {
 // request's input; without one, a message text that is a JSON object;
 // otherwise null, so a schema that accepts null also accepts a task without
 // structured input. A bad schema makes Handle fail with ErrInvalidOptions
-// wrapping schema.ErrInvalidSchema.
+// wrapping schema.ErrInvalidSchema; in a program that registered no JSON
+// Schema validator (jsonschema.Register() of pkg/schema/jsonschema, in
+// main), Handle fails with an error wrapping schema.ErrNotLinked: the agent
+// is the last check of its input, so it never runs without it.
 func WithInputSchema(raw json.RawMessage) SkillOption { return inputSchemaOption(raw) }
 
 // skillOptions applies opts and compiles the schema they declare, if any.
@@ -62,6 +65,9 @@ func skillOptions(skill string, opts []SkillOption) (skillConfig, *schema.Schema
 		return cfg, nil, nil
 	}
 	s, err := schema.Compile(cfg.schema)
+	if errors.Is(err, schema.ErrNotLinked) {
+		return cfg, nil, fmt.Errorf("agent: input schema of skill %q cannot be checked: %w", skill, err)
+	}
 	if err != nil {
 		return cfg, nil, fmt.Errorf("%w: input schema of skill %q: %w", ErrInvalidOptions, skill, err)
 	}

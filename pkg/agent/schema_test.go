@@ -14,6 +14,7 @@ import (
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/schema"
+	"github.com/a2abus/a2abus/pkg/schema/jsonschema"
 )
 
 const rateSchema = `{"type":"object","properties":{"rate":{"type":"number","exclusiveMinimum":-1}},"required":["rate"],"additionalProperties":false}`
@@ -116,6 +117,25 @@ func TestBadInputSchemaRefusedAtRegistration(t *testing.T) {
 	req := h.send("Worker", "ok", "x", func(r *a2a.TaskRequest) { r.Input = json.RawMessage(`{}`) })
 	if _, ok := h.final(req.TaskID).(*a2a.TaskResult); !ok || wrapped.Load() != 1 {
 		t.Fatalf("reply %+v, middleware ran %d times", h.final(req.TaskID), wrapped.Load())
+	}
+}
+
+// TestInputSchemaNeedsTheValidator: in a program that registered no JSON
+// Schema validator, a skill declaring an input schema is refused at
+// registration with ErrNotLinked naming what to do (the agent is the last
+// check of its input, so it never runs unchecked); other skills register.
+func TestInputSchemaNeedsTheValidator(t *testing.T) {
+	schema.Register(nil) // as in research-agent; the tests link it (schema_link_test.go)
+	t.Cleanup(jsonschema.Register)
+	h := newHarness(t)
+	a := h.agent(Options{}, nil)
+	err := a.Handle("rate", echo, WithInputSchema(json.RawMessage(rateSchema)))
+	if !errors.Is(err, schema.ErrNotLinked) || errors.Is(err, ErrInvalidOptions) ||
+		!strings.Contains(err.Error(), `skill "rate"`) || !strings.Contains(err.Error(), "jsonschema.Register()") {
+		t.Fatalf("Handle = %v, want schema.ErrNotLinked naming the skill and jsonschema.Register()", err)
+	}
+	if err := a.Handle("echo", echo); err != nil || len(a.Card().Skills) != 1 || a.InputSchemas() != nil {
+		t.Fatalf("Handle without a schema = %v; skills %+v, schemas %v", err, a.Card().Skills, a.InputSchemas())
 	}
 }
 

@@ -315,11 +315,18 @@ func (c *Caller) pickOption(rec *Record, w *waitState, r Reply) (string, error) 
 
 // checkAnswer refuses an answer that the question's input schema refuses
 // (INVALID_INPUT naming the path and the rule), as Invoke checks a skill's.
+// It is the only check of the answer (the agent checks a skill's schema on
+// the first turn only), so in a program that registered no JSON Schema
+// validator an answer to a question with a schema is refused with an error
+// wrapping schema.ErrNotLinked rather than sent unchecked.
 func (c *Caller) checkAnswer(rec *Record, w *waitState, r Reply) error {
 	if w.Question == nil || len(w.Question.InputSchema) == 0 {
 		return nil
 	}
 	s, err := schema.Compile(w.Question.InputSchema)
+	if errors.Is(err, schema.ErrNotLinked) {
+		return fmt.Errorf("caller %q: answer task %s: the question of %s has an input schema: %w", c.opts.Name, rec.TaskID, rec.Target, err)
+	}
 	if err != nil { // the agent's own schema: it checks the answer itself, or not
 		c.log.Warn("the question's input schema is not usable; the answer is not checked",
 			zap.String("task", rec.TaskID), zap.String("target", rec.Target), zap.Error(err))

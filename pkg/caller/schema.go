@@ -17,9 +17,14 @@ import (
 // declares for the skill (Resolver.InputSchema): INVALID_INPUT naming the path and the rule, before
 // anything is published. The input checked is req.Input; without it, a Text
 // that is a JSON object; otherwise null (see agent.WithInputSchema: the agent
-// checks the same value again). Without a Resolver or a schema it does nothing.
+// checks the same value again). Without a Resolver or a schema it does
+// nothing, and nothing either in a program that registered no JSON Schema
+// validator (pkg/schema/jsonschema): the pre-check only spares a round trip,
+// the agent checks its input anyway, so such a program (research-agent, an
+// SDK program that did not register it) publishes unchecked, without a
+// warning per call.
 func (c *Caller) checkInput(req Request) error {
-	if c.opts.Resolver == nil {
+	if c.opts.Resolver == nil || !schema.Linked() {
 		return nil
 	}
 	raw, ok := c.opts.Resolver.InputSchema(req.Target, req.Skill)

@@ -12,11 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/directory"
 	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
+	"github.com/a2abus/a2abus/pkg/schema"
+	"github.com/a2abus/a2abus/pkg/schema/jsonschema"
 )
 
 // npvSchema is SampleAgent.npv's input schema.
@@ -168,6 +173,58 @@ func TestInvalidInputRefusedByTheAgent(t *testing.T) {
 		wantInvalid(t, err, "/discount_rate: type: got string, want number")
 		if n := runs.Load(); n != 1 {
 			t.Fatalf("the handler ran %d times, want 1", n)
+		}
+	})
+}
+
+// In a program that registered no JSON Schema validator the caller does not
+// check input before publishing (the agent checks it), without an error;
+// the directory keeps the schema it was given. An answer to a
+// question that has an input schema is refused with schema.ErrNotLinked:
+// nobody else would check it.
+func TestWithoutTheValidator(t *testing.T) {
+	schema.Register(nil) // as in research-agent; the tests link it (schema_link_test.go)
+	t.Cleanup(jsonschema.Register)
+	each(t, func(t *testing.T, w *world) {
+		target := w.N("Calc")
+		wk := directory.WellKnownAgent{AgentName: target, Skills: []directory.WellKnownSkill{{ID: "npv"}},
+			InputSchemas: map[string]json.RawMessage{"npv": json.RawMessage(npvSchema)}}
+		dir, err := directory.New(directory.Options{Bus: w.Connect(t), WellKnown: []directory.WellKnownAgent{wk}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, ok := dir.InputSchema(target, "npv"); !ok || string(raw) != npvSchema {
+			t.Fatalf("the directory keeps %s, %v; want the schema", raw, ok)
+		}
+		core, logs := observer.New(zap.WarnLevel)
+		c := w.caller(w.N("Primary"), true, func(o *Options) {
+			o.Resolver, o.Logger = directory.PatientResolver{Directory: dir, Wait: time.Second}, zap.New(core)
+		})
+		bad, err := c.Invoke(ctxT(t), Request{Target: target, Skill: "npv", Input: json.RawMessage(badRate)})
+		if err != nil {
+			t.Fatalf("Invoke without a validator = %v, want the input published unchecked", err)
+		}
+		if n := logs.Len(); n != 0 {
+			t.Fatalf("Invoke without a validator logged %d warnings, first %q; want none", n, logs.All()[0].Message)
+		}
+		if first := firstQueued(t, w, target); first != bad.TaskID {
+			t.Fatalf("first task in %s's queue is %s, want %s", target, first, bad.TaskID)
+		}
+
+		asker := w.N("Asker")
+		w.agent(asker, map[string]agent.Handler{"form": func(context.Context, *agent.Task) (*agent.Result, error) {
+			r := agent.Ask("how many?")
+			r.Question.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+			return r, nil
+		}})
+		c = w.caller(w.N("Answerer"), true)
+		form, err := c.Call(ctxT(t), Request{Target: asker, Skill: "form", Text: "x"}, nil)
+		if err != nil || !form.WaitingForInput() {
+			t.Fatalf("form = %+v, %v", form, err)
+		}
+		_, err = c.Reply(ctxT(t), Reply{TaskID: form.TaskID, Input: json.RawMessage(`{"n":"three"}`)})
+		if !errors.Is(err, schema.ErrNotLinked) || !strings.Contains(err.Error(), form.TaskID) || !strings.Contains(err.Error(), "jsonschema.Register()") {
+			t.Fatalf("an answer to a question with a schema = %v, want schema.ErrNotLinked naming the task and jsonschema.Register()", err)
 		}
 	})
 }

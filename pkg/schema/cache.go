@@ -31,15 +31,20 @@ func NewCache(size int) *Cache {
 var defaultCache = NewCache(DefaultCacheSize)
 
 // Compile compiles raw through a process-wide cache of DefaultCacheSize
-// schemas. A bad schema is an error wrapping ErrInvalidSchema.
+// schemas. A bad schema is an error wrapping ErrInvalidSchema; in a program
+// that registered no validator, a good one is an error wrapping ErrNotLinked.
 func Compile(raw json.RawMessage) (*Schema, error) { return defaultCache.Compile(raw) }
 
 // Compile returns the compiled schema of raw, from the cache when its
-// content was compiled before. A bad schema is an error wrapping ErrInvalidSchema.
+// content was compiled before. A bad schema is an error wrapping
+// ErrInvalidSchema; without a registered validator, ErrNotLinked.
 func (c *Cache) Compile(raw json.RawMessage) (*Schema, error) {
-	canon, hash, err := canonical(raw)
+	canon, hash, err := Compact(raw)
 	if err != nil {
 		return nil, err
+	}
+	if !Linked() {
+		return nil, notLinked()
 	}
 	c.mu.Lock()
 	if el, ok := c.items[hash]; ok {

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The a2abus Authors
 
-// Package schema compiles the JSON Schemas that skills declare for their
-// structured input and checks inputs against them, with
-// github.com/santhosh-tekuri/jsonschema/v6 (draft 2020-12 unless the schema
-// names another draft with $schema).
+// Package schema is the JSON Schema of skills' structured input: it compacts
+// and hashes schemas, keeps the compiled ones in a cache, and checks inputs
+// against them. The validator itself is an optional part
+// (docs/architecture.md#optional-parts): pkg/schema/jsonschema compiles
+// with github.com/santhosh-tekuri/jsonschema/v6, and a program that
+// compiles or validates schemas registers it once, in main, with
+// jsonschema.Register(). Without it, Compile and New return an error
+// wrapping ErrNotLinked.
 //
 // A violation is INVALID_INPUT naming the JSON Pointer of the value at fault
 // and the rule it breaks, e.g. `/discount_rate: type: got string, want
@@ -23,11 +27,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
+	"io"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"sync/atomic"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 )
@@ -37,23 +39,57 @@ var (
 	// ErrInvalidSchema: a schema is not valid JSON, not an object, too large,
 	// breaks its meta-schema or refers to something outside itself.
 	ErrInvalidSchema = errors.New("schema: invalid schema")
-	// errNoLoader: compiling never fetches a referenced document.
-	errNoLoader = errors.New("external references are not resolved; keep $ref inside the schema")
+	// ErrNotLinked: a schema was to be compiled in a program that registered
+	// no validator (Register). research-agent and examples/go-agent link
+	// none, so that what checks no input does not carry the library.
+	ErrNotLinked = errors.New("schema: no JSON Schema validator linked")
 )
 
 // MaxBytes bounds a schema's size: the wire protocol's limit.
 const MaxBytes = a2a.MaxInputSchemaBytes
 
+// Validator is a schema compiled by the registered validator: Check is
+// Schema.Check. It is safe for concurrent use.
+type Validator interface {
+	Check(v any) ([]Violation, error)
+}
+
+// Compiler compiles a schema compacted by Compact, whose hash is given; a
+// bad schema is an error wrapping ErrInvalidSchema.
+type Compiler func(compact json.RawMessage, hash string) (Validator, error)
+
+// compiler is the registered Compiler; nil when none is.
+var compiler atomic.Pointer[Compiler]
+
+// Register makes c the program's JSON Schema validator, which Compile and
+// New use; the last registration wins. A program calls it once, from main
+// (through pkg/schema/jsonschema's Register); nil removes it.
+func Register(c Compiler) {
+	if c == nil {
+		compiler.Store(nil)
+		return
+	}
+	compiler.Store(&c)
+}
+
+// Linked reports whether the program registered a validator.
+func Linked() bool { return compiler.Load() != nil }
+
+// notLinked is ErrNotLinked, saying what to do.
+func notLinked() error {
+	return fmt.Errorf("%w (a2abus and sample-agent link one; a program registers one with jsonschema.Register() of github.com/a2abus/a2abus/pkg/schema/jsonschema, in main)", ErrNotLinked)
+}
+
 // Schema is a compiled JSON Schema. Safe for concurrent use.
 type Schema struct {
 	raw      json.RawMessage
 	hash     string
-	compiled *jsonschema.Schema
+	compiled Validator
 }
 
 // New compiles raw (a JSON object) without the cache; see Compile.
 func New(raw json.RawMessage) (*Schema, error) {
-	canon, hash, err := canonical(raw)
+	canon, hash, err := Compact(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -67,9 +103,10 @@ func (s *Schema) Raw() json.RawMessage { return s.raw }
 // content share it.
 func (s *Schema) Hash() string { return s.hash }
 
-// canonical compacts raw and hashes it; a schema that is not a JSON object
-// of at most MaxBytes is refused.
-func canonical(raw json.RawMessage) (json.RawMessage, string, error) {
+// Compact compacts raw and hashes it (Schema.Raw and Schema.Hash of the
+// schema it compiles to), without compiling it: a schema that is not a JSON
+// object of at most MaxBytes is an error wrapping ErrInvalidSchema.
+func Compact(raw json.RawMessage) (json.RawMessage, string, error) {
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case len(raw) == 0:
@@ -87,76 +124,18 @@ func canonical(raw json.RawMessage) (json.RawMessage, string, error) {
 	return b.Bytes(), hex.EncodeToString(sum[:]), nil
 }
 
-// compile builds the schema from its compacted form; a panic of the library
-// on a hostile schema is returned as ErrInvalidSchema.
-func compile(canon json.RawMessage, hash string) (s *Schema, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			s, err = nil, fmt.Errorf("%w: the compiler failed: %v", ErrInvalidSchema, p)
-		}
-	}()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(canon))
+// compile builds the schema from its compacted form with the registered
+// validator; without one, an error wrapping ErrNotLinked.
+func compile(canon json.RawMessage, hash string) (*Schema, error) {
+	c := compiler.Load()
+	if c == nil {
+		return nil, notLinked()
+	}
+	v, err := (*c)(canon, hash)
 	if err != nil {
-		return nil, fmt.Errorf("%w: not valid JSON: %w", ErrInvalidSchema, err)
+		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	url := "urn:a2abus:schema:" + hash
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, trimURL(err, url))
-	}
-	compiled, err := c.Compile(url)
-	var meta *jsonschema.SchemaValidationError
-	var ve *jsonschema.ValidationError
-	switch {
-	case errors.As(err, &meta) && errors.As(meta.Err, &ve):
-		vs := collect(ve, doc, nil)
-		slices.SortStableFunc(vs, func(a, b Violation) int { return compareLocations(a.Location, b.Location) })
-		return nil, fmt.Errorf("%w: it breaks the JSON Schema meta-schema: %s", ErrInvalidSchema, Summary(vs))
-	case err != nil:
-		return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, trimURL(err, url))
-	}
-	out := &Schema{raw: canon, hash: hash, compiled: compiled}
-	if loc := out.refCycle(); loc != "" {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidSchema, loc)
-	}
-	return out, nil
-}
-
-// refCycle returns the description of a $ref cycle that makes validation
-// fail whatever the input ({"$ref": "#"}), found by validating a few probe
-// values; "" when there is none.
-func (s *Schema) refCycle() string {
-	for _, probe := range []any{nil, map[string]any{}, []any{}, json.Number("0"), "", false} {
-		vs, err := s.Check(probe)
-		if err != nil {
-			return err.Error()
-		}
-		for _, v := range vs {
-			if _, ok := v.Kind.(*kind.RefCycle); ok {
-				return v.Detail
-			}
-		}
-	}
-	return ""
-}
-
-// noLoader refuses every external document.
-type noLoader struct{}
-
-func (noLoader) Load(string) (any, error) { return nil, errNoLoader }
-
-// trimURL drops the schema's internal URL from the library's messages.
-func trimURL(err error, url string) string {
-	msg := strings.ReplaceAll(err.Error(), url+"#", "#")
-	return strings.ReplaceAll(msg, url, "the schema")
-}
-
-// Decode parses a JSON value the way the validator expects it (numbers as
-// json.Number); trailing data is an error.
-func Decode(raw json.RawMessage) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	return &Schema{raw: canon, hash: hash, compiled: v}, nil
 }
 
 // Input is the JSON value a skill's schema checks for a request: its
@@ -173,6 +152,26 @@ func Input(input json.RawMessage, text string) json.RawMessage {
 	}
 	return nil
 }
+
+// Decode parses a JSON value the way the validator expects it (numbers as
+// json.Number); trailing data is an error.
+func Decode(raw json.RawMessage) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("invalid character after top-level value")
+	}
+	return v, nil
+}
+
+// Check validates a value decoded by Decode and returns every violation,
+// ordered by location (array indexes numerically). The error is only for a
+// failure of the validator itself.
+func (s *Schema) Check(v any) ([]Violation, error) { return s.compiled.Check(v) }
 
 // Validate checks input (absent input is JSON null) against the schema. A
 // violation is an *a2a.Error INVALID_INPUT listing every path and rule

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The a2abus Authors
 
-package schema
+package schema_test
 
 import (
 	"encoding/json"
@@ -12,92 +12,9 @@ import (
 	"testing"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
+	"github.com/a2abus/a2abus/pkg/schema"
+	"github.com/a2abus/a2abus/pkg/schema/jsonschema"
 )
-
-// npvSchema is SampleAgent.npv's input schema.
-const npvSchema = `{
-  "type": "object",
-  "properties": {
-    "cash_flows": {"type": "array", "items": {"type": "number"}, "minItems": 1},
-    "discount_rate": {"type": "number", "exclusiveMinimum": -1}
-  },
-  "required": ["cash_flows", "discount_rate"],
-  "additionalProperties": false
-}`
-
-func mustCompile(t *testing.T, raw string) *Schema {
-	t.Helper()
-	s, err := New(json.RawMessage(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// invalid returns the *a2a.Error of Validate, failing unless it is INVALID_INPUT.
-func invalid(t *testing.T, s *Schema, input string) *a2a.Error {
-	t.Helper()
-	var in json.RawMessage
-	if input != "" {
-		in = json.RawMessage(input)
-	}
-	err := s.Validate(in)
-	var e *a2a.Error
-	if !errors.As(err, &e) || e.Code != a2a.CodeInvalidInput || e.Retryable {
-		t.Fatalf("Validate(%s) = %v, want a non-retryable INVALID_INPUT", input, err)
-	}
-	return e
-}
-
-func TestValidateNamesPathAndRule(t *testing.T) {
-	s := mustCompile(t, npvSchema)
-	for _, tc := range []struct {
-		name, input string
-		want        []string // in this order in the message
-	}{
-		{"wrong type", `{"cash_flows":[1],"discount_rate":"12%"}`, []string{`/discount_rate: type: got string, want number`}},
-		{"missing both", `{}`, []string{`/cash_flows: required: missing`, `/discount_rate: required: missing`}},
-		{"empty array", `{"cash_flows":[],"discount_rate":0.1}`, []string{`/cash_flows: minItems: got 0 items, want at least 1`}},
-		{"item type", `{"cash_flows":[1,"x",3,true],"discount_rate":0.1}`,
-			[]string{`/cash_flows/1: type: got string, want number`, `/cash_flows/3: type: got boolean, want number`}},
-		{"rate too low", `{"cash_flows":[1],"discount_rate":-1}`, []string{`/discount_rate: exclusiveMinimum: got -1, want > -1`}},
-		{"extra property", `{"cash_flows":[1],"discount_rate":0.1,"periods":"annual"}`, []string{`/periods: additionalProperties: not allowed`}},
-		{"not an object", `[1,2]`, []string{`(root): type: got array, want object`}},
-		{"all at once", `{"cash_flows":"none","discount_rate":-2,"x":1}`,
-			[]string{`/cash_flows: type: got string, want array`, `/discount_rate: exclusiveMinimum: got -2, want > -1`, `/x: additionalProperties: not allowed`}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			msg := invalid(t, s, tc.input).Message
-			at := 0
-			for _, w := range tc.want {
-				i := strings.Index(msg[at:], w)
-				if i < 0 {
-					t.Fatalf("message %q does not contain %q (after byte %d)", msg, w, at)
-				}
-				at += i + len(w)
-			}
-		})
-	}
-}
-
-func TestValidAndAbsentInput(t *testing.T) {
-	s := mustCompile(t, npvSchema)
-	if err := s.Validate(json.RawMessage(` {"cash_flows":[-100, 60, 60.5],"discount_rate":0.12} `)); err != nil {
-		t.Fatalf("valid input refused: %v", err)
-	}
-	// Absent input is checked as null: refused by an object schema...
-	e := invalid(t, s, "")
-	if !strings.Contains(e.Message, "structured input is required") || !strings.Contains(e.Message, "(root): type: got null, want object") {
-		t.Fatalf("absent input: %q", e.Message)
-	}
-	// ...accepted by a schema that allows null.
-	if err := mustCompile(t, `{"type":["object","null"]}`).Validate(nil); err != nil {
-		t.Fatalf("a schema accepting null refused absent input: %v", err)
-	}
-	if e := invalid(t, s, `{"cash_flows":`); !strings.Contains(e.Message, "not valid JSON") {
-		t.Fatalf("truncated input: %q", e.Message)
-	}
-}
 
 func TestInputFallsBackToJSONText(t *testing.T) {
 	for _, tc := range []struct{ input, text, want string }{
@@ -107,95 +24,14 @@ func TestInputFallsBackToJSONText(t *testing.T) {
 		{``, `[1]`, ``},
 		{``, `hello`, ``},
 	} {
-		if got := string(Input(json.RawMessage(tc.input), tc.text)); got != tc.want {
+		if got := string(schema.Input(json.RawMessage(tc.input), tc.text)); got != tc.want {
 			t.Errorf("Input(%q, %q) = %q, want %q", tc.input, tc.text, got, tc.want)
 		}
 	}
 }
 
-func TestOtherRules(t *testing.T) {
-	for _, tc := range []struct{ schema, input, want string }{
-		{`{"enum":["high","low"]}`, `"mid"`, `(root): enum: got "mid", want one of "high", "low"`},
-		{`{"const":3}`, `4`, `(root): const: got 4, want 3`},
-		{`{"minimum":1}`, `0`, `minimum: got 0, want >= 1`},
-		{`{"maximum":1.5}`, `2`, `maximum: got 2, want <= 1.5`},
-		{`{"exclusiveMaximum":1}`, `1`, `exclusiveMaximum: got 1, want < 1`},
-		{`{"multipleOf":2}`, `3`, `multipleOf: got 3, want a multiple of 2`},
-		{`{"maxItems":1}`, `[1,2]`, `maxItems: got 2 items, want at most 1`},
-		{`{"minLength":2}`, `"a"`, `minLength: got 1 characters, want at least 2`},
-		{`{"maxLength":1}`, `"ab"`, `maxLength: got 2 characters, want at most 1`},
-		{`{"pattern":"^[a-z]+$"}`, `"A1"`, `pattern: got "A1", want a match of ^[a-z]+$`},
-		{`{"uniqueItems":true}`, `[1,2,1]`, `uniqueItems: items 0 and 2 are equal`},
-		{`{"minProperties":1}`, `{}`, `minProperties: got 0 properties, want at least 1`},
-		{`{"items":false}`, `[1]`, `/0: false: got 1, want no value here`},
-		{`{"not":{"type":"string"}}`, `"x"`, `not: got "x", which matches a schema it must not`},
-		{`{"properties":{"a~b/c":{"type":"integer"}}}`, `{"a~b/c":1.5}`, `/a~0b~1c: type: got number, want integer`},
-		{`{"dependentRequired":{"a":["b"]}}`, `{"a":1}`, `dependentRequired: missing "b", required when "a" is present`},
-		{`{"anyOf":[{"type":"string"},{"type":"number"}]}`, `true`,
-			`(root): anyOf: got true, which matches none of the alternatives ((root): type: got boolean, want string; (root): type: got boolean, want number)`},
-		{`{"oneOf":[{"type":"number"},{"minimum":0}]}`, `1`, `oneOf: got 1, which matches alternatives 0 and 1, want exactly one`},
-		{`{"$defs":{"pos":{"minimum":0}},"properties":{"n":{"$ref":"#/$defs/pos"}}}`, `{"n":-1}`, `/n: minimum: got -1, want >= 0`},
-		{`{"properties":{"child":{"$ref":"#"}},"required":["id"]}`, `{"id":1,"child":{"child":{}}}`, `/child/child/id: required: missing`},
-	} {
-		t.Run(tc.schema, func(t *testing.T) {
-			if msg := invalid(t, mustCompile(t, tc.schema), tc.input).Message; !strings.Contains(msg, tc.want) {
-				t.Fatalf("message %q does not contain %q", msg, tc.want)
-			}
-		})
-	}
-}
-
-func TestViolationsAreBounded(t *testing.T) {
-	s := mustCompile(t, `{"type":"array","items":{"type":"string"}}`)
-	items := make([]string, 25)
-	for i := range items {
-		items[i] = fmt.Sprint(i)
-	}
-	msg := invalid(t, s, "["+strings.Join(items, ",")+"]").Message
-	if n := strings.Count(msg, "type: got"); n != MaxViolations {
-		t.Fatalf("message lists %d violations, want %d: %q", n, MaxViolations, msg)
-	}
-	// Ordered numerically, then the rest counted.
-	if !strings.Contains(msg, "/0: type") || !strings.Contains(msg, "/9: type") || strings.Contains(msg, "/10: type") ||
-		!strings.HasSuffix(msg, "; and 15 more") {
-		t.Fatalf("message %q", msg)
-	}
-	v, _ := Decode(json.RawMessage("[" + strings.Join(items, ",") + "]"))
-	if vs, err := s.Check(v); err != nil || len(vs) != 25 {
-		t.Fatalf("Check = %d violations, %v; want all 25", len(vs), err)
-	}
-}
-
-func TestBadSchemas(t *testing.T) {
-	for _, tc := range []struct{ name, schema, want string }{
-		{"empty", ``, "empty"},
-		{"not JSON", `{"type":`, "not valid JSON"},
-		{"not an object", `true`, "JSON object"},
-		{"array", `[{"type":"string"}]`, "JSON object"},
-		{"bad keyword value", `{"type":5}`, "meta-schema: /type: anyOf: got 5"},
-		{"bad regexp", `{"pattern":"(("}`, "meta-schema: /pattern"},
-		{"dangling ref", `{"$ref":"#/$defs/nope"}`, "not found"},
-		{"ref cycle", `{"$ref":"#"}`, "reference cycle: #/$ref and # resolve to the same schema"},
-		{"indirect ref cycle", `{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, "reference cycle"},
-		{"unknown draft", `{"$schema":"https://example.com/my-draft"}`, ""},
-		{"remote ref", `{"$ref":"https://example.com/schema.json"}`, "external references"},
-		{"file ref", `{"$ref":"file:///etc/passwd"}`, "external references"},
-		{"too large", `{"description":"` + strings.Repeat("x", MaxBytes) + `"}`, "at most"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := New(json.RawMessage(tc.schema))
-			if s != nil || !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("New = %v, %v; want ErrInvalidSchema mentioning %q", s, err, tc.want)
-			}
-			if _, err := Compile(json.RawMessage(tc.schema)); !errors.Is(err, ErrInvalidSchema) {
-				t.Fatalf("Compile = %v, want ErrInvalidSchema", err)
-			}
-		})
-	}
-}
-
 func TestCacheSharesAndBounds(t *testing.T) {
-	c := NewCache(3)
+	c := schema.NewCache(3)
 	a1, err := c.Compile(json.RawMessage(`{"type": "string"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +65,7 @@ func TestCacheSharesAndBounds(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
-	c := NewCache(4)
+	c := schema.NewCache(4)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
@@ -251,5 +87,46 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if c.Len() > 4 {
 		t.Fatalf("cache holds %d schemas, bound 4", c.Len())
+	}
+}
+
+// unlink removes the validator until the test ends (the tests of this
+// package link it: schema_link_test.go). Not for parallel tests.
+func unlink(t *testing.T) {
+	t.Helper()
+	schema.Register(nil)
+	t.Cleanup(jsonschema.Register)
+}
+
+// TestWithoutAValidator: a program that registered no validator gets
+// ErrNotLinked naming what to do from Compile and New, even for a schema
+// compiled (and cached) before; a schema that is not a JSON object is still
+// ErrInvalidSchema, and Compact still compacts and hashes.
+func TestWithoutAValidator(t *testing.T) {
+	const raw = `{ "type": "string" }`
+	linked, err := schema.Compile(json.RawMessage(raw))
+	if err != nil || !schema.Linked() {
+		t.Fatalf("with the validator: Compile = %v, Linked = %v", err, schema.Linked())
+	}
+	unlink(t)
+	if schema.Linked() {
+		t.Fatal("Linked() after Register(nil)")
+	}
+	for name, compile := range map[string]func(json.RawMessage) (*schema.Schema, error){
+		"Compile": schema.Compile, "New": schema.New, "Cache.Compile": schema.NewCache(2).Compile,
+	} {
+		s, err := compile(json.RawMessage(raw))
+		if s != nil || !errors.Is(err, schema.ErrNotLinked) || errors.Is(err, schema.ErrInvalidSchema) ||
+			!strings.HasPrefix(err.Error(), "schema: ") ||
+			!strings.Contains(err.Error(), "jsonschema.Register() of github.com/a2abus/a2abus/pkg/schema/jsonschema") {
+			t.Errorf("%s without a validator = %v, %v; want ErrNotLinked naming jsonschema.Register()", name, s, err)
+		}
+		if _, err := compile(json.RawMessage(`[1]`)); !errors.Is(err, schema.ErrInvalidSchema) {
+			t.Errorf("%s of an array without a validator = %v, want ErrInvalidSchema", name, err)
+		}
+	}
+	compact, hash, err := schema.Compact(json.RawMessage(raw))
+	if err != nil || string(compact) != string(linked.Raw()) || hash != linked.Hash() {
+		t.Fatalf("Compact = %s, %s, %v; want what the compiled schema has: %s, %s", compact, hash, err, linked.Raw(), linked.Hash())
 	}
 }

@@ -9,10 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/big"
 	"slices"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/schema"
@@ -186,10 +185,10 @@ func (s *argSchema) argErr(path, msg string, cause error) *ArgumentError {
 // missing or unknown argument is located at the argument itself.
 func (s *argSchema) explain(v schema.Violation) *ArgumentError {
 	path := strings.Join(v.Location, "/")
-	switch v.Kind.(type) {
-	case *kind.Required:
+	switch v.Keyword {
+	case "required":
 		return s.argErr(path, fmt.Sprintf("missing required argument %q", path), nil)
-	case *kind.AdditionalProperties:
+	case "additionalProperties":
 		return s.argErr(path, fmt.Sprintf("unknown argument %q (known: %s)", path, s.known(v.Location)), nil)
 	}
 	if path == "" {
@@ -202,32 +201,39 @@ func (s *argSchema) explain(v schema.Violation) *ArgumentError {
 // tools' schemas do not use are worded by pkg/schema.
 func (s *argSchema) rule(v schema.Violation, path string) string {
 	value := v.Value
-	switch k := v.Kind.(type) {
-	case *kind.Type:
-		return fmt.Sprintf("must be %s, got %s", typeNames(k.Want), schema.Show(value))
-	case *kind.Enum:
-		want := make([]string, len(k.Want))
-		for i, w := range k.Want {
-			want[i] = schema.Show(w)
+	switch want := v.Want.(type) {
+	case []string: // type
+		return fmt.Sprintf("must be %s, got %s", typeNames(want), schema.Show(value))
+	case []any: // enum
+		shown := make([]string, len(want))
+		for i, w := range want {
+			shown[i] = schema.Show(w)
 		}
-		return fmt.Sprintf("must be one of %s, got %s", strings.Join(want, ", "), schema.Show(value))
-	case *kind.Pattern:
+		return fmt.Sprintf("must be one of %s, got %s", strings.Join(shown, ", "), schema.Show(value))
+	case string: // pattern
 		hint := ""
 		if i := s.rank(path); i < len(s.params) && s.params[i].hint != "" {
 			hint = " (" + s.params[i].hint + ")"
 		}
-		return fmt.Sprintf("must match %s%s, got %s", k.Want, hint, schema.Show(value))
-	case *kind.MinLength:
-		if k.Want == 1 {
+		return fmt.Sprintf("must match %s%s, got %s", want, hint, schema.Show(value))
+	case int:
+		got, _ := v.Got.(int)
+		switch {
+		case v.Keyword == "minLength" && want == 1:
 			return "must not be empty"
+		case v.Keyword == "minLength":
+			return fmt.Sprintf("must be at least %d characters long, got %d", want, got)
+		case v.Keyword == "maxLength":
+			return fmt.Sprintf("must be at most %d characters long, got %d", want, got)
 		}
-		return fmt.Sprintf("must be at least %d characters long, got %d", k.Want, k.Got)
-	case *kind.MaxLength:
-		return fmt.Sprintf("must be at most %d characters long, got %d", k.Want, k.Got)
-	case *kind.Minimum:
-		return fmt.Sprintf("must be >= %s, got %s", schema.FormatNumber(k.Want), schema.FormatNumber(k.Got))
-	case *kind.Maximum:
-		return fmt.Sprintf("must be <= %s, got %s", schema.FormatNumber(k.Want), schema.FormatNumber(k.Got))
+	case *big.Rat:
+		got, _ := v.Got.(*big.Rat)
+		switch v.Keyword {
+		case "minimum":
+			return fmt.Sprintf("must be >= %s, got %s", schema.FormatNumber(want), schema.FormatNumber(got))
+		case "maximum":
+			return fmt.Sprintf("must be <= %s, got %s", schema.FormatNumber(want), schema.FormatNumber(got))
+		}
 	}
 	return v.Rule()
 }

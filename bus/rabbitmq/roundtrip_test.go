@@ -66,6 +66,20 @@ func newCloseOkHolder(t *testing.T, rawURL string) (*closeOkHolder, string) {
 	return h, u.String()
 }
 
+// dialCounted dials a bus through a frame proxy that holds nothing and
+// only counts the broker's replies; the bus is closed at the test's end.
+func dialCounted(t *testing.T, e *testEnv) (*Bus, *closeOkHolder) {
+	t.Helper()
+	h, viaURL := newCloseOkHolder(t, e.url)
+	h.release()
+	b, err := Dial(t.Context(), Options{URL: viaURL, Exchange: e.exchange, ConnectionName: t.Name()})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b, h
+}
+
 func (h *closeOkHolder) accept() {
 	for {
 		in, err := h.ln.Accept()
@@ -255,13 +269,7 @@ func (h *closeOkHolder) count(method []byte) int {
 func TestDeclareBindsInOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	h, viaURL := newCloseOkHolder(t, e.url)
-	h.release() // nothing held: only counted
-	b, err := Dial(t.Context(), Options{URL: viaURL, Exchange: e.exchange, ConnectionName: t.Name()})
-	if err != nil {
-		t.Fatalf("Dial: %v", err)
-	}
-	defer func() { _ = b.Close() }()
+	b, h := dialCounted(t, e)
 	q := "rmq.bind." + unique()
 	spec := bus.QueueSpec{Name: q, Kind: bus.KindTask, Bindings: []string{q + ".one", q + ".two", q + ".three"}}
 	e.track(spec.Name)
@@ -302,13 +310,7 @@ func TestBindRefusedIsTheBrokersError(t *testing.T) {
 func TestDialDeclaresTheExchangesWithoutWaiting(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	h, viaURL := newCloseOkHolder(t, e.url)
-	h.release() // nothing held: only counted
-	b, err := Dial(t.Context(), Options{URL: viaURL, Exchange: e.exchange, ConnectionName: t.Name()})
-	if err != nil {
-		t.Fatalf("Dial: %v", err)
-	}
-	defer func() { _ = b.Close() }()
+	_, h := dialCounted(t, e)
 	if n := h.count(methodExchangeDeclareOk); n != 0 {
 		t.Errorf("%d exchange.declare-oks, want none", n)
 	}

@@ -194,6 +194,7 @@ func (c *Caller) send(ctx context.Context, tr *a2a.TaskRequest, rec *Record, tra
 		return Invocation{}, fmt.Errorf("caller %q: record task %s: %w", c.opts.Name, rec.TaskID, err)
 	}
 	c.local.put(rec, c.opts.Now())
+	c.ownedSession(rec)
 	err = ctx.Err() // ended before the publish: surely not sent
 	if err == nil {
 		err = c.opts.Bus.Publish(ctx, bus.Message{Envelope: env, RoutingKey: taskSpec.Name})

@@ -19,7 +19,7 @@ import (
 // Sessions have owners. A session belongs to the caller that first starts a
 // task in it (or claims it, ClaimSession): its name is kept at
 // session/<id>/a2a-owner in working memory for DefaultSessionOwnerTTL,
-// renewed by each of its calls. Only the owner, and the agents acting
+// renewed by its calls (at most once every ownedFor). Only the owner, and the agents acting
 // within a task started in the session by someone allowed there, may start
 // tasks in it — and so have notification turns appended to its
 // conversation. Starting a task gives its target a grant on the session
@@ -45,7 +45,9 @@ const DefaultSessionOwnerTTL = 7 * 24 * time.Hour
 var ErrSessionNotOwned = errors.New("caller: session belongs to another caller")
 
 // ownedFor is how long this process trusts its memory that it owns a
-// session before it reads the owner again.
+// session, and that it renewed the session's owner, before it reads the
+// owner again and renews it: a session's calls within it write only the
+// target's grant.
 const ownedFor = time.Minute
 
 // maxOwnedCache bounds the sessions remembered as owned.
@@ -138,8 +140,10 @@ func (c *Caller) claimSession(ctx context.Context, session string) (string, erro
 
 // sessionOps checks that this caller may start rec's task in its session
 // and returns the writes that go with the task's record: the owner's
-// renewal (when it is the owner) and the target's grant. A session made up
-// for the task by this caller is its own without a look-up.
+// renewal (when it is the owner, and did not renew it within ownedFor) and
+// the target's grant. A session made up for the task by this caller is its
+// own without a look-up; it is remembered as owned once the task's record
+// landed (ownedSession).
 func (c *Caller) sessionOps(ctx context.Context, rec *Record) ([]memory.Op, error) {
 	session, now := rec.SessionID, c.opts.Now()
 	ownerKey, err := memory.SessionOwnerKey(session)
@@ -152,7 +156,10 @@ func (c *Caller) sessionOps(ctx context.Context, rec *Record) ([]memory.Op, erro
 	}
 	grant := memory.SetOp(grantKey, []byte(c.opts.Name), c.opts.MaxTimeout)
 	renew := memory.SetOp(ownerKey, []byte(c.opts.Name), DefaultSessionOwnerTTL)
-	if rec.freshSession || c.owned.has(session, now) {
+	if c.owned.has(session, now) {
+		return []memory.Op{grant}, nil // owned, and renewed within ownedFor
+	}
+	if rec.freshSession {
 		return []memory.Op{renew, grant}, nil
 	}
 	owner, err := c.claimSession(ctx, session)
@@ -175,6 +182,15 @@ func (c *Caller) sessionOps(ctx context.Context, rec *Record) ([]memory.Op, erro
 		return nil, fmt.Errorf("caller %q: read its grant on session %q: %w", c.opts.Name, session, err)
 	}
 	return nil, c.notOwned(session, owner, fmt.Sprintf("start a task of %s.%s in it", rec.Target, rec.Skill))
+}
+
+// ownedSession remembers rec's session as this caller's, renewed now, once
+// the batch that wrote its owner (the task's record) landed: a session made
+// up for the task is owned only then.
+func (c *Caller) ownedSession(rec *Record) {
+	if rec.freshSession {
+		c.owned.add(rec.SessionID, c.opts.Now())
+	}
 }
 
 // notOwned is the refusal of what, in session, owned by owner.

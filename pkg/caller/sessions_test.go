@@ -7,13 +7,16 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/a2abus/a2abus/internal/testenv"
+	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 )
@@ -168,6 +171,59 @@ func TestForgedResultForAnotherSessionsTaskIsRefused(t *testing.T) {
 		out, err := c.Wait(ctxT(t), inv.TaskID, nil)
 		if err != nil || out.Result.Text() != "real answer" {
 			t.Fatalf("the task's outcome = %+v, %v; want its real answer", out, err)
+		}
+	})
+}
+
+// TestSessionOwnerRenewedOncePerOwnedFor: a caller's calls in a session it
+// owns renew the session's owner once every ownedFor, not at every call;
+// each still writes the target's grant. A session made up for a call is
+// remembered as owned only once the call's record landed.
+func TestSessionOwnerRenewedOncePerOwnedFor(t *testing.T) {
+	each(t, func(t *testing.T, w *world) {
+		var now atomic.Int64
+		now.Store(time.Now().UnixNano())
+		c := w.caller(w.N("Renewer"), false, func(o *Options) { o.Now = func() time.Time { return time.Unix(0, now.Load()) } })
+		ops := func(session string, fresh bool) (renew, grant bool) {
+			t.Helper()
+			ownerKey, err := memory.SessionOwnerKey(session)
+			if err != nil {
+				t.Fatal(err)
+			}
+			grantKey, err := memory.SessionGrantKey(session, "Target")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.sessionOps(ctxT(t), &Record{SessionID: session, Target: "Target", freshSession: fresh})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range got {
+				renew = renew || op.Key == ownerKey
+				grant = grant || op.Key == grantKey
+			}
+			return renew, grant
+		}
+		session := "renewed-" + w.N("s")
+		for i, want := range []bool{true, false, false} { // claimed and renewed, then within ownedFor
+			if renew, grant := ops(session, false); renew != want || !grant {
+				t.Fatalf("call %d: renews the owner %v, writes the grant %v; want %v, true", i, renew, grant, want)
+			}
+		}
+		now.Add(int64(ownedFor + time.Second))
+		if renew, grant := ops(session, false); !renew || !grant {
+			t.Fatalf("after ownedFor: renews the owner %v, writes the grant %v; want both", renew, grant)
+		}
+
+		fresh := "fresh-" + w.N("s")
+		for i := range 2 { // its record has not landed: renewed again
+			if renew, _ := ops(fresh, true); !renew {
+				t.Fatalf("made-up session, call %d: the owner not written", i)
+			}
+		}
+		c.ownedSession(&Record{SessionID: fresh, freshSession: true})
+		if renew, grant := ops(fresh, false); renew || !grant {
+			t.Fatalf("made-up session after its record landed: renews the owner %v, writes the grant %v; want false, true", renew, grant)
 		}
 	})
 }

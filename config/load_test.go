@@ -654,7 +654,7 @@ func TestLoadFileKeysAsViperReadThem(t *testing.T) {
 // TestLoadAsksViperOnlyForWhatWasGiven: without a file, a key neither its
 // variable nor its flag sets keeps Default's value without a look-up in
 // viper (which cost every program about 4,000 allocations at start, for
-// some 190 keys); the keys given are read as before (TestLoadEveryKeyFromEnv).
+// 156 keys); the keys given are read as before (TestLoadEveryKeyFromEnv).
 func TestLoadAsksViperOnlyForWhatWasGiven(t *testing.T) {
 	isolate(t)
 	t.Setenv(EnvName("bus.url"), "amqp://guest:guest@127.0.0.1:5672/")

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2abus/a2abus/bus"
@@ -218,7 +219,11 @@ const (
 	maxPushPending    = 1_000_000
 )
 
-var hostPattern = regexp.MustCompile(`^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+// hostPattern is a host name or a *.domain of gateway.push.allow, compiled
+// on first use: only a gateway's configuration has one.
+var hostPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+})
 
 func (c *GatewayConfig) validate() []error {
 	errs := []error{
@@ -266,7 +271,7 @@ func allowEntry(e string) bool {
 	if _, err := netip.ParseAddr(e); err == nil {
 		return true
 	}
-	return hostPattern.MatchString(e)
+	return hostPattern().MatchString(e)
 }
 
 func (c *GatewayJWTConfig) validate() []error {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -28,12 +29,45 @@ func EnvName(key string) string {
 
 // Keys lists every configuration key (bus.url, redis.addrs, ...) in struct order.
 func Keys() []string {
-	fs := fields(new(Config))
-	keys := make([]string, len(fs))
-	for i, f := range fs {
-		keys[i] = f.key
+	ls := leaves()
+	keys := make([]string, len(ls))
+	for i, l := range ls {
+		keys[i] = l.key
 	}
 	return keys
+}
+
+// leaf is one key of the Config type: its dotted key (the path of its
+// mapstructure tags), its environment variable (EnvName) and the index of
+// its field (reflect.Value.FieldByIndex).
+type leaf struct {
+	key, env string
+	index    []int
+}
+
+// leaves lists the keys of the Config type in struct order. It is built on
+// first use, once: every program's configuration is loaded at its start,
+// and building it per load was most of what loading allocated.
+var leaves = sync.OnceValue(func() []leaf {
+	var out []leaf
+	walk(reflect.TypeFor[Config](), "", nil, &out)
+	return out
+})
+
+func walk(t reflect.Type, prefix string, index []int, out *[]leaf) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key := f.Tag.Get("mapstructure")
+		if prefix != "" {
+			key = prefix + "." + key
+		}
+		idx := append(slices.Clip(index), i)
+		if f.Type.Kind() == reflect.Struct {
+			walk(f.Type, key, idx, out)
+		} else {
+			*out = append(*out, leaf{key: key, env: EnvName(key), index: idx})
+		}
+	}
 }
 
 // field is one leaf of a Config: its dotted key and its settable value.
@@ -42,26 +76,15 @@ type field struct {
 	val reflect.Value
 }
 
-// fields walks c's leaves; the key of each is the path of its mapstructure tags.
+// fields returns c's leaves, in the order of Keys.
 func fields(c *Config) []field {
-	var out []field
-	walk(reflect.ValueOf(c).Elem(), "", &out)
-	return out
-}
-
-func walk(v reflect.Value, prefix string, out *[]field) {
-	t := v.Type()
-	for i := range t.NumField() {
-		key := t.Field(i).Tag.Get("mapstructure")
-		if prefix != "" {
-			key = prefix + "." + key
-		}
-		if fv := v.Field(i); fv.Kind() == reflect.Struct {
-			walk(fv, key, out)
-		} else {
-			*out = append(*out, field{key: key, val: fv})
-		}
+	v := reflect.ValueOf(c).Elem()
+	ls := leaves()
+	out := make([]field, len(ls))
+	for i, l := range ls {
+		out[i] = field{key: l.key, val: v.FieldByIndex(l.index)}
 	}
+	return out
 }
 
 var (

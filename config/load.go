@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -125,9 +126,8 @@ func LoadSourced(opts LoadOptions) (*Config, Sources, error) {
 	v := viper.New()
 	cfg := Default()
 	leaves := fields(cfg)
-	sources := Sources{}
+	sources := make(Sources, len(leaves))
 	for _, f := range leaves {
-		v.SetDefault(f.key, f.val.Interface()) // also makes the key known to AutomaticEnv
 		sources[f.key] = SourceDefault
 	}
 	v.SetEnvPrefix(EnvPrefix)
@@ -149,9 +149,23 @@ func LoadSourced(opts LoadOptions) (*Config, Sources, error) {
 	if err := bindFlags(v, opts.Flags); err != nil {
 		return nil, nil, err
 	}
+	environ := os.Environ()
 	if opts.Warn != nil {
-		for _, w := range UnknownEnv(os.Environ()) {
+		for _, w := range UnknownEnv(environ) {
 			opts.Warn(w)
+		}
+	}
+	for _, e := range environ {
+		name, _, _ := strings.Cut(e, "=")
+		if key, known := envKeys()[name]; known && os.Getenv(name) != "" { // an empty variable counts as unset, as for viper
+			sources[key] = SourceEnv
+		}
+	}
+	if opts.Flags != nil {
+		for name, key := range flagKeys {
+			if f := opts.Flags.Lookup(name); f != nil && f.Changed {
+				sources[key] = SourceFlag
+			}
 		}
 	}
 	reported := map[string]bool{} // keys the file's shape already made an error of
@@ -161,18 +175,17 @@ func LoadSourced(opts LoadOptions) (*Config, Sources, error) {
 		}
 	}
 	for _, f := range leaves {
+		// Without a file, viper has a value other than the default only for
+		// a key set by its variable or flag: the others keep Default's
+		// value, without asking viper (most of what a load cost). With a
+		// file every key is asked, since a file may shadow or empty a key
+		// in ways its list of keys does not show.
+		if path == "" && sources[f.key] == SourceDefault {
+			continue
+		}
+		v.SetDefault(f.key, f.val.Interface()) // what viper returns when the file leaves the key null
 		if err := f.set(v.Get(f.key)); err != nil && !reported[f.key] {
 			errs = append(errs, err)
-		}
-		if os.Getenv(EnvName(f.key)) != "" { // an empty variable counts as unset, as for viper
-			sources[f.key] = SourceEnv
-		}
-	}
-	if opts.Flags != nil {
-		for name, key := range flagKeys {
-			if f := opts.Flags.Lookup(name); f != nil && f.Changed {
-				sources[key] = SourceFlag
-			}
 		}
 	}
 	if err := errors.Join(append(errs, cfg.validate()...)...); err != nil {
@@ -258,21 +271,18 @@ var otherEnvPrefixes = []string{EnvPrefix + "_TEST_", EnvPrefix + "_PASSWORD_"}
 // ignores it. The warning names the closest known variable when one is
 // within a few edits (A2ABUS_BUS_URLL: did you mean A2ABUS_BUS_URL?).
 func UnknownEnv(environ []string) []string {
-	known := map[string]bool{}
-	var names []string
-	for _, k := range Keys() {
-		known[EnvName(k)] = true
-		names = append(names, EnvName(k))
-	}
 	var out []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, EnvPrefix+"_") || known[name] ||
+		if !strings.HasPrefix(name, EnvPrefix+"_") ||
 			slices.ContainsFunc(otherEnvPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
 			continue
 		}
+		if _, known := envKeys()[name]; known {
+			continue
+		}
 		w := fmt.Sprintf("config: environment variable %s sets no configuration key and is ignored", name)
-		if near := text.Nearest(name, names, 1, maxSuggestEdits); len(near) == 1 {
+		if near := text.Nearest(name, envNames(), 1, maxSuggestEdits); len(near) == 1 {
 			w += fmt.Sprintf(" (did you mean %s?)", near[0])
 		}
 		out = append(out, w)
@@ -280,6 +290,24 @@ func UnknownEnv(environ []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// envKeys maps the variable of every key (EnvName) to its key; built once.
+var envKeys = sync.OnceValue(func() map[string]string {
+	m := make(map[string]string, len(leaves()))
+	for _, l := range leaves() {
+		m[l.env] = l.key
+	}
+	return m
+})
+
+// envNames lists the variable of every key, in the order of Keys; built once.
+var envNames = sync.OnceValue(func() []string {
+	names := make([]string, len(leaves()))
+	for i, l := range leaves() {
+		names[i] = l.env
+	}
+	return names
+})
 
 // maxSuggestEdits bounds the edits between a mistyped variable and the one suggested.
 const maxSuggestEdits = 3

@@ -5,11 +5,11 @@ package chat_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/a2abus/a2abus/internal/llmtest"
+	"github.com/a2abus/a2abus/internal/testenv"
 	"github.com/a2abus/a2abus/internal/testworld"
 	"github.com/a2abus/a2abus/memory"
 	"github.com/a2abus/a2abus/pkg/chat"
@@ -21,27 +21,10 @@ import (
 // by its release, never by expiring unnoticed.
 type leaseWrites struct {
 	chat.Memory
-	key   string
-	delay time.Duration
-	held  time.Duration
-
-	mu     sync.Mutex
-	writes []string
-}
-
-func (l *leaseWrites) note(what string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.writes = append(l.writes, what)
-}
-
-func (l *leaseWrites) last() (string, []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.writes) == 0 {
-		return "", nil
-	}
-	return l.writes[len(l.writes)-1], append([]string(nil), l.writes...)
+	key    string
+	delay  time.Duration
+	held   time.Duration
+	writes testenv.Events
 }
 
 func (l *leaseWrites) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
@@ -50,7 +33,7 @@ func (l *leaseWrites) Set(ctx context.Context, key string, value []byte, ttl tim
 	}
 	time.Sleep(l.delay)
 	err := l.Memory.Set(ctx, key, value, l.held)
-	l.note("renew")
+	l.writes.Add("renew")
 	return err
 }
 
@@ -60,7 +43,7 @@ func (l *leaseWrites) SetIfAbsent(ctx context.Context, key string, value []byte,
 	}
 	ok, err := l.Memory.SetIfAbsent(ctx, key, value, l.held)
 	if ok {
-		l.note("take")
+		l.writes.Add("take")
 	}
 	return ok, err
 }
@@ -68,7 +51,7 @@ func (l *leaseWrites) SetIfAbsent(ctx context.Context, key string, value []byte,
 func (l *leaseWrites) Delete(ctx context.Context, key string) error {
 	err := l.Memory.Delete(ctx, key)
 	if key == l.key {
-		l.note("release")
+		l.writes.Add("release")
 	}
 	return err
 }
@@ -102,8 +85,8 @@ func TestRunEndReleasesTheLeaseAfterItsLastRenewal(t *testing.T) {
 				t.Fatalf("turn %d: settled %+v, %v", i, settled, err)
 			}
 			time.Sleep(200 * time.Millisecond) // the release, and a renewal that would follow it
-			if last, writes := lw.last(); last != "release" {
-				t.Fatalf("turn %d: the lease's writes end with %q, want its release: %q", i, last, writes)
+			if writes := lw.writes.List(); len(writes) == 0 || writes[len(writes)-1] != "release" {
+				t.Fatalf("turn %d: the lease's writes %q do not end with its release", i, writes)
 			}
 		}
 	})

@@ -53,12 +53,25 @@ type Runner struct {
 // New returns a runner that has neither started nor closed. Start returns
 // closed once Close was called, and running for a second Start: the
 // component's own sentinel errors (ErrClosed and ErrRunning when nil).
+// closed is returned wrapping ErrClosed as well, so that what runs
+// components of every kind tells "closed before it ran" apart.
 func New(closed, running error) *Runner {
-	r := &Runner{errClosed: cmp.Or(closed, ErrClosed), errRunning: cmp.Or(running, ErrRunning),
+	errClosed := error(ErrClosed)
+	if closed != nil && closed != ErrClosed {
+		errClosed = closedError{closed}
+	}
+	r := &Runner{errClosed: errClosed, errRunning: cmp.Or(running, ErrRunning),
 		done: make(chan struct{}), afterClose: make(chan struct{})}
 	r.closing, r.cancelClosing = context.WithCancel(context.Background())
 	return r
 }
+
+// closedError is a component's own "closed" sentinel, which also wraps
+// ErrClosed; its message is the component's.
+type closedError struct{ own error }
+
+func (e closedError) Error() string   { return e.own.Error() }
+func (e closedError) Unwrap() []error { return []error{e.own, ErrClosed} }
 
 // Start marks the component running and returns the context its Run works
 // under (cancelled by Close), its cancel function, and finish, which Run

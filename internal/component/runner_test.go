@@ -77,6 +77,20 @@ func TestCloseBeforeStartAndBound(t *testing.T) {
 	}
 }
 
+// A component's own "closed" sentinel, returned by a Start after Close,
+// also wraps ErrClosed, with the component's message.
+func TestClosedBeforeStartIsTheComponentsAndErrClosed(t *testing.T) {
+	own := errors.New("thing: closed")
+	r := New(own, nil)
+	if err := r.Close("thing", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err := r.Start(context.Background(), nil)
+	if !errors.Is(err, own) || !errors.Is(err, ErrClosed) || err.Error() != "thing: closed" {
+		t.Fatalf("start after close: %v, want %v wrapping ErrClosed", err, own)
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	var id string
 	var log *zap.Logger

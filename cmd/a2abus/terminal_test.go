@@ -259,7 +259,9 @@ func TestInvokeWaitSaysNoAgentConsumesTheQueue(t *testing.T) {
 	w := testworld.Real(t)
 	target := w.N("Unserved")
 	useWorld(t, w, map[string]string{"CALLER_NAME": w.N("QueueCli")})
-	code, _, errOut := runCLI(t, "invoke", target, "echo", "hi", "--wait", "--timeout", "1500ms", "--directory-wait", "0")
+	// The first look at the queue comes 300ms after the publish; the timeout
+	// leaves it room on a loaded machine (1.5s did not, once, in CI).
+	code, _, errOut := runCLI(t, "invoke", target, "echo", "hi", "--wait", "--timeout", "3s", "--directory-wait", "0")
 	want := "queue: waiting in agent.task." + target + ": 0 ahead, no agent running — a KEDA job will start it"
 	if code != exitTaskFailed || strings.Count(errOut, want) != 1 {
 		t.Fatalf("exit %d, stderr %q; want 2 and one %q", code, errOut, want)

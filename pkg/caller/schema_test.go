@@ -50,12 +50,7 @@ func wantInvalid(t *testing.T, err error, fragments ...string) {
 func TestInvalidInputRefusedBeforePublishing(t *testing.T) {
 	each(t, func(t *testing.T, w *world) {
 		target := w.N("Calc")
-		wk := directory.WellKnownAgent{AgentName: target, Skills: []directory.WellKnownSkill{{ID: "npv"}},
-			InputSchemas: map[string]json.RawMessage{"npv": json.RawMessage(npvSchema)}}
-		dir, err := directory.New(directory.Options{Bus: w.Connect(t), WellKnown: []directory.WellKnownAgent{wk}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		dir := npvDirectory(t, w, target)
 		resolver := directory.PatientResolver{Directory: dir, Wait: time.Second}
 		c := w.caller(w.N("Primary"), true, func(o *Options) { o.Resolver = resolver })
 
@@ -71,7 +66,7 @@ func TestInvalidInputRefusedBeforePublishing(t *testing.T) {
 			_, err = c.Call(ctxT(t), req, nil)
 			wantInvalid(t, err, "/discount_rate: type: got string, want number")
 		}
-		_, err = c.Invoke(ctxT(t), Request{Target: target, Skill: "npv", Text: "no input"})
+		_, err := c.Invoke(ctxT(t), Request{Target: target, Skill: "npv", Text: "no input"})
 		wantInvalid(t, err, "structured input is required", "(root): type: got null, want object")
 
 		valid, err := c.Invoke(ctxT(t), Request{Target: target, Skill: "npv", Input: json.RawMessage(`{"cash_flows":[1],"discount_rate":0.1}`)})
@@ -187,12 +182,7 @@ func TestWithoutTheValidator(t *testing.T) {
 	t.Cleanup(jsonschema.Register)
 	each(t, func(t *testing.T, w *world) {
 		target := w.N("Calc")
-		wk := directory.WellKnownAgent{AgentName: target, Skills: []directory.WellKnownSkill{{ID: "npv"}},
-			InputSchemas: map[string]json.RawMessage{"npv": json.RawMessage(npvSchema)}}
-		dir, err := directory.New(directory.Options{Bus: w.Connect(t), WellKnown: []directory.WellKnownAgent{wk}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		dir := npvDirectory(t, w, target)
 		if raw, ok := dir.InputSchema(target, "npv"); !ok || string(raw) != npvSchema {
 			t.Fatalf("the directory keeps %s, %v; want the schema", raw, ok)
 		}
@@ -250,3 +240,16 @@ var (
 	_ Resolver = (*directory.Directory)(nil)
 	_ Resolver = directory.PatientResolver{}
 )
+
+// npvDirectory is a directory that knows target, from the well-known
+// file, with an npv skill whose input schema is npvSchema.
+func npvDirectory(t *testing.T, w *world, target string) *directory.Directory {
+	t.Helper()
+	wk := directory.WellKnownAgent{AgentName: target, Skills: []directory.WellKnownSkill{{ID: "npv"}},
+		InputSchemas: map[string]json.RawMessage{"npv": json.RawMessage(npvSchema)}}
+	dir, err := directory.New(directory.Options{Bus: w.Connect(t), WellKnown: []directory.WellKnownAgent{wk}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

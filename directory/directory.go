@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -163,9 +164,11 @@ func (o *Options) normalize() error {
 	if err := a2a.ValidateInstanceID(o.InstanceID); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
-	if err := checkWellKnown(o.WellKnown); err != nil {
+	wellKnown, err := checkWellKnown(o.WellKnown)
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
+	o.WellKnown = wellKnown
 	trust, err := ParseTrust(string(o.Trust))
 	if err != nil {
 		return err
@@ -180,30 +183,38 @@ func (o *Options) normalize() error {
 	return nil
 }
 
-// checkWellKnown validates agents built in code (LoadWellKnown already checks files).
-func checkWellKnown(agents []WellKnownAgent) error {
+// checkWellKnown validates agents built in code (LoadWellKnown already checks
+// files) and returns a copy whose input schemas are compacted, as an
+// announcement's and a file's are; agents itself is left as given.
+func checkWellKnown(agents []WellKnownAgent) ([]WellKnownAgent, error) {
+	if agents == nil {
+		return nil, nil
+	}
+	out := slices.Clone(agents)
 	byName := map[string]int{}
 	for i, w := range agents {
 		if err := a2a.ValidateAgentName(w.AgentName); err != nil {
-			return fmt.Errorf("well-known agent %d: %w", i, err)
+			return nil, fmt.Errorf("well-known agent %d: %w", i, err)
 		}
 		if first, dup := byName[strings.ToLower(w.AgentName)]; dup {
-			return fmt.Errorf("well-known agent %d %q: duplicate of agent %d %q (names are case-insensitive)", i, w.AgentName, first, agents[first].AgentName)
+			return nil, fmt.Errorf("well-known agent %d %q: duplicate of agent %d %q (names are case-insensitive)", i, w.AgentName, first, agents[first].AgentName)
 		}
 		byName[strings.ToLower(w.AgentName)] = i
 		if reason := checkSkills(w.Card().Skills); reason != "" {
-			return fmt.Errorf("well-known agent %d %q: %s", i, w.AgentName, reason)
+			return nil, fmt.Errorf("well-known agent %d %q: %s", i, w.AgentName, reason)
 		}
-		if _, reason := checkInputSchemas(w.InputSchemas, w.Card().Skills); reason != "" {
-			return fmt.Errorf("well-known agent %d %q: %s", i, w.AgentName, reason)
+		schemas, reason := checkInputSchemas(w.InputSchemas, w.Card().Skills)
+		if reason != "" {
+			return nil, fmt.Errorf("well-known agent %d %q: %s", i, w.AgentName, reason)
 		}
+		out[i].InputSchemas = schemas
 		if w.PublicKey != "" {
 			if _, err := a2a.ParsePublicKey(w.PublicKey); err != nil {
-				return fmt.Errorf("well-known agent %d %q: publicKey: %w", i, w.AgentName, err)
+				return nil, fmt.Errorf("well-known agent %d %q: publicKey: %w", i, w.AgentName, err)
 			}
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // Directory tracks the agents on the bus. Look-ups are safe for concurrent

@@ -74,7 +74,7 @@ func FuzzParseWellKnown(f *testing.F) {
 			}
 			return
 		}
-		if err := checkWellKnown(agents); err != nil {
+		if _, err := checkWellKnown(agents); err != nil {
 			t.Fatalf("parseWellKnown accepted agents New refuses: %v", err)
 		}
 		d, err := New(Options{Bus: b, WellKnown: agents, InstanceID: "fuzz"})

@@ -145,6 +145,19 @@ func TestWellKnownInputSchemas(t *testing.T) {
 			}
 		})
 	}
+	// An agent built in code, not loaded from a file, is stored compacted
+	// too, and the caller's copy is left as given.
+	inCode := wellKnown("Calc", "rate")
+	inCode.InputSchemas = map[string]json.RawMessage{"rate": json.RawMessage(rateSchema)}
+	given := []WellKnownAgent{inCode}
+	d = newDirectory(t, Options{Bus: embeddedBus(t), WellKnown: given})
+	if got, ok := d.InputSchema("calc", "rate"); !ok || string(got) != compactRate {
+		t.Fatalf("schema of a well-known agent built in code = %s, %v; want %s", got, ok, compactRate)
+	}
+	if got := string(given[0].InputSchemas["rate"]); got != rateSchema {
+		t.Fatalf("the caller's WellKnown was changed to %s", got)
+	}
+
 	bad := wellKnown("Calc", "rate")
 	bad.InputSchemas = map[string]json.RawMessage{"rate": json.RawMessage(`{"minimum": "zero"}`)}
 	if _, err := New(Options{Bus: embeddedBus(t), WellKnown: []WellKnownAgent{bad}}); !errors.Is(err, ErrInvalidOptions) {

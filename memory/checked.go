@@ -45,6 +45,22 @@ func (c Checked) SetIfAbsent(ctx context.Context, key string, value []byte, ttl 
 	return c.b.SetIfAbsent(ctx, key, value, ttl)
 }
 
+// CompareAndSet validates key and ttl, then calls the backend's CompareAndSet.
+func (c Checked) CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
+	if err := validKeyTTL(key, ttl); err != nil {
+		return false, fmt.Errorf("compare and set: %w", err)
+	}
+	return c.b.CompareAndSet(ctx, key, old, value, ttl)
+}
+
+// CompareAndDelete validates key, then calls the backend's CompareAndDelete.
+func (c Checked) CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error) {
+	if err := ValidateKey(key); err != nil {
+		return false, fmt.Errorf("compare and delete: %w", err)
+	}
+	return c.b.CompareAndDelete(ctx, key, old)
+}
+
 // Get validates key, then calls the backend's Get.
 func (c Checked) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ValidateKey(key); err != nil {

@@ -24,6 +24,14 @@ func (s *spy) SetIfAbsent(context.Context, string, []byte, time.Duration) (bool,
 	s.calls++
 	return true, nil
 }
+func (s *spy) CompareAndSet(context.Context, string, []byte, []byte, time.Duration) (bool, error) {
+	s.calls++
+	return true, nil
+}
+func (s *spy) CompareAndDelete(context.Context, string, []byte) (bool, error) {
+	s.calls++
+	return true, nil
+}
 func (s *spy) Get(context.Context, string) ([]byte, error)           { s.calls++; return nil, nil }
 func (s *spy) TTL(context.Context, string) (time.Duration, error)    { s.calls++; return 0, nil }
 func (s *spy) Delete(context.Context, string) error                  { s.calls++; return nil }
@@ -77,6 +85,26 @@ func TestCheckedRejectsBeforeTheBackend(t *testing.T) {
 			_, err := m.SetIfAbsent(ctx, "k", nil, -1)
 			return err
 		}, memory.ErrInvalidArgument, "set if absent: "},
+		{"compare and set", func(ctx context.Context, m memory.Memory) error {
+			_, err := m.CompareAndSet(ctx, "k", []byte("a"), []byte("b"), time.Second)
+			return err
+		}, nil, ""},
+		{"compare and set key", func(ctx context.Context, m memory.Memory) error {
+			_, err := m.CompareAndSet(ctx, "a b", nil, nil, 0)
+			return err
+		}, memory.ErrInvalidKey, "compare and set: "},
+		{"compare and set ttl", func(ctx context.Context, m memory.Memory) error {
+			_, err := m.CompareAndSet(ctx, "k", nil, nil, -1)
+			return err
+		}, memory.ErrInvalidArgument, "compare and set: "},
+		{"compare and delete", func(ctx context.Context, m memory.Memory) error {
+			_, err := m.CompareAndDelete(ctx, "k", []byte("a"))
+			return err
+		}, nil, ""},
+		{"compare and delete key", func(ctx context.Context, m memory.Memory) error {
+			_, err := m.CompareAndDelete(ctx, "/k", nil)
+			return err
+		}, memory.ErrInvalidKey, "compare and delete: "},
 		{"get", func(ctx context.Context, m memory.Memory) error { _, err := m.Get(ctx, ""); return err }, memory.ErrInvalidKey, "get: "},
 		{"ttl", func(ctx context.Context, m memory.Memory) error { _, err := m.TTL(ctx, "*"); return err }, memory.ErrInvalidKey, "ttl: "},
 		{"delete", func(ctx context.Context, m memory.Memory) error { return m.Delete(ctx, "a/") }, memory.ErrInvalidKey, "delete: "},

@@ -14,9 +14,11 @@ import (
 // model, drive a conversation, run a workflow — kept at Key in a Store: taken
 // with SetIfAbsent and a TTL, renewed while the work lasts, deleted when it
 // ends. A holder that stalls past the TTL loses it; the renewals tell it so.
-// The check-then-write steps are not atomic: the TTL must be long beside a
-// renewal's round trip, and work that must never be done twice needs its
-// own once-marker besides.
+// Renewal and release are each one atomic step (CompareAndSet,
+// CompareAndDelete on the Owner), so a holder whose lease expired can
+// neither extend nor delete the lease another owner took since. The TTL
+// still bounds how long a stalled holder may go on unaware: work that must
+// never be done twice needs its own once-marker besides.
 type Lease struct {
 	Store Store
 	Key   string
@@ -38,31 +40,26 @@ func (l Lease) Acquire(ctx context.Context) (bool, error) {
 	return held && holder == l.Owner, err
 }
 
-// Renew extends the lease this owner holds, or takes it again when it
-// expired and nobody took it; false when another owner holds it.
+// Renew extends the lease this owner holds (CompareAndSet from Owner to
+// Owner with TTL), or takes it again when it expired and nobody took it;
+// false when another owner holds it.
 func (l Lease) Renew(ctx context.Context) (bool, error) {
-	holder, held, err := l.Holder(ctx)
+	owner := []byte(l.Owner)
+	ok, err := l.Store.CompareAndSet(ctx, l.Key, owner, owner, l.TTL)
 	switch {
 	case err != nil:
-		return false, err
-	case !held:
-		return l.Acquire(ctx)
-	case holder != l.Owner:
-		return false, nil
-	}
-	if err := l.Store.Set(ctx, l.Key, []byte(l.Owner), l.TTL); err != nil {
 		return false, fmt.Errorf("renew lease %q: %w", l.Key, err)
+	case ok:
+		return true, nil
 	}
-	return true, nil
+	// Not ours now: missing (take it again, atomically) or another's
+	// (Acquire's SetIfAbsent refuses, and its read tells who holds it).
+	return l.Acquire(ctx)
 }
 
-// Release deletes the lease if this owner holds it.
+// Release deletes the lease if this owner holds it (CompareAndDelete).
 func (l Lease) Release(ctx context.Context) error {
-	holder, held, err := l.Holder(ctx)
-	if err != nil || !held || holder != l.Owner {
-		return err
-	}
-	if err := l.Store.Delete(ctx, l.Key); err != nil {
+	if _, err := l.Store.CompareAndDelete(ctx, l.Key, []byte(l.Owner)); err != nil {
 		return fmt.Errorf("release lease %q: %w", l.Key, err)
 	}
 	return nil

@@ -38,6 +38,12 @@ type Store interface {
 	// SetIfAbsent stores value only if key is missing (or expired) and reports whether it did:
 	// the idempotence marker.
 	SetIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error)
+	// CompareAndSet replaces key's value and TTL with value and ttl (as Set) only if its live value
+	// equals old, in one atomic step, and reports whether it did; a missing or expired key is false.
+	CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error)
+	// CompareAndDelete removes key only if its live value equals old, in one atomic step, and
+	// reports whether it did; a missing or expired key is false.
+	CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error)
 }
 
 // Roles of a conversation turn.

@@ -14,8 +14,9 @@ import (
 
 // DownMemory is a working memory that a test takes down for a while, as
 // a Redis outage does: while Down holds, its reads and writes (Set, Get,
-// GetMany, SetIfAbsent, Turns, IndexScore, IndexRange, Batch) fail with
-// memory.ErrUnavailable, each failure counted in Fails.
+// GetMany, SetIfAbsent, CompareAndSet, CompareAndDelete, Turns, IndexScore,
+// IndexRange, Batch) fail with memory.ErrUnavailable, each failure counted
+// in Fails.
 type DownMemory struct {
 	memory.Memory
 	Down  atomic.Bool
@@ -60,6 +61,22 @@ func (m *DownMemory) SetIfAbsent(ctx context.Context, k string, v []byte, ttl ti
 		return false, err
 	}
 	return m.Memory.SetIfAbsent(ctx, k, v, ttl)
+}
+
+// CompareAndSet is the memory's CompareAndSet, failing while Down holds.
+func (m *DownMemory) CompareAndSet(ctx context.Context, k string, old, v []byte, ttl time.Duration) (bool, error) {
+	if err := m.err("compare and set"); err != nil {
+		return false, err
+	}
+	return m.Memory.CompareAndSet(ctx, k, old, v, ttl)
+}
+
+// CompareAndDelete is the memory's CompareAndDelete, failing while Down holds.
+func (m *DownMemory) CompareAndDelete(ctx context.Context, k string, old []byte) (bool, error) {
+	if err := m.err("compare and delete"); err != nil {
+		return false, err
+	}
+	return m.Memory.CompareAndDelete(ctx, k, old)
 }
 
 // Turns is the memory's Turns, failing while Down holds.

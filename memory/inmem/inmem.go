@@ -145,6 +145,34 @@ func (m *backend) SetIfAbsent(ctx context.Context, key string, value []byte, ttl
 	return true, nil
 }
 
+// CompareAndSet stores a copy of value under key with ttl if its live value equals old; it reports whether it did.
+func (m *backend) CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("compare and set %q", key); err != nil {
+		return false, err
+	}
+	if it, ok := m.live(key); !ok || !slices.Equal(it.value, old) {
+		return false, nil
+	}
+	m.items[key] = m.newItem(value, ttl)
+	return true, nil
+}
+
+// CompareAndDelete removes key if its live value equals old; it reports whether it did.
+func (m *backend) CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("compare and delete %q", key); err != nil {
+		return false, err
+	}
+	if it, ok := m.live(key); !ok || !slices.Equal(it.value, old) {
+		return false, nil
+	}
+	delete(m.items, key)
+	return true, nil
+}
+
 // Get returns a copy of the value of key.
 func (m *backend) Get(ctx context.Context, key string) ([]byte, error) {
 	m.mu.Lock()

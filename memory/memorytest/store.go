@@ -189,6 +189,10 @@ func testNegativeTTL(t *testing.T, m memory.Memory) {
 	mustBe(t, m.Set(ctx, key, []byte("v"), -time.Second), memory.ErrInvalidArgument, "set with negative ttl")
 	_, err := m.SetIfAbsent(ctx, key, []byte("v"), -time.Second)
 	mustBe(t, err, memory.ErrInvalidArgument, "set if absent with negative ttl")
+	must(t, m.Set(ctx, key+"/held", []byte("v"), 0), "set")
+	_, err = m.CompareAndSet(ctx, key+"/held", []byte("v"), []byte("w"), -time.Second)
+	mustBe(t, err, memory.ErrInvalidArgument, "compare and set with negative ttl")
+	mustValue(t, m, key+"/held", "v")
 	_, err = m.Get(ctx, key)
 	mustBe(t, err, memory.ErrNotFound, "get after rejected sets")
 }
@@ -321,6 +325,163 @@ func testSetIfAbsentConcurrent(t *testing.T, m memory.Memory) {
 	}
 }
 
+func testCompareAndSet(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t)
+	must(t, m.Set(ctx, key, []byte("a"), 0), "set")
+	ok, err := m.CompareAndSet(ctx, key, []byte("a"), []byte("b"), time.Hour)
+	must(t, err, "compare and set on a match")
+	if !ok {
+		t.Fatal("compare and set on a match returned false")
+	}
+	mustValue(t, m, key, "b")
+	if ttl, err := m.TTL(ctx, key); err != nil || ttl <= time.Hour-wait || ttl > time.Hour {
+		t.Fatalf("ttl after compare and set with 1h = %v, %v; want within (1h-%v, 1h]", ttl, err, wait)
+	}
+	ok, err = m.CompareAndSet(ctx, key, []byte("b"), []byte("c"), 0)
+	must(t, err, "compare and set without ttl")
+	if !ok {
+		t.Fatal("compare and set without ttl on a match returned false")
+	}
+	if ttl, err := m.TTL(ctx, key); err != nil || ttl != 0 {
+		t.Fatalf("ttl after compare and set without ttl = %v, %v; want 0 (the old ttl must not survive)", ttl, err)
+	}
+	for _, old := range [][]byte{[]byte("b"), []byte("C"), []byte("cc"), nil} {
+		ok, err = m.CompareAndSet(ctx, key, old, []byte("x"), time.Hour)
+		must(t, err, "compare and set on a mismatch")
+		if ok {
+			t.Fatalf("compare and set expecting %q replaced %q", old, "c")
+		}
+	}
+	mustValue(t, m, key, "c")
+	if ttl, err := m.TTL(ctx, key); err != nil || ttl != 0 {
+		t.Fatalf("ttl after a refused compare and set = %v, %v; want 0 (untouched)", ttl, err)
+	}
+	missing := key + "/missing"
+	for _, old := range [][]byte{nil, {}, []byte("c")} {
+		ok, err = m.CompareAndSet(ctx, missing, old, []byte("x"), 0)
+		must(t, err, "compare and set of a missing key")
+		if ok {
+			t.Fatalf("compare and set of a missing key expecting %q returned true", old)
+		}
+	}
+	_, err = m.Get(ctx, missing)
+	mustBe(t, err, memory.ErrNotFound, "get after compare and set of a missing key")
+	empty := key + "/empty"
+	must(t, m.Set(ctx, empty, nil, 0), "set empty")
+	if ok, err = m.CompareAndSet(ctx, empty, nil, []byte("full"), 0); err != nil || !ok {
+		t.Fatalf("compare and set of an empty value expecting none = %v, %v; want true", ok, err)
+	}
+	mustValue(t, m, empty, "full")
+}
+
+func testCompareAndDelete(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t)
+	must(t, m.Set(ctx, key, []byte("a"), time.Hour), "set")
+	for _, old := range [][]byte{[]byte("b"), []byte("A"), []byte("aa"), nil} {
+		ok, err := m.CompareAndDelete(ctx, key, old)
+		must(t, err, "compare and delete on a mismatch")
+		if ok {
+			t.Fatalf("compare and delete expecting %q deleted %q", old, "a")
+		}
+	}
+	mustValue(t, m, key, "a")
+	ok, err := m.CompareAndDelete(ctx, key, []byte("a"))
+	must(t, err, "compare and delete on a match")
+	if !ok {
+		t.Fatal("compare and delete on a match returned false")
+	}
+	_, err = m.Get(ctx, key)
+	mustBe(t, err, memory.ErrNotFound, "get after compare and delete")
+	if ok, err = m.CompareAndDelete(ctx, key, []byte("a")); err != nil || ok {
+		t.Fatalf("compare and delete of a deleted key = %v, %v; want false", ok, err)
+	}
+	if ok, err = m.CompareAndDelete(ctx, key+"/never-set", nil); err != nil || ok {
+		t.Fatalf("compare and delete of a key never set = %v, %v; want false", ok, err)
+	}
+}
+
+// testCompareAfterExpiry: an expired key is missing to both compare
+// operations, even when they expect its last value, and neither brings it back.
+func testCompareAfterExpiry(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	base := "t/" + unique(t)
+	for _, k := range []string{base + "/set", base + "/delete"} {
+		must(t, m.Set(ctx, k, []byte("old"), shortTTL), "set "+k)
+	}
+	for _, k := range []string{base + "/set", base + "/delete"} {
+		testenv.Eventually(t, k+" expires", func() bool {
+			_, err := m.Get(ctx, k)
+			if err != nil && !errors.Is(err, memory.ErrNotFound) {
+				t.Fatalf("get while expiring: %v", err)
+			}
+			return err != nil
+		}, testenv.Within(wait))
+	}
+	ok, err := m.CompareAndSet(ctx, base+"/set", []byte("old"), []byte("new"), 0)
+	if err != nil || ok {
+		t.Fatalf("compare and set of an expired key = %v, %v; want false", ok, err)
+	}
+	_, err = m.Get(ctx, base+"/set")
+	mustBe(t, err, memory.ErrNotFound, "get after compare and set of an expired key")
+	ok, err = m.CompareAndDelete(ctx, base+"/delete", []byte("old"))
+	if err != nil || ok {
+		t.Fatalf("compare and delete of an expired key = %v, %v; want false", ok, err)
+	}
+}
+
+func testCompareAndSetConcurrent(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t)
+	must(t, m.Set(ctx, key, []byte("start"), time.Minute), "set")
+	const n = 16
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		winners []int
+		errs    []error
+	)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := m.CompareAndSet(ctx, key, []byte("start"), []byte{byte(i)}, time.Minute)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if ok {
+				winners = append(winners, i)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		t.Fatalf("concurrent compare and set: %v", errs)
+	}
+	if len(winners) != 1 {
+		t.Fatalf("%d of %d concurrent compare and set won (%v), want exactly 1", len(winners), n, winners)
+	}
+	got, err := m.Get(ctx, key)
+	must(t, err, "get")
+	if len(got) != 1 || int(got[0]) != winners[0] {
+		t.Fatalf("value = %v, want the winner's [%d]", got, winners[0])
+	}
+}
+
+// testCompareClosed: after Close both compare operations fail with ErrClosed.
+func testCompareClosed(t *testing.T, m memory.Memory) {
+	ctx := t.Context()
+	key := "t/" + unique(t)
+	must(t, m.Close(), "close")
+	_, err := m.CompareAndSet(ctx, key, nil, []byte("v"), 0)
+	mustBe(t, err, memory.ErrClosed, "compare and set")
+	_, err = m.CompareAndDelete(ctx, key, nil)
+	mustBe(t, err, memory.ErrClosed, "compare and delete")
+}
+
 // invalidKeys break one rule of memory.ValidateKey each.
 var invalidKeys = []string{
 	"", "a//b", "/a", "a/", "/", ".", "..", "a/../b", "a/./b", "../a", "a/..",
@@ -343,6 +504,10 @@ func testInvalidKeys(t *testing.T, m memory.Memory) {
 		mustBe(t, m.Delete(ctx, key), memory.ErrInvalidKey, "delete "+key)
 		_, err = m.SetIfAbsent(ctx, key, []byte("v"), 0)
 		mustBe(t, err, memory.ErrInvalidKey, "set if absent "+key)
+		_, err = m.CompareAndSet(ctx, key, nil, []byte("v"), 0)
+		mustBe(t, err, memory.ErrInvalidKey, "compare and set "+key)
+		_, err = m.CompareAndDelete(ctx, key, nil)
+		mustBe(t, err, memory.ErrInvalidKey, "compare and delete "+key)
 		_, err = m.GetMany(ctx, "t/valid", key)
 		mustBe(t, err, memory.ErrInvalidKey, "get many "+key)
 		if !strings.Contains(err.Error(), "key 1") {

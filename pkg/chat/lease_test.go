@@ -16,9 +16,9 @@ import (
 )
 
 // leaseWrites notes the writes of one lease key, in order, and delays its
-// renewals (Set), so that one is nearly always in flight during a run. It
-// stores the lease for longer than its TTL (held), so that the lease ends
-// by its release, never by expiring unnoticed.
+// renewals (CompareAndSet), so that one is nearly always in flight during a
+// run. It stores the lease for longer than its TTL (held), so that the
+// lease ends by its release, never by expiring unnoticed.
 type leaseWrites struct {
 	chat.Memory
 	key    string
@@ -27,14 +27,16 @@ type leaseWrites struct {
 	writes testenv.Events
 }
 
-func (l *leaseWrites) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+func (l *leaseWrites) CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
 	if key != l.key {
-		return l.Memory.Set(ctx, key, value, ttl)
+		return l.Memory.CompareAndSet(ctx, key, old, value, ttl)
 	}
 	time.Sleep(l.delay)
-	err := l.Memory.Set(ctx, key, value, l.held)
-	l.writes.Add("renew")
-	return err
+	ok, err := l.Memory.CompareAndSet(ctx, key, old, value, l.held)
+	if ok {
+		l.writes.Add("renew")
+	}
+	return ok, err
 }
 
 func (l *leaseWrites) SetIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
@@ -48,12 +50,12 @@ func (l *leaseWrites) SetIfAbsent(ctx context.Context, key string, value []byte,
 	return ok, err
 }
 
-func (l *leaseWrites) Delete(ctx context.Context, key string) error {
-	err := l.Memory.Delete(ctx, key)
-	if key == l.key {
+func (l *leaseWrites) CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error) {
+	ok, err := l.Memory.CompareAndDelete(ctx, key, old)
+	if ok && key == l.key {
 		l.writes.Add("release")
 	}
-	return err
+	return ok, err
 }
 
 // A run that ends gives the session's lease up for good: its renewal is

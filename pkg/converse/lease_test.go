@@ -21,11 +21,11 @@ type slowLeaseWrites struct {
 	delay time.Duration
 }
 
-func (s slowLeaseWrites) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+func (s slowLeaseWrites) CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
 	if strings.HasSuffix(key, "/lease") {
 		time.Sleep(s.delay)
 	}
-	return s.Memory.Set(ctx, key, value, ttl)
+	return s.Memory.CompareAndSet(ctx, key, old, value, ttl)
 }
 
 // A drive that ends gives its lease up for good: a renewal in flight at its

@@ -14,7 +14,6 @@ import (
 	"github.com/a2abus/a2abus/internal/agents"
 	"github.com/a2abus/a2abus/internal/cliutil"
 	"github.com/a2abus/a2abus/pkg/ops"
-	"github.com/a2abus/a2abus/pkg/schema/jsonschema"
 )
 
 // Set at build time (scripts/release.sh, make build): go build -ldflags
@@ -31,10 +30,10 @@ func main() {
 }
 
 // run executes the command line args and returns the exit code. The
-// binary links the JSON Schema validator (the npv skill declares an input
-// schema), but no model client nor OTLP exporter (docs/architecture.md#optional-parts).
+// binary links no JSON Schema validator (npv checks its own input against
+// the schema it declares), model client nor OTLP exporter
+// (docs/architecture.md#optional-parts).
 func run(args []string, stderr io.Writer) int {
 	ops.SetBuild(version, commit)
-	jsonschema.Register()
 	return cliutil.Execute(agents.SampleCommand(cliutil.Build{Version: version, Commit: commit, Date: date}), args, stderr)
 }

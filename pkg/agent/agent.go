@@ -30,7 +30,6 @@ import (
 	"github.com/a2abus/a2abus/bus"
 	"github.com/a2abus/a2abus/internal/component"
 	"github.com/a2abus/a2abus/pkg/a2a"
-	"github.com/a2abus/a2abus/pkg/schema"
 )
 
 // Defaults of Options.
@@ -149,7 +148,7 @@ type Agent struct {
 	handlers map[string]Handler
 	mw       []Middleware
 	running  *runningTasks
-	schemas  map[string]*schema.Schema // input schemas by skill (WithInputSchema); guarded by mu
+	schemas  map[string]*inputSchema // input schemas by skill (WithInputSchema); guarded by mu
 	unstated unstated                  // skills logged for a result without a confidence
 
 	life *component.Runner

@@ -14,16 +14,17 @@ import (
 )
 
 // SkillOption configures a skill registered with Handle: a Middleware
-// wrapping its handler, or WithInputSchema.
+// wrapping its handler, WithInputSchema or WithSelfCheckedInputSchema.
 type SkillOption interface {
 	applySkill(*skillConfig)
 }
 
 // skillConfig is what Handle's options say about one skill.
 type skillConfig struct {
-	mw        []Middleware
-	schema    json.RawMessage
-	hasSchema bool
+	mw          []Middleware
+	schema      json.RawMessage
+	hasSchema   bool
+	selfChecked bool // WithSelfCheckedInputSchema
 }
 
 // applySkill makes a Middleware a SkillOption: it wraps the skill's handler.
@@ -33,10 +34,21 @@ func (m Middleware) applySkill(c *skillConfig) {
 	}
 }
 
-type inputSchemaOption json.RawMessage
+type inputSchemaOption struct {
+	raw         json.RawMessage
+	selfChecked bool
+}
 
 func (o inputSchemaOption) applySkill(c *skillConfig) {
-	c.schema, c.hasSchema = json.RawMessage(o), true
+	c.schema, c.hasSchema, c.selfChecked = o.raw, true, o.selfChecked
+}
+
+// inputSchema is a skill's declared input schema: raw is announced, check
+// (nil for a self-checked schema in a program without a validator) is
+// checked before the handler runs.
+type inputSchema struct {
+	raw   json.RawMessage
+	check *schema.Schema
 }
 
 // WithInputSchema declares the JSON Schema of the skill's structured input.
@@ -51,10 +63,21 @@ func (o inputSchemaOption) applySkill(c *skillConfig) {
 // Schema validator (jsonschema.Register() of pkg/schema/jsonschema, in
 // main), Handle fails with an error wrapping schema.ErrNotLinked: the agent
 // is the last check of its input, so it never runs without it.
-func WithInputSchema(raw json.RawMessage) SkillOption { return inputSchemaOption(raw) }
+func WithInputSchema(raw json.RawMessage) SkillOption { return inputSchemaOption{raw: raw} }
+
+// WithSelfCheckedInputSchema is WithInputSchema for a skill whose handler
+// checks its own input at least as strictly as the schema says (required
+// fields, types, ranges, unknown fields), answering INVALID_INPUT itself.
+// With a validator registered the agent checks the schema too; without one
+// the schema is still announced (checked only for its shape: a JSON object
+// of at most schema.MaxBytes) and the handler's check is the last one, so a
+// program can declare the schema without linking the validator.
+func WithSelfCheckedInputSchema(raw json.RawMessage) SkillOption {
+	return inputSchemaOption{raw: raw, selfChecked: true}
+}
 
 // skillOptions applies opts and compiles the schema they declare, if any.
-func skillOptions(skill string, opts []SkillOption) (skillConfig, *schema.Schema, error) {
+func skillOptions(skill string, opts []SkillOption) (skillConfig, *inputSchema, error) {
 	var cfg skillConfig
 	for _, o := range opts {
 		if o != nil {
@@ -65,28 +88,36 @@ func skillOptions(skill string, opts []SkillOption) (skillConfig, *schema.Schema
 		return cfg, nil, nil
 	}
 	s, err := schema.Compile(cfg.schema)
+	if errors.Is(err, schema.ErrNotLinked) && cfg.selfChecked {
+		raw, _, err := schema.Compact(cfg.schema)
+		if err != nil {
+			return cfg, nil, fmt.Errorf("%w: input schema of skill %q: %w", ErrInvalidOptions, skill, err)
+		}
+		return cfg, &inputSchema{raw: raw}, nil
+	}
 	if errors.Is(err, schema.ErrNotLinked) {
 		return cfg, nil, fmt.Errorf("agent: input schema of skill %q cannot be checked: %w", skill, err)
 	}
 	if err != nil {
 		return cfg, nil, fmt.Errorf("%w: input schema of skill %q: %w", ErrInvalidOptions, skill, err)
 	}
-	return cfg, s, nil
+	return cfg, &inputSchema{raw: s.Raw(), check: s}, nil
 }
 
 // setInputSchemaLocked records the schema of skill (nil: none); a.mu is held.
-func (a *Agent) setInputSchemaLocked(skill string, s *schema.Schema) {
+func (a *Agent) setInputSchemaLocked(skill string, s *inputSchema) {
 	if s == nil {
 		return
 	}
 	if a.schemas == nil {
-		a.schemas = map[string]*schema.Schema{}
+		a.schemas = map[string]*inputSchema{}
 	}
 	a.schemas[skill] = s
 }
 
-// InputSchemas returns the input schemas declared with WithInputSchema, by
-// skill id (copies); nil when there are none. They are announced with the card.
+// InputSchemas returns the input schemas declared with WithInputSchema or
+// WithSelfCheckedInputSchema, by skill id (copies); nil when there are none.
+// They are announced with the card.
 func (a *Agent) InputSchemas() map[string]json.RawMessage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -95,7 +126,7 @@ func (a *Agent) InputSchemas() map[string]json.RawMessage {
 	}
 	out := make(map[string]json.RawMessage, len(a.schemas))
 	for id, s := range a.schemas {
-		out[id] = slices.Clone(s.Raw())
+		out[id] = slices.Clone(s.raw)
 	}
 	return out
 }
@@ -106,10 +137,10 @@ func (a *Agent) checkInput(req *a2a.TaskRequest) *a2a.Error {
 	a.mu.Lock()
 	s := a.schemas[req.Skill]
 	a.mu.Unlock()
-	if s == nil {
+	if s == nil || s.check == nil {
 		return nil
 	}
-	err := s.Validate(schema.Input(req.Input, a2a.MessageText(req.Message)))
+	err := s.check.Validate(schema.Input(req.Input, a2a.MessageText(req.Message)))
 	if err == nil {
 		return nil
 	}

@@ -139,6 +139,55 @@ func TestInputSchemaNeedsTheValidator(t *testing.T) {
 	}
 }
 
+// TestSelfCheckedInputSchemaWithoutTheValidator: a skill that checks its
+// own input registers its schema in a program without a validator; the
+// schema is announced compacted, the handler sees every input and its own
+// refusal is the answer. A schema that is no JSON object is still refused,
+// and with the validator the agent checks the schema before the handler.
+func TestSelfCheckedInputSchemaWithoutTheValidator(t *testing.T) {
+	spaced := " {\"type\": \"object\",\n \"required\": [\"rate\"]} "
+	own := func(_ context.Context, task *Task) (*Result, error) {
+		var in struct{ Rate *float64 }
+		if err := task.DecodeInput(&in); err != nil {
+			return nil, err
+		}
+		if in.Rate == nil {
+			return nil, a2a.NewError(a2a.CodeInvalidInput, "own check: rate is required")
+		}
+		return TextResult("ok"), nil
+	}
+
+	schema.Register(nil) // as in sample-agent; the tests link it (schema_link_test.go)
+	t.Cleanup(jsonschema.Register)
+	h := newHarness(t)
+	a := h.agent(Options{Card: a2a.AgentCard{Name: "Worker"}}, nil)
+	if err := a.Handle("bad", own, WithSelfCheckedInputSchema(json.RawMessage(`["not", "an object"]`))); !errors.Is(err, ErrInvalidOptions) || !errors.Is(err, schema.ErrInvalidSchema) {
+		t.Fatalf("Handle with a schema that is no object = %v, want ErrInvalidOptions wrapping schema.ErrInvalidSchema", err)
+	}
+	if err := a.Handle("rate", own, WithSelfCheckedInputSchema(json.RawMessage(spaced))); err != nil {
+		t.Fatalf("Handle without the validator = %v, want the self-checked schema registered", err)
+	}
+	if got := string(a.InputSchemas()["rate"]); got != `{"type":"object","required":["rate"]}` {
+		t.Fatalf("announced schema %s, want it compacted", got)
+	}
+	h.start(a)
+	req := h.send("Worker", "rate", "x", func(r *a2a.TaskRequest) { r.Input = json.RawMessage(`{}`) })
+	if e, ok := h.final(req.TaskID).(*a2a.TaskError); !ok || e.Code != a2a.CodeInvalidInput || !strings.Contains(e.Message, "own check") {
+		t.Fatalf("reply = %+v, want the handler's own INVALID_INPUT", h.final(req.TaskID))
+	}
+
+	jsonschema.Register()
+	b := h.agent(Options{Card: a2a.AgentCard{Name: "Checked"}}, nil)
+	if err := b.Handle("rate", own, WithSelfCheckedInputSchema(json.RawMessage(spaced))); err != nil {
+		t.Fatal(err)
+	}
+	h.start(b)
+	req = h.send("Checked", "rate", "x", func(r *a2a.TaskRequest) { r.Input = json.RawMessage(`{}`) })
+	if e, ok := h.final(req.TaskID).(*a2a.TaskError); !ok || e.Code != a2a.CodeInvalidInput || !strings.Contains(e.Message, "required") || strings.Contains(e.Message, "own check") {
+		t.Fatalf("reply = %+v, want the agent's schema check before the handler", h.final(req.TaskID))
+	}
+}
+
 func TestInputSchemasAnnounced(t *testing.T) {
 	h := newHarness(t)
 	l := listenAnnouncements(t, h)

@@ -77,7 +77,7 @@ func Linked() bool { return compiler.Load() != nil }
 
 // notLinked is ErrNotLinked, saying what to do.
 func notLinked() error {
-	return fmt.Errorf("%w (a2abus and sample-agent link one; a program registers one with jsonschema.Register() of github.com/a2abus/a2abus/pkg/schema/jsonschema, in main)", ErrNotLinked)
+	return fmt.Errorf("%w (a2abus links one; a program registers one with jsonschema.Register() of github.com/a2abus/a2abus/pkg/schema/jsonschema, in main)", ErrNotLinked)
 }
 
 // Schema is a compiled JSON Schema. Safe for concurrent use.

@@ -5,16 +5,21 @@ package sample
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 )
 
 // NPVInputSchema is the JSON Schema of the npv skill's structured input,
-// declared with the skill: callers with a directory and the agent itself
-// refuse input that breaks it with INVALID_INPUT before npv runs.
+// declared with the skill: callers with a directory and a validator, and an
+// agent program that links one (a2abus), refuse input that breaks it with
+// INVALID_INPUT before npv runs; npv checks all it says itself
+// (agent.WithSelfCheckedInputSchema), so sample-agent links no validator.
 const NPVInputSchema = `{
   "type": "object",
   "properties": {
@@ -51,7 +56,11 @@ type NPVResult struct {
 // npv computes the net present value of the input's cash flows.
 func npv(_ context.Context, t *agent.Task) (*agent.Result, error) {
 	var in npvInput
-	if err := decodeInput(t, &in); err != nil {
+	t = structured(t)
+	if err := t.DecodeInput(&in); err != nil {
+		return nil, err
+	}
+	if err := npvFieldsKnown(t.Request.Input); err != nil {
 		return nil, err
 	}
 	if err := in.validate(); err != nil {
@@ -74,6 +83,25 @@ func npv(_ context.Context, t *agent.Task) (*agent.Result, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("discount_rate %v is %s per period; a rate of 12%% is written 0.12", rate, percent(rate)))
 	}
 	return res, nil
+}
+
+// npvFields are the keys of npv's input object (NPVInputSchema's properties).
+var npvFields = []string{"cash_flows", "discount_rate"}
+
+// npvFieldsKnown refuses a key of the input object that is none of
+// npvFields, as NPVInputSchema's additionalProperties does (decoding alone
+// would ignore it, and match "Cash_Flows" to cash_flows).
+func npvFieldsKnown(raw json.RawMessage) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return a2a.NewError(a2a.CodeInvalidInput, "npv: input must be a JSON object: %v", err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if !slices.Contains(npvFields, k) {
+			return a2a.NewError(a2a.CodeInvalidInput, "npv: input field %q is not one of %q", truncate(k, 40), npvFields)
+		}
+	}
+	return nil
 }
 
 // validate names the first missing or out-of-range field.

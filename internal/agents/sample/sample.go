@@ -41,7 +41,7 @@ func Register(a *agent.Agent, c *caller.Caller) error {
 		{SkillEcho, echo, nil},
 		{SkillSleep, sleep, nil},
 		{SkillFail, fail, nil},
-		{SkillNPV, npv, []agent.SkillOption{agent.WithInputSchema(json.RawMessage(NPVInputSchema))}},
+		{SkillNPV, npv, []agent.SkillOption{agent.WithSelfCheckedInputSchema(json.RawMessage(NPVInputSchema))}},
 		{SkillDelegate, d.handle, nil},
 		{SkillConfirm, confirm, nil},
 	}
@@ -123,18 +123,21 @@ func parseSleep(text string) (time.Duration, error) {
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-// decodeInput decodes the task's structured input into v. A request without
-// structured input whose text is a JSON object is decoded from its text, so
-// a caller that can only send text (an LLM's invoke_agent) can use the skill.
-func decodeInput(t *agent.Task, v any) error {
+// decodeInput decodes the task's structured input (structured) into v.
+func decodeInput(t *agent.Task, v any) error { return structured(t).DecodeInput(v) }
+
+// structured is t, or, for a request without structured input whose text is
+// a JSON object, a copy of t whose input is that text, so that a caller that
+// can only send text (an LLM's invoke_agent) can use a skill taking input.
+func structured(t *agent.Task) *agent.Task {
 	if text := strings.TrimSpace(t.Text()); len(t.Request.Input) == 0 && strings.HasPrefix(text, "{") {
 		req := *t.Request
 		req.Input = json.RawMessage(text)
 		fromText := *t
 		fromText.Request = &req
-		return fromText.DecodeInput(v)
+		return &fromText
 	}
-	return t.DecodeInput(v)
+	return t
 }
 
 // truncate shortens s to at most n characters for an error message.

@@ -149,7 +149,7 @@ type Agent struct {
 	mw       []Middleware
 	running  *runningTasks
 	schemas  map[string]*inputSchema // input schemas by skill (WithInputSchema); guarded by mu
-	unstated unstated                  // skills logged for a result without a confidence
+	unstated unstated                // skills logged for a result without a confidence
 
 	life *component.Runner
 

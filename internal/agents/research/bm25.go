@@ -131,7 +131,6 @@ func Rank(passages []Passage, query []string, limit int) []Hit {
 	q := len(terms)
 	tf := make([]int32, len(passages)*q) // passage i's counts: tf[i*q : i*q+q]
 	lengths := make([]int, len(passages))
-	df := make([]int, q)
 	total := 0
 	var (
 		buf []byte
@@ -153,7 +152,17 @@ func Rank(passages []Passage, query []string, limit int) []Hit {
 		buf = scanTerms(passages[i].Text, buf, count)
 		lengths[i] = n
 		total += n
-		for k, f := range row {
+	}
+	return bm25Hits(passages, q, tf, lengths, total, limit)
+}
+
+// bm25Hits is the end of Rank, shared with index.rank: tf holds each
+// passage's counts of the q query terms (passage i's at tf[i*q:i*q+q]),
+// lengths each passage's number of words, total those of all passages.
+func bm25Hits(passages []Passage, q int, tf []int32, lengths []int, total, limit int) []Hit {
+	df := make([]int, q) // how many passages hold each term
+	for i := range passages {
+		for k, f := range tf[i*q : i*q+q] {
 			if f > 0 {
 				df[k]++
 			}

@@ -5,6 +5,7 @@ package research
 
 import (
 	"bytes"
+	"context"
 	"hash/maphash"
 	"slices"
 )
@@ -21,8 +22,13 @@ type index struct {
 	ends  []int
 }
 
-// newIndex tokenizes passages into an index.
-func newIndex(passages []Passage) *index {
+// checkEvery is how many passages newIndex tokenizes between two looks at
+// its context.
+const checkEvery = 64
+
+// newIndex tokenizes passages into an index; it stops with ctx's error
+// when ctx ends.
+func newIndex(ctx context.Context, passages []Passage) (*index, error) {
 	x := &index{passages: passages, ends: make([]int, len(passages))}
 	size := 0
 	for i := range passages {
@@ -36,8 +42,13 @@ func newIndex(passages []Passage) *index {
 		buf = scanTerms(passages[i].Heading, buf, add)
 		buf = scanTerms(passages[i].Text, buf, add)
 		x.ends[i] = len(x.terms)
+		if i%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 	}
-	return x
+	return x, nil
 }
 
 // rank is Rank(x.passages, query, limit): the same hits, scores and order.

@@ -171,9 +171,8 @@ func (d Docs) read(ctx context.Context, reading func(read, of int)) (*corpus, er
 	if last := d.lib.get(); last != nil && last.reusable(files) {
 		return last, nil
 	}
-	c := &corpus{files: files, began: began}
+	c := &corpus{files: files, began: began, index: &index{}}
 	if len(files) == 0 {
-		c.index = newIndex(nil)
 		return c, nil
 	}
 	if reading != nil {
@@ -194,7 +193,9 @@ func (d Docs) read(ctx context.Context, reading func(read, of int)) (*corpus, er
 			reading(i+1, len(files))
 		}
 	}
-	c.index = newIndex(passages)
+	if c.index, err = newIndex(ctx, passages); err != nil {
+		return nil, err
+	}
 	d.lib.keep(c)
 	return c, nil
 }

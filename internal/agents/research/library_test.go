@@ -29,7 +29,10 @@ func TestIndexRanksAsRank(t *testing.T) {
 	for i, s := range append(docsTexts(t), hardText) {
 		passages = append(passages, SplitMarkdown(strings.Repeat("d", i%7+1)+".md", s)...)
 	}
-	x := newIndex(passages)
+	x, err := newIndex(context.Background(), passages)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, q := range []string{"how does KEDA scale jobs", "queue queues QUEUE", "straße kelvin policies", "nothing-matches-this",
 		"ÉCOLE istanbul ５０ heading code", "the agent agent stops"} {
 		for _, limit := range []int{0, 3} {
@@ -46,8 +49,13 @@ func TestIndexRanksAsRank(t *testing.T) {
 			}
 		}
 	}
-	if hits := newIndex(nil).rank(Tokenize("queue"), 0); hits != nil {
+	if hits := (&index{}).rank(Tokenize("queue"), 0); hits != nil {
 		t.Fatalf("an empty index: %v", names(hits))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := newIndex(ctx, passages); err != context.Canceled {
+		t.Fatalf("a cancelled indexing: %v", err)
 	}
 }
 

@@ -82,3 +82,12 @@ func TestWebBackendLinked(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", c, stderr.String())
 	}
 }
+
+// TestJobGCPercent: the job's allocations (about 4 MB over the repository's
+// docs) stay well under the heap goal of a first collection, Go's 4 MB
+// minimum scaled by the target: at 100 every job collects once.
+func TestJobGCPercent(t *testing.T) {
+	if goal := 4 * jobGCPercent / 100; goal < 6 {
+		t.Fatalf("GC percent %d: a first collection near %d MB, within reach of a job's 4 MB of allocations", jobGCPercent, goal)
+	}
+}

@@ -80,17 +80,33 @@ func serve(ctx context.Context, cfg *config.Config, kind, name string, log *zap.
 	if err := a2a.ValidateAgentName(name); err != nil {
 		return fmt.Errorf("agents: serve %s: %w", kind, err)
 	}
-	return node.Serve(ctx, cfg, name, log, referenceWith(kind, name, build))
+	add := build.add
+	if build.prepare != nil {
+		prepCtx, cancel := context.WithCancel(ctx)
+		var stop func()
+		add, stop = build.prepare(prepCtx, cfg)
+		defer stop()
+		defer cancel() // before stop: what was prepared and not used ends first
+	}
+	return node.Serve(ctx, cfg, name, log, referenceWith(kind, name, add))
 }
 
-// kindBuild adds the reference agent of one kind, called name, to h.
-type kindBuild func(h *node.Host, name string) error
+// kindBuild adds the reference agent of one kind to a host.
+type kindBuild struct {
+	// add adds the agent, called name, to h.
+	add func(h *node.Host, name string) error
+	// prepare, when set, is called by serve before the node opens: it
+	// starts what the agent needs that does not need the servers (ResearchAgent's
+	// docs, read beside the dials) and returns the add that uses it, and a
+	// stop that waits for it to end once ctx has.
+	prepare func(ctx context.Context, cfg *config.Config) (add func(h *node.Host, name string) error, stop func())
+}
 
 // builder is the kindBuild of kind (canonical spelling).
 func builder(kind string) kindBuild {
 	switch kind {
 	case KindPrimary:
-		return buildPrimary
+		return kindBuild{add: buildPrimary}
 	case KindSample:
 		return buildSample
 	default:
@@ -101,10 +117,10 @@ func builder(kind string) kindBuild {
 // reference builds the reference agent of kind under name: SampleAgent with
 // a caller of its name (its delegate skill vets targets through the host's
 // directory), ResearchAgent alone, or the Primary.
-func reference(kind, name string) node.Build { return referenceWith(kind, name, builder(kind)) }
+func reference(kind, name string) node.Build { return referenceWith(kind, name, builder(kind).add) }
 
 // referenceWith logs what it serves and lets build add the agent of kind.
-func referenceWith(kind, name string, build kindBuild) node.Build {
+func referenceWith(kind, name string, build func(h *node.Host, name string) error) node.Build {
 	return func(ctx context.Context, h *node.Host) error {
 		cfg, log := h.Node.Config, h.Node.Log
 		where := "rabbitmq"
@@ -123,7 +139,10 @@ func referenceWith(kind, name string, build kindBuild) node.Build {
 }
 
 // buildSample adds SampleAgent with a caller of its name.
-func buildSample(h *node.Host, name string) error {
+var buildSample = kindBuild{add: addSample}
+
+// addSample adds SampleAgent with a caller of its name.
+func addSample(h *node.Host, name string) error {
 	c, err := h.Caller(name)
 	if err != nil {
 		return err
@@ -132,22 +151,49 @@ func buildSample(h *node.Host, name string) error {
 	return err
 }
 
-// buildResearch adds ResearchAgent.
-func buildResearch(h *node.Host, name string) error {
+// buildResearch adds ResearchAgent; served, it starts reading its docs
+// folder before it connects (prepareResearch).
+var buildResearch = kindBuild{add: addResearchUnread, prepare: prepareResearch}
+
+// addResearchUnread adds ResearchAgent, whose first task reads the docs folder.
+func addResearchUnread(h *node.Host, name string) error { return addResearch(h, name, research.Docs{}) }
+
+// preloadDocs starts reading docs in the background (research.Docs.Preload);
+// a variable for tests.
+var preloadDocs = func(ctx context.Context, docs research.Docs) (wait func()) { return docs.Preload(ctx) }
+
+// prepareResearch starts reading and indexing the docs folder when
+// ResearchAgent will search it (no research.search_url): a one-shot job's
+// task then finds it read while the job connected and declared its queues,
+// instead of reading it after. The task still lists the folder and reads
+// it again if a file changed since (research.Docs).
+func prepareResearch(ctx context.Context, cfg *config.Config) (func(h *node.Host, name string) error, func()) {
+	if cfg.Research.SearchURL != "" || cfg.Research.DocsDir == "" {
+		return addResearchUnread, func() {}
+	}
+	docs := research.Folder(cfg.Research.DocsDir)
+	wait := preloadDocs(ctx, docs)
+	return func(h *node.Host, name string) error { return addResearch(h, name, docs) }, wait
+}
+
+// addResearch adds ResearchAgent, searching docs when it is set (a Folder
+// being read) and the docs folder is to be searched.
+func addResearch(h *node.Host, name string, docs research.Docs) error {
 	card := research.Card()
 	card.Name = name
-	_, err := h.Agent(card, func(a *agent.Agent) error { return registerResearch(a, h.Node) })
+	_, err := h.Agent(card, func(a *agent.Agent) error { return registerResearch(a, h.Node, docs) })
 	return err
 }
 
 // registerResearch registers ResearchAgent's skill on a: searching the web
 // when research.search_url is set (the web backend, registered by the
-// program's main), else the docs folder (offline); with the model of the
+// program's main), else the docs folder (offline; docs, when it is set, is
+// that folder, being read); with the model of the
 // llm section when one is configured (a sourced answer from the top
 // passages), else ranking passages only. A program that linked no model
 // client (research-agent) refuses a configured model rather than answer
 // without it, and one without the web backend a configured search_url.
-func registerResearch(a *agent.Agent, n *node.Node) error {
+func registerResearch(a *agent.Agent, n *node.Node, docs research.Docs) error {
 	var m research.Model
 	if n.Config.LLM.Configured() {
 		client, err := n.Model()
@@ -162,6 +208,9 @@ func registerResearch(a *agent.Agent, n *node.Node) error {
 	}
 	rc := n.Config.Research
 	if rc.SearchURL == "" {
+		if docs.String() != "" {
+			return research.RegisterDocs(a, docs, m)
+		}
 		return research.RegisterWithModel(a, rc.DocsDir, m)
 	}
 	w, err := research.NewWeb(research.WebConfig{SearchURL: rc.SearchURL, MaxPages: rc.MaxPages, FetchTimeout: rc.FetchTimeout,

@@ -217,3 +217,34 @@ func TestServeResearchWebNotLinked(t *testing.T) {
 		t.Fatalf("Serve = %v, want ErrWebNotLinked naming what to do", err)
 	}
 }
+
+// TestServeResearchReadsItsDocsBeforeItConnects: a served ResearchAgent
+// starts reading its docs folder before the node opens (the reading is
+// waited for before Serve returns), and one searching the web does not.
+func TestServeResearchReadsItsDocsBeforeItConnects(t *testing.T) {
+	var preloaded []string
+	waited := 0
+	defer func(f func(context.Context, research.Docs) func()) { preloadDocs = f }(preloadDocs)
+	preloadDocs = func(ctx context.Context, docs research.Docs) func() {
+		preloaded = append(preloaded, docs.String())
+		wait := docs.Preload(ctx)
+		return func() { wait(); waited++ }
+	}
+	cfg := testConfig(t)
+	cfg.Bus.URL = "amqp://guest:guest@127.0.0.1:1/" // refused: Serve returns before any agent is built
+	if err := Serve(testCtx(t), cfg, KindResearch, "", nil); err == nil {
+		t.Fatal("Serve on a closed port succeeded")
+	}
+	if want := fmt.Sprintf("docs folder %q", cfg.Research.DocsDir); len(preloaded) != 1 || preloaded[0] != want || waited != 1 {
+		t.Fatalf("preloaded %q (waited %d), want %q once", preloaded, waited, want)
+	}
+
+	cfg = testConfig(t)
+	cfg.Agent.Ephemeral = true
+	cfg.Agent.IdleTimeout = 100 * time.Millisecond
+	cfg.Research.SearchURL = "http://127.0.0.1:1"
+	_ = Serve(testCtx(t), cfg, KindResearch, "", nil)
+	if len(preloaded) != 1 {
+		t.Fatalf("a web search preloaded %q", preloaded[1:])
+	}
+}

@@ -26,6 +26,40 @@ var stopWords = map[string]bool{}
 // word is not looked up.
 var maxStopWord int
 
+// stopTable holds the stop words packed in a word each (stopKey), in an
+// open-addressing table: scanning a passage looks a word up without
+// hashing it as a string.
+var stopTable [512]uint64
+
+// stopKey packs a word of at most 8 bytes, none of them 0, into a uint64
+// that is never 0: words of different lengths differ in their zero bytes.
+func stopKey(w []byte) uint64 {
+	var k uint64
+	for i, c := range w {
+		k |= uint64(c) << (8 * i)
+	}
+	return k
+}
+
+// stopSlot is where stopTable's search for key k begins.
+func stopSlot(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> 55 } // the top 9 bits: 0…511
+
+// isStopWord reports whether w (lower-cased) is one of stopWords.
+func isStopWord(w []byte) bool {
+	if len(w) > maxStopWord {
+		return false
+	}
+	k := stopKey(w)
+	for i := stopSlot(k); ; i = (i + 1) % uint64(len(stopTable)) {
+		switch stopTable[i] {
+		case k:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
 func init() {
 	for _, w := range strings.Fields(`about after all also am an and any are as at be been but by can could
 		did do does doing for from had has have how if in into is it its just me more most my no nor not of
@@ -33,6 +67,15 @@ func init() {
 		to too under until up very was we were what when where which while who whom why will with would you your`) {
 		stopWords[w] = true
 		maxStopWord = max(maxStopWord, len(w))
+		if len(w) > 8 || len(stopWords) > len(stopTable)/2 {
+			panic("research: stop word " + w + " does not fit stopTable")
+		}
+		k := stopKey([]byte(w))
+		i := stopSlot(k)
+		for stopTable[i] != 0 {
+			i = (i + 1) % uint64(len(stopTable))
+		}
+		stopTable[i] = k
 	}
 }
 
@@ -55,7 +98,7 @@ func scanTerms(s string, buf []byte, fn func(term []byte)) []byte {
 	buf = buf[:0]
 	runes := 0
 	emit := func() {
-		if runes >= 2 && (len(buf) > maxStopWord || !stopWords[string(buf)]) {
+		if runes >= 2 && !isStopWord(buf) {
 			fn(singular(buf))
 		}
 		buf, runes = buf[:0], 0
@@ -131,7 +174,6 @@ func Rank(passages []Passage, query []string, limit int) []Hit {
 	q := len(terms)
 	tf := make([]int32, len(passages)*q) // passage i's counts: tf[i*q : i*q+q]
 	lengths := make([]int, len(passages))
-	df := make([]int, q)
 	total := 0
 	var (
 		buf []byte
@@ -153,7 +195,17 @@ func Rank(passages []Passage, query []string, limit int) []Hit {
 		buf = scanTerms(passages[i].Text, buf, count)
 		lengths[i] = n
 		total += n
-		for k, f := range row {
+	}
+	return bm25Hits(passages, q, tf, lengths, total, limit)
+}
+
+// bm25Hits is the end of Rank, shared with index.rank: tf holds each
+// passage's counts of the q query terms (passage i's at tf[i*q:i*q+q]),
+// lengths each passage's number of words, total those of all passages.
+func bm25Hits(passages []Passage, q int, tf []int32, lengths []int, total, limit int) []Hit {
+	df := make([]int, q) // how many passages hold each term
+	for i := range passages {
+		for k, f := range tf[i*q : i*q+q] {
 			if f > 0 {
 				df[k]++
 			}

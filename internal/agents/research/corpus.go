@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/a2abus/a2abus/internal/fileread"
 )
@@ -58,21 +59,24 @@ func isDocument(name string) bool {
 }
 
 // Docs is where the research skill reads its documents: a folder on disk,
-// read at every task, or files built into the program (Embedded).
+// or files built into the program (Embedded). Every task lists them; what
+// was read and indexed for one task (or by Preload) is reused by the next
+// while no file was added, removed or changed (library.go).
 type Docs struct {
 	fsys fs.FS
-	dir  string // the folder on disk; "" for built-in files
-	name string // how answers and errors name it
+	dir  string   // the folder on disk; "" for built-in files
+	name string   // how answers and errors name it
+	lib  *library // the documents last read and indexed, shared by the copies of a Docs
 }
 
 // Folder is the docs folder dir on disk.
 func Folder(dir string) Docs {
-	return Docs{fsys: os.DirFS(dir), dir: dir, name: fmt.Sprintf("docs folder %q", dir)}
+	return Docs{fsys: os.DirFS(dir), dir: dir, name: fmt.Sprintf("docs folder %q", dir), lib: &library{}}
 }
 
 // Embedded is the documents of fsys (an embed.FS, say), named name in
 // answers and errors: the skill then needs no folder on disk.
-func Embedded(fsys fs.FS, name string) Docs { return Docs{fsys: fsys, name: name} }
+func Embedded(fsys fs.FS, name string) Docs { return Docs{fsys: fsys, name: name, lib: &library{}} }
 
 // String names the documents: `docs folder "docs"`, or an Embedded one's name.
 func (d Docs) String() string { return d.name }
@@ -81,6 +85,20 @@ func (d Docs) String() string { return d.name }
 // the .md and .txt files of d, recursively and sorted, skipping hidden
 // folders. A missing folder is an error wrapping fs.ErrNotExist.
 func listDocuments(ctx context.Context, d Docs) ([]string, error) {
+	files, err := listStamped(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.path
+	}
+	return paths, nil
+}
+
+// listStamped is listDocuments with each file's stamp, taken as it is
+// listed (before it is read).
+func listStamped(ctx context.Context, d Docs) ([]docFile, error) {
 	if d.dir != "" {
 		st, err := os.Stat(d.dir)
 		if err != nil {
@@ -90,7 +108,7 @@ func listDocuments(ctx context.Context, d Docs) ([]string, error) {
 			return nil, fmt.Errorf("%q is not a folder", d.dir)
 		}
 	}
-	var files []string
+	var files []docFile
 	err := fs.WalkDir(d.fsys, ".", func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -105,14 +123,18 @@ func listDocuments(ctx context.Context, d Docs) ([]string, error) {
 			return nil
 		}
 		if e.Type().IsRegular() && isDocument(e.Name()) {
-			files = append(files, path)
+			f := docFile{path: path}
+			if info, err := e.Info(); err == nil {
+				f.stamp = stampOf(info)
+			} // else: gone since listed; its read says so, and a zero stamp is never reused
+			files = append(files, f)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(files)
+	slices.SortFunc(files, func(a, b docFile) int { return strings.Compare(a.path, b.path) })
 	return files, nil
 }
 
@@ -140,7 +162,14 @@ func readDocument(d Docs, rel string) ([]Passage, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := string(data)
+	var text string
+	if d.dir != "" {
+		// fileread.Read's buffer is this call's alone and never written
+		// again: the text is the buffer itself, not a copy of it.
+		text = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		text = string(data)
+	}
 	if !utf8.Valid(data) { // checked first: Valid reads 8 bytes at a time, ToValidUTF8 a rune
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -32,8 +33,9 @@ const TopPassages = 5
 const excerptChars = 400
 
 // Register registers the research skill on a, searching the .md and .txt
-// files under docsDir. The folder is read at every task, so it may change
-// (or appear) while the agent runs. It ranks passages without a model
+// files under docsDir. The folder is listed at every task, so it may change
+// (or appear) while the agent runs: what an earlier task read is reused
+// only while no file was added, removed or changed. It ranks passages without a model
 // (offline); RegisterWithModel also writes an answer.
 func Register(a *agent.Agent, docsDir string) error {
 	return RegisterWithModel(a, docsDir, Model{})
@@ -74,7 +76,12 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 	}
 
 	progress(ctx, t, fmt.Sprintf("ranking %d passages", len(g.passages)), 0.5)
-	all := Rank(g.passages, terms, 0)
+	var all []Hit
+	if g.index != nil {
+		all = g.index.rank(terms, 0)
+	} else {
+		all = Rank(g.passages, terms, 0)
+	}
 	g.extra["matches"] = len(all)
 	res := &agent.Result{Warnings: g.warnings, Extra: g.extra}
 	top := all[:min(len(all), TopPassages)]
@@ -103,9 +110,17 @@ func (r *researcher) handle(ctx context.Context, t *agent.Task) (*agent.Result, 
 	return res, nil
 }
 
-// fromFolder reads the documents of the docs folder into passages.
+// fromFolder gathers the passages of the docs: those read for an earlier
+// task (or by Preload) when no file changed since, else read now.
 func (r *researcher) fromFolder(ctx context.Context, t *agent.Task) (gathered, error) {
-	files, err := listDocuments(ctx, r.docs)
+	c, err := r.docs.corpus(ctx, func(read, of int) {
+		switch {
+		case read == 0:
+			progress(ctx, t, fmt.Sprintf("reading %d files", of), 0)
+		case read%100 == 0:
+			progress(ctx, t, fmt.Sprintf("read %d of %d files", read, of), 0.5*float64(read)/float64(of))
+		}
+	})
 	switch {
 	case ctx.Err() != nil:
 		return gathered{}, ctx.Err()
@@ -113,28 +128,14 @@ func (r *researcher) fromFolder(ctx context.Context, t *agent.Task) (gathered, e
 		return gathered{}, a2a.NewError(a2a.CodeExecutionFailed, "research: %s does not exist", r.docs)
 	case err != nil:
 		return gathered{}, a2a.NewError(a2a.CodeExecutionFailed, "research: list %s: %v", r.docs, err)
-	case len(files) == 0:
+	case len(c.files) == 0:
 		return gathered{}, a2a.NewError(a2a.CodeExecutionFailed, "research: %s has no .md or .txt files", r.docs)
 	}
-
-	progress(ctx, t, fmt.Sprintf("reading %d files", len(files)), 0)
-	g := gathered{sources: len(files), noun: "file"}
-	for i, f := range files {
-		if err := ctx.Err(); err != nil {
-			return gathered{}, err
-		}
-		ps, err := readDocument(r.docs, f)
-		if err != nil {
-			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: %v", f, err))
-			continue
-		}
-		g.passages = append(g.passages, ps...)
-		if (i+1)%100 == 0 {
-			progress(ctx, t, fmt.Sprintf("read %d of %d files", i+1, len(files)), 0.5*float64(i+1)/float64(len(files)))
-		}
-	}
-	g.extra = map[string]any{"files": len(files), "passages": len(g.passages)}
-	return g, nil
+	return gathered{
+		index: c.index, passages: c.index.passages, sources: len(c.files), noun: "file",
+		warnings: slices.Clone(c.warnings),
+		extra:    map[string]any{"files": len(c.files), "passages": len(c.index.passages)},
+	}, nil
 }
 
 // searchFailed is the task's error when the search endpoint failed: worth

@@ -130,6 +130,8 @@ func RegisterWeb(a *agent.Agent, w Web, m Model) error {
 // gathered is what a task's passages were read from.
 type gathered struct {
 	passages []Passage
+	// index, when set, holds passages tokenized (the docs' corpus).
+	index    *index
 	warnings []string
 	// sources counts the documents read; noun names them ("file", "page").
 	sources int

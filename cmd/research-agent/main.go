@@ -27,19 +27,8 @@ var (
 	date    = "unknown"
 )
 
-// jobGCPercent is the garbage collector's target of research-agent when
-// GOGC is not set. A one-shot job over the repository's docs allocates
-// about 4 MB in all (start-up, dials, the docs read and indexed, one
-// task): enough for Go's default of 100, whose first collection starts a
-// little under its 4 MB minimum goal, to collect once in every job; at 200
-// (8 MB) the job ends without a collection, for some 9 ms less CPU and
-// 0.8 MB less resident memory (docs/performance.md, round 6). One kept
-// running (--ephemeral=false) holds up to three times its live heap
-// instead of twice.
-const jobGCPercent = 200
-
 func main() {
-	cliutil.TuneGCTo(jobGCPercent)
+	cliutil.TuneGCTo(cliutil.OneShotGCPercent)
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 

@@ -5,12 +5,14 @@ package main
 
 import (
 	"bytes"
-	"github.com/a2abus/a2abus/internal/testenv"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/a2abus/a2abus/internal/cliutil"
+	"github.com/a2abus/a2abus/internal/testenv"
 )
 
 func isolate(t *testing.T) { testenv.IsolateConfig(t, "") }
@@ -87,7 +89,7 @@ func TestWebBackendLinked(t *testing.T) {
 // docs) stay well under the heap goal of a first collection, Go's 4 MB
 // minimum scaled by the target: at 100 every job collects once.
 func TestJobGCPercent(t *testing.T) {
-	if goal := 4 * jobGCPercent / 100; goal < 6 {
-		t.Fatalf("GC percent %d: a first collection near %d MB, within reach of a job's 4 MB of allocations", jobGCPercent, goal)
+	if goal := 4 * cliutil.OneShotGCPercent / 100; goal < 6 {
+		t.Fatalf("GC percent %d: a first collection near %d MB, within reach of a job's 4 MB of allocations", cliutil.OneShotGCPercent, goal)
 	}
 }

@@ -60,7 +60,8 @@
 //     guard slot of the replica that invoked the task; without it an
 //     outcome handled elsewhere would wait for the poll.
 //  3. The poll. Every DefaultPollInterval the loop looks the task up
-//     itself, as it does once before it waits (Wait, Watch.Wait). Source 2
+//     itself, as it does once before it waits (Wait, Watch.Wait); the
+//     caller's waits share one timer for it (pollClock). Source 2
 //     is best effort and sometimes absent: a process that waits without
 //     running Run has no event queue; the event queue is exclusive, so
 //     events published while its connection is down are lost with it; a
@@ -308,6 +309,7 @@ type Caller struct {
 	opts    Options
 	log     *zap.Logger
 	waiters *waiters
+	polls   pollClock   // the waits' poll (wait.go)
 	local   *localTasks // records of the tasks this process invoked
 
 	tickets guardTickets  // guard tickets of the tasks this process invoked (guard.go)
@@ -337,6 +339,7 @@ func New(opts Options) (*Caller, error) {
 		pending:  pending,
 		log:      opts.Logger.With(zap.String("caller", opts.Name), zap.String("instance", opts.InstanceID)),
 		waiters:  newWaiters(),
+		polls:    pollClock{interval: DefaultPollInterval},
 		local:    newLocalTasks(),
 		declared: map[string]bool{},
 		life:     component.New(ErrClosed, ErrRunning),

@@ -135,7 +135,7 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 				return nil, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ctx.Err())
 			case <-c.life.AfterClose():
 				return nil, ErrClosed
-			case <-poll.C:
+			case <-c.polls.next():
 			case ev = <-events:
 			}
 		}
@@ -234,6 +234,46 @@ func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time
 		return nil, at.start.Deadline, nil // the answer's turn runs
 	}
 	return nil, res.AnswerBy, nil // the wait ended: its outcome is being stored
+}
+
+// pollClock is the poll's one timer for all the waits of a Caller (source 3
+// of "How an outcome reaches a waiter"): a wait asks for the next tick (next)
+// and wakes, with every wait that asked for it, when its channel closes. A
+// tick is due at most interval after the first wait asked for it, so a wait
+// polls at most interval after it began and then at least interval apart, as
+// with a ticker of its own, without a timer per call. The timer runs only
+// while a tick is due: an idle caller, or a wait that ended, leaves nothing
+// running past the next tick.
+type pollClock struct {
+	interval time.Duration
+
+	mu    sync.Mutex
+	tick  chan struct{} // closed at the next tick; nil when none is due
+	timer *time.Timer   // fires the tick; made by the first next, then reset
+}
+
+// next returns the channel closed at the next tick, starting the timer when
+// no tick is due.
+func (p *pollClock) next() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tick == nil {
+		p.tick = make(chan struct{})
+		if p.timer == nil {
+			p.timer = time.AfterFunc(p.interval, p.fire)
+		} else {
+			p.timer.Reset(p.interval)
+		}
+	}
+	return p.tick
+}
+
+// fire is the tick: it wakes the waits that asked for it.
+func (p *pollClock) fire() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	close(p.tick)
+	p.tick = nil
 }
 
 // event is what a waiter is woken with: a status update, an outcome this

@@ -65,8 +65,10 @@ const maxGroupOps = 1024
 
 // batchGroup queues Batch calls. The call that finds no pipeline on the
 // wire flushes the queue (its own batch first); if more batches queued up
-// meanwhile, a goroutine goes on flushing them, so that no caller waits for
-// more than its own pipeline.
+// meanwhile, one goroutine goes on flushing them, group after group, until
+// none are left, so that no caller waits for more than its own pipeline and
+// a busy queue is flushed by one goroutine, whose stack has grown once
+// through go-redis's pipeline, not by a new goroutine a group.
 type batchGroup struct {
 	mu     sync.Mutex
 	queue  []*pendingBatch
@@ -83,12 +85,17 @@ func (g *batchGroup) submit(b *pendingBatch, flush func([]*pendingBatch)) {
 	}
 	g.flying = true
 	g.mu.Unlock()
-	g.drain(flush)
+	if g.drain(flush) {
+		go func() {
+			for g.drain(flush) {
+			}
+		}()
+	}
 }
 
-// drain flushes the next group of queued batches, then hands the rest to
-// a new goroutine, or ends the flight when none are left.
-func (g *batchGroup) drain(flush func([]*pendingBatch)) {
+// drain flushes the next group of queued batches and reports whether more
+// are queued; when none are, the flight ends.
+func (g *batchGroup) drain(flush func([]*pendingBatch)) bool {
 	g.mu.Lock()
 	n, ops := 0, 0
 	for n < len(g.queue) && (n == 0 || ops+len(g.queue[n].ops) <= maxGroupOps) {
@@ -103,9 +110,9 @@ func (g *batchGroup) drain(flush func([]*pendingBatch)) {
 	defer g.mu.Unlock()
 	if len(g.queue) == 0 {
 		g.queue, g.flying = nil, false
-		return
+		return false
 	}
-	go g.drain(flush)
+	return true
 }
 
 // flush sends the ops of every batch of group in one pipeline (with

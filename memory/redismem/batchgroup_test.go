@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The a2abus Authors
+
+package redismem
+
+import (
+	"bytes"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/a2abus/a2abus/memory"
+)
+
+// goroutineID is the id the runtime gives the calling goroutine (the first
+// line of its stack: "goroutine N [running]:").
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return string(bytes.Fields(buf)[1])
+}
+
+// A batch that finds a pipeline on the wire goes out after it; the caller
+// that flushed its own batch returns, and one goroutine flushes the groups
+// that queued meanwhile, in order, one pipeline at a time.
+func TestBatchGroupFlushesTheQueueOnOneGoroutine(t *testing.T) {
+	var g batchGroup
+	full := make([]memory.Op, maxGroupOps) // a batch a group
+	var mu sync.Mutex
+	var flushed [][]*pendingBatch
+	var on []string
+	release := make(chan struct{})
+	flush := func(group []*pendingBatch) {
+		mu.Lock()
+		first := len(flushed) == 0
+		flushed, on = append(flushed, group), append(on, goroutineID())
+		mu.Unlock()
+		if first {
+			<-release // the first pipeline is on the wire while the others queue
+		}
+		for _, b := range group {
+			close(b.done)
+		}
+	}
+	batches := make([]*pendingBatch, 4)
+	for i := range batches {
+		batches[i] = &pendingBatch{ops: full, done: make(chan struct{})}
+	}
+	submitted := make(chan struct{})
+	go func() {
+		g.submit(batches[0], flush)
+		close(submitted)
+	}()
+	<-waitFlushing(&g)
+	for _, b := range batches[1:] {
+		g.submit(b, flush) // queued: returns at once
+	}
+	close(release)
+	<-submitted
+	for _, b := range batches {
+		<-b.done
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(flushed) != len(batches) {
+		t.Fatalf("%d groups flushed, want %d", len(flushed), len(batches))
+	}
+	for i, group := range flushed {
+		if len(group) != 1 || group[0] != batches[i] {
+			t.Fatalf("group %d is not batch %d alone", i, i)
+		}
+	}
+	if rest := slices.Compact(slices.Clone(on[1:])); len(rest) != 1 || rest[0] == on[0] {
+		t.Fatalf("the queued groups were flushed on goroutines %v (the submitter's: %s), want one other", on[1:], on[0])
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.flying || len(g.queue) != 0 {
+		t.Fatalf("flying %v with %d queued after the last flush", g.flying, len(g.queue))
+	}
+}
+
+// waitFlushing returns a channel closed once g has a pipeline on the wire.
+func waitFlushing(g *batchGroup) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		for {
+			g.mu.Lock()
+			flying := g.flying && len(g.queue) == 0
+			g.mu.Unlock()
+			if flying {
+				return
+			}
+			runtime.Gosched()
+		}
+	}()
+	return ch
+}

@@ -34,7 +34,7 @@ func (m *backend) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResul
 		return nil, fmt.Errorf("batch: %w", memory.ErrClosed)
 	}
 	b := &pendingBatch{ops: ops, done: make(chan struct{})}
-	m.batches.submit(b, m.flush)
+	m.batches.submit(b)
 	select {
 	case <-b.done:
 	case <-ctx.Done():
@@ -70,13 +70,15 @@ const maxGroupOps = 1024
 // a busy queue is flushed by one goroutine, whose stack has grown once
 // through go-redis's pipeline, not by a new goroutine a group.
 type batchGroup struct {
+	flush func([]*pendingBatch) // sends a group: the backend's flush, set once
+
 	mu     sync.Mutex
 	queue  []*pendingBatch
 	flying bool
 }
 
-// submit queues b and, when no pipeline is on the wire, flushes with flush.
-func (g *batchGroup) submit(b *pendingBatch, flush func([]*pendingBatch)) {
+// submit queues b and, when no pipeline is on the wire, flushes.
+func (g *batchGroup) submit(b *pendingBatch) {
 	g.mu.Lock()
 	g.queue = append(g.queue, b)
 	if g.flying {
@@ -85,9 +87,9 @@ func (g *batchGroup) submit(b *pendingBatch, flush func([]*pendingBatch)) {
 	}
 	g.flying = true
 	g.mu.Unlock()
-	if g.drain(flush) {
+	if g.drain() {
 		go func() {
-			for g.drain(flush) {
+			for g.drain() {
 			}
 		}()
 	}
@@ -95,7 +97,7 @@ func (g *batchGroup) submit(b *pendingBatch, flush func([]*pendingBatch)) {
 
 // drain flushes the next group of queued batches and reports whether more
 // are queued; when none are, the flight ends.
-func (g *batchGroup) drain(flush func([]*pendingBatch)) bool {
+func (g *batchGroup) drain() bool {
 	g.mu.Lock()
 	n, ops := 0, 0
 	for n < len(g.queue) && (n == 0 || ops+len(g.queue[n].ops) <= maxGroupOps) {
@@ -105,7 +107,7 @@ func (g *batchGroup) drain(flush func([]*pendingBatch)) bool {
 	group := g.queue[:n:n]
 	g.queue = g.queue[n:]
 	g.mu.Unlock()
-	flush(group)
+	g.flush(group)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.queue) == 0 {

@@ -31,7 +31,7 @@ func TestBatchGroupFlushesTheQueueOnOneGoroutine(t *testing.T) {
 	var flushed [][]*pendingBatch
 	var on []string
 	release := make(chan struct{})
-	flush := func(group []*pendingBatch) {
+	g.flush = func(group []*pendingBatch) {
 		mu.Lock()
 		first := len(flushed) == 0
 		flushed, on = append(flushed, group), append(on, goroutineID())
@@ -49,12 +49,12 @@ func TestBatchGroupFlushesTheQueueOnOneGoroutine(t *testing.T) {
 	}
 	submitted := make(chan struct{})
 	go func() {
-		g.submit(batches[0], flush)
+		g.submit(batches[0])
 		close(submitted)
 	}()
 	<-waitFlushing(&g)
 	for _, b := range batches[1:] {
-		g.submit(b, flush) // queued: returns at once
+		g.submit(b) // queued: returns at once
 	}
 	close(release)
 	<-submitted
@@ -97,4 +97,14 @@ func waitFlushing(g *batchGroup) <-chan struct{} {
 		}
 	}()
 	return ch
+}
+
+// A lone batch costs its group no more than the queue it waits in: no
+// method value or goroutine a call.
+func TestBatchGroupSubmitAllocatesOnlyItsQueue(t *testing.T) {
+	g := batchGroup{flush: func(group []*pendingBatch) {}}
+	b := &pendingBatch{ops: make([]memory.Op, 1)}
+	if n := testing.AllocsPerRun(100, func() { g.submit(b) }); n > 1 {
+		t.Fatalf("submit allocates %v objects, want at most 1 (its queue)", n)
+	}
 }

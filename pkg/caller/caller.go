@@ -60,8 +60,9 @@
 //     guard slot of the replica that invoked the task; without it an
 //     outcome handled elsewhere would wait for the poll.
 //  3. The poll. Every DefaultPollInterval the loop looks the task up
-//     itself, as it does once before it waits (Wait, Watch.Wait); the
-//     caller's waits share one timer for it (pollClock). Source 2
+//     itself (at most a quarter of it later: the caller's waits share one
+//     timer for it, pollClock), as it does once before it waits (Wait,
+//     Watch.Wait). Source 2
 //     is best effort and sometimes absent: a process that waits without
 //     running Run has no event queue; the event queue is exclusive, so
 //     events published while its connection is down are lost with it; a

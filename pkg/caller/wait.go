@@ -236,44 +236,65 @@ func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time
 	return nil, res.AnswerBy, nil // the wait ended: its outcome is being stored
 }
 
+// pollSteps is how many ticks of a pollClock make its interval.
+const pollSteps = 4
+
 // pollClock is the poll's one timer for all the waits of a Caller (source 3
-// of "How an outcome reaches a waiter"): a wait asks for the next tick (next)
-// and wakes, with every wait that asked for it, when its channel closes. A
-// tick is due at most interval after the first wait asked for it, so a wait
-// polls at most interval after it began and then at least interval apart, as
-// with a ticker of its own, without a timer per call. The timer runs only
-// while a tick is due: an idle caller, or a wait that ended, leaves nothing
-// running past the next tick.
+// of "How an outcome reaches a waiter"), in place of a ticker a wait. It
+// ticks pollSteps times an interval while a wait waits for a tick; a wait
+// asks for its next poll (next) and is woken, with every wait that asked
+// between the same two ticks, pollSteps+1 ticks on: at least interval after
+// it asked, and at most interval·(1+1/pollSteps). As with a ticker of its
+// own, a wait shorter than interval never polls, and a lost event is found
+// about interval after the wait began. A wait that ended leaves nothing
+// running past its tick.
 type pollClock struct {
 	interval time.Duration
 
-	mu    sync.Mutex
-	tick  chan struct{} // closed at the next tick; nil when none is due
-	timer *time.Timer   // fires the tick; made by the first next, then reset
+	mu      sync.Mutex
+	ticks   int                          // ticks so far
+	due     [pollSteps + 1]chan struct{} // due[t%len(due)] closes at tick t; nil when no wait asked for it
+	timer   *time.Timer                  // ticks: made by the first next, then reset
+	running bool                         // the timer runs
 }
 
-// next returns the channel closed at the next tick, starting the timer when
-// no tick is due.
+// next returns the channel closed at the wait's next poll.
 func (p *pollClock) next() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.tick == nil {
-		p.tick = make(chan struct{})
+	i := (p.ticks + pollSteps + 1) % len(p.due)
+	if p.due[i] == nil {
+		p.due[i] = make(chan struct{})
+	}
+	if !p.running {
+		p.running = true
 		if p.timer == nil {
-			p.timer = time.AfterFunc(p.interval, p.fire)
+			p.timer = time.AfterFunc(p.interval/pollSteps, p.tick)
 		} else {
-			p.timer.Reset(p.interval)
+			p.timer.Reset(p.interval / pollSteps)
 		}
 	}
-	return p.tick
+	return p.due[i]
 }
 
-// fire is the tick: it wakes the waits that asked for it.
-func (p *pollClock) fire() {
+// tick wakes the waits whose poll is due, and stops the timer when no wait
+// waits for a later tick.
+func (p *pollClock) tick() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	close(p.tick)
-	p.tick = nil
+	p.ticks++
+	i := p.ticks % len(p.due)
+	if p.due[i] != nil {
+		close(p.due[i])
+		p.due[i] = nil
+	}
+	for _, ch := range p.due {
+		if ch != nil {
+			p.timer.Reset(p.interval / pollSteps)
+			return
+		}
+	}
+	p.running = false
 }
 
 // event is what a waiter is woken with: a status update, an outcome this

@@ -36,9 +36,13 @@ func (m *backend) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResul
 	b := &pendingBatch{ops: ops, done: make(chan struct{})}
 	m.batches.submit(b)
 	select {
-	case <-b.done:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("batch: %w", ctx.Err()) // its ops may still be applied
+	case <-b.done: // flushed by submit itself: ctx's Done (made on first use) is not needed
+	default:
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("batch: %w", ctx.Err()) // its ops may still be applied
+		}
 	}
 	if b.err != nil && m.closed.Load() {
 		return nil, fmt.Errorf("batch: %w", memory.ErrClosed)

@@ -109,11 +109,10 @@ func (c *Caller) Wait(ctx context.Context, taskID string, onStatus StatusFunc) (
 // found pending, whatever the source (see "How an outcome reaches a
 // waiter" in the package doc): an event that carries the outcome ends it;
 // a status update goes to onStatus; any other wake-up — another replica's
-// event, a poll tick, its own timeout of a task long overdue — looks the
-// outcome up in working memory (settle).
+// event, a poll, its own timeout of a task long overdue — looks the
+// outcome up in working memory (settle). The poll's timer is the caller's,
+// shared by its waits (pollClock).
 func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, events <-chan event, onStatus StatusFunc) (*Outcome, error) {
-	poll := time.NewTicker(DefaultPollInterval)
-	defer poll.Stop()
 	timedOut := false
 	for {
 		var ev event // the zero event: look the outcome up

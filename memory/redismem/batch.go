@@ -69,10 +69,11 @@ const maxGroupOps = 1024
 
 // batchGroup queues Batch calls. The call that finds no pipeline on the
 // wire flushes the queue (its own batch first); if more batches queued up
-// meanwhile, one goroutine goes on flushing them, group after group, until
-// none are left, so that no caller waits for more than its own pipeline and
-// a busy queue is flushed by one goroutine, whose stack has grown once
-// through go-redis's pipeline, not by a new goroutine a group.
+// meanwhile, a goroutine goes on flushing them, so that no caller waits for
+// more than its own pipeline. Each further group goes to a new goroutine,
+// whose start leaves more batches the time to join it: one goroutine
+// flushing group after group (its stack grown once) sent smaller groups and
+// cost no less CPU (docs/performance.md, "The chain, round 6").
 type batchGroup struct {
 	flush func([]*pendingBatch) // sends a group: the backend's flush, set once
 
@@ -91,17 +92,12 @@ func (g *batchGroup) submit(b *pendingBatch) {
 	}
 	g.flying = true
 	g.mu.Unlock()
-	if g.drain() {
-		go func() {
-			for g.drain() {
-			}
-		}()
-	}
+	g.drain()
 }
 
-// drain flushes the next group of queued batches and reports whether more
-// are queued; when none are, the flight ends.
-func (g *batchGroup) drain() bool {
+// drain flushes the next group of queued batches, then hands the rest to
+// a new goroutine, or ends the flight when none are left.
+func (g *batchGroup) drain() {
 	g.mu.Lock()
 	n, ops := 0, 0
 	for n < len(g.queue) && (n == 0 || ops+len(g.queue[n].ops) <= maxGroupOps) {
@@ -116,9 +112,9 @@ func (g *batchGroup) drain() bool {
 	defer g.mu.Unlock()
 	if len(g.queue) == 0 {
 		g.queue, g.flying = nil, false
-		return false
+		return
 	}
-	return true
+	go g.drain()
 }
 
 // flush sends the ops of every batch of group in one pipeline (with

@@ -34,11 +34,15 @@ func (m *backend) Batch(ctx context.Context, ops ...memory.Op) ([]memory.OpResul
 		return nil, fmt.Errorf("batch: %w", memory.ErrClosed)
 	}
 	b := &pendingBatch{ops: ops, done: make(chan struct{})}
-	m.batches.submit(b, m.flush)
+	m.batches.submit(b)
 	select {
-	case <-b.done:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("batch: %w", ctx.Err()) // its ops may still be applied
+	case <-b.done: // flushed by submit itself: ctx's Done (made on first use) is not needed
+	default:
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("batch: %w", ctx.Err()) // its ops may still be applied
+		}
 	}
 	if b.err != nil && m.closed.Load() {
 		return nil, fmt.Errorf("batch: %w", memory.ErrClosed)
@@ -66,15 +70,20 @@ const maxGroupOps = 1024
 // batchGroup queues Batch calls. The call that finds no pipeline on the
 // wire flushes the queue (its own batch first); if more batches queued up
 // meanwhile, a goroutine goes on flushing them, so that no caller waits for
-// more than its own pipeline.
+// more than its own pipeline. Each further group goes to a new goroutine,
+// whose start leaves more batches the time to join it: one goroutine
+// flushing group after group (its stack grown once) sent smaller groups and
+// cost no less CPU (docs/performance.md, "The chain, round 6").
 type batchGroup struct {
+	flush func([]*pendingBatch) // sends a group: the backend's flush, set once
+
 	mu     sync.Mutex
 	queue  []*pendingBatch
 	flying bool
 }
 
-// submit queues b and, when no pipeline is on the wire, flushes with flush.
-func (g *batchGroup) submit(b *pendingBatch, flush func([]*pendingBatch)) {
+// submit queues b and, when no pipeline is on the wire, flushes.
+func (g *batchGroup) submit(b *pendingBatch) {
 	g.mu.Lock()
 	g.queue = append(g.queue, b)
 	if g.flying {
@@ -83,12 +92,12 @@ func (g *batchGroup) submit(b *pendingBatch, flush func([]*pendingBatch)) {
 	}
 	g.flying = true
 	g.mu.Unlock()
-	g.drain(flush)
+	g.drain()
 }
 
 // drain flushes the next group of queued batches, then hands the rest to
 // a new goroutine, or ends the flight when none are left.
-func (g *batchGroup) drain(flush func([]*pendingBatch)) {
+func (g *batchGroup) drain() {
 	g.mu.Lock()
 	n, ops := 0, 0
 	for n < len(g.queue) && (n == 0 || ops+len(g.queue[n].ops) <= maxGroupOps) {
@@ -98,14 +107,14 @@ func (g *batchGroup) drain(flush func([]*pendingBatch)) {
 	group := g.queue[:n:n]
 	g.queue = g.queue[n:]
 	g.mu.Unlock()
-	flush(group)
+	g.flush(group)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.queue) == 0 {
 		g.queue, g.flying = nil, false
 		return
 	}
-	go g.drain(flush)
+	go g.drain()
 }
 
 // flush sends the ops of every batch of group in one pipeline (with

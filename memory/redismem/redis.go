@@ -92,6 +92,7 @@ func New(ctx context.Context, opts Options) (*Memory, error) {
 	root, stop := context.WithCancel(context.Background())
 	opts.Logger.Info("redis working memory connected", zap.String("redis", where), zap.String("key_prefix", opts.KeyPrefix))
 	b := &backend{client: client, opts: opts, log: opts.Logger, root: root, stop: stop}
+	b.batches.flush = b.flush // once: a method value made at each Batch is an allocation a call
 	return &Memory{Checked: memory.Check(b), b: b}, nil
 }
 

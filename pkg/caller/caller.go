@@ -59,16 +59,16 @@
 //     status updates to another replica (they are not stored) and frees the
 //     guard slot of the replica that invoked the task; without it an
 //     outcome handled elsewhere would wait for the poll.
-//  3. The poll. Every DefaultPollInterval the loop looks the task up
-//     itself, as it does once before it waits (Wait, Watch.Wait). Source 2
-//     is best effort and sometimes absent: a process that waits without
-//     running Run has no event queue; the event queue is exclusive, so
+//  3. The poll. Every DefaultPollInterval the loop looks the task up itself
+//     (at most a quarter of it later: the caller's waits share one timer for
+//     it, pollClock), as it does once before it waits (Wait, Watch.Wait).
+//     Source 2 is best effort and sometimes absent: a process that waits
+//     without running Run has no event queue; the event queue is exclusive, so
 //     events published while its connection is down are lost with it; a
-//     broadcast that fails is not retried; none is sent when the replica
-//     that stored the outcome has a waiter of its own (a second waiter
-//     elsewhere); and a waiter that leaves 16 events unread misses the
-//     next ones. Without the poll each of these waits would last until its
-//     context ends.
+//     broadcast that fails is not retried; none is sent when the replica that
+//     stored the outcome has a waiter of its own (a second waiter elsewhere);
+//     and a waiter that leaves 16 events unread misses the next ones. Without
+//     the poll each of these waits would last until its context ends.
 package caller
 
 import (
@@ -308,6 +308,7 @@ type Caller struct {
 	opts    Options
 	log     *zap.Logger
 	waiters *waiters
+	polls   pollClock   // the waits' poll (wait.go)
 	local   *localTasks // records of the tasks this process invoked
 
 	tickets guardTickets  // guard tickets of the tasks this process invoked (guard.go)
@@ -337,6 +338,7 @@ func New(opts Options) (*Caller, error) {
 		pending:  pending,
 		log:      opts.Logger.With(zap.String("caller", opts.Name), zap.String("instance", opts.InstanceID)),
 		waiters:  newWaiters(),
+		polls:    pollClock{interval: DefaultPollInterval},
 		local:    newLocalTasks(),
 		declared: map[string]bool{},
 		life:     component.New(ErrClosed, ErrRunning),

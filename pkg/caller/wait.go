@@ -109,11 +109,10 @@ func (c *Caller) Wait(ctx context.Context, taskID string, onStatus StatusFunc) (
 // found pending, whatever the source (see "How an outcome reaches a
 // waiter" in the package doc): an event that carries the outcome ends it;
 // a status update goes to onStatus; any other wake-up — another replica's
-// event, a poll tick, its own timeout of a task long overdue — looks the
-// outcome up in working memory (settle).
+// event, a poll, its own timeout of a task long overdue — looks the
+// outcome up in working memory (settle). The poll's timer is the caller's,
+// shared by its waits (pollClock).
 func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, events <-chan event, onStatus StatusFunc) (*Outcome, error) {
-	poll := time.NewTicker(DefaultPollInterval)
-	defer poll.Stop()
 	timedOut := false
 	for {
 		var ev event // the zero event: look the outcome up
@@ -135,7 +134,7 @@ func (c *Caller) wait(ctx context.Context, taskID string, deadline time.Time, ev
 				return nil, fmt.Errorf("caller %q: wait for %s: %w", c.opts.Name, taskID, ctx.Err())
 			case <-c.life.AfterClose():
 				return nil, ErrClosed
-			case <-poll.C:
+			case <-c.polls.next():
 			case ev = <-events:
 			}
 		}
@@ -234,6 +233,67 @@ func (c *Caller) lookup(ctx context.Context, taskID string) (*Outcome, time.Time
 		return nil, at.start.Deadline, nil // the answer's turn runs
 	}
 	return nil, res.AnswerBy, nil // the wait ended: its outcome is being stored
+}
+
+// pollSteps is how many ticks of a pollClock make its interval.
+const pollSteps = 4
+
+// pollClock is the poll's one timer for all the waits of a Caller (source 3
+// of "How an outcome reaches a waiter"), in place of a ticker a wait. It
+// ticks pollSteps times an interval while a wait waits for a tick; a wait
+// asks for its next poll (next) and is woken, with every wait that asked
+// between the same two ticks, pollSteps+1 ticks on: at least interval after
+// it asked, and at most interval·(1+1/pollSteps). As with a ticker of its
+// own, a wait shorter than interval never polls, and a lost event is found
+// about interval after the wait began. A wait that ended leaves nothing
+// running past its tick.
+type pollClock struct {
+	interval time.Duration
+
+	mu      sync.Mutex
+	ticks   int                          // ticks so far
+	due     [pollSteps + 1]chan struct{} // due[t%len(due)] closes at tick t; nil when no wait asked for it
+	timer   *time.Timer                  // ticks: made by the first next, then reset
+	running bool                         // the timer runs
+}
+
+// next returns the channel closed at the wait's next poll.
+func (p *pollClock) next() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := (p.ticks + pollSteps + 1) % len(p.due)
+	if p.due[i] == nil {
+		p.due[i] = make(chan struct{})
+	}
+	if !p.running {
+		p.running = true
+		if p.timer == nil {
+			p.timer = time.AfterFunc(p.interval/pollSteps, p.tick)
+		} else {
+			p.timer.Reset(p.interval / pollSteps)
+		}
+	}
+	return p.due[i]
+}
+
+// tick wakes the waits whose poll is due, and stops the timer when no wait
+// waits for a later tick.
+func (p *pollClock) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ticks++
+	i := p.ticks % len(p.due)
+	if p.due[i] != nil {
+		close(p.due[i])
+		p.due[i] = nil
+	}
+	for _, ch := range p.due {
+		if ch != nil {
+			p.timer.Reset(p.interval / pollSteps)
+			return
+		}
+	}
+	p.running = false
 }
 
 // event is what a waiter is woken with: a status update, an outcome this

@@ -72,8 +72,7 @@ func newBreakers(failures int, cooldown time.Duration, log *zap.Logger) *breaker
 		byTarget: map[string]*breaker{}}
 }
 
-func (b *breakers) get(target string) *breaker {
-	k := nameKey(target)
+func (b *breakers) get(target, k string) *breaker {
 	br := b.byTarget[k]
 	if br != nil {
 		return br
@@ -99,11 +98,11 @@ func (b *breakers) get(target string) *breaker {
 	return br
 }
 
-// allow lets a call to target through its circuit, or refuses it with
+// allow lets a call to target (k: its key) through its circuit, or refuses it with
 // CIRCUIT_OPEN saying when to retry. report must be called once with the
 // call's outcome.
-func (b *breakers) allow(target string, now time.Time) (br *breaker, report func(error), refusal *a2a.Error) {
-	br = b.get(target)
+func (b *breakers) allow(target, k string, now time.Time) (br *breaker, report func(error), refusal *a2a.Error) {
+	br = b.get(target, k)
 	report, err := br.cb.Allow()
 	if err == nil {
 		br.inFlight++

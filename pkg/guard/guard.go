@@ -66,6 +66,7 @@ type Guard struct {
 	now    func() time.Time
 
 	mu        sync.Mutex
+	keys      nameKeys // the keys of the names seen (limits.go)
 	inFlight  inFlight
 	rates     *rates    // nil: no rate limit
 	breakers  *breakers // nil: no circuit breaker
@@ -94,7 +95,7 @@ func New(cfg Config) (*Guard, error) {
 		cfg.Now = time.Now
 	}
 	l := cfg.Limits
-	g := &Guard{policy: p, now: cfg.Now, inFlight: inFlight{max: l.MaxInFlight, byCaller: map[string]int{}}}
+	g := &Guard{policy: p, now: cfg.Now, keys: nameKeys{}, inFlight: inFlight{max: l.MaxInFlight, byCaller: map[string]int{}}}
 	if l.Rate > 0 {
 		g.rates = &rates{limit: rate.Limit(l.Rate), burst: l.Burst, byPair: map[pair]*rate.Limiter{}}
 	}
@@ -161,24 +162,25 @@ func (g *Guard) admitLocal(caller, target string) (*Ticket, *a2a.Error) {
 	defer g.mu.Unlock()
 	now := g.now()
 	g.pruneLocked(now)
-	if err := g.inFlight.acquire(caller); err != nil {
+	ck, tk := g.keys.of(caller), g.keys.of(target)
+	if err := g.inFlight.acquire(caller, ck); err != nil {
 		return nil, err
 	}
-	t := &Ticket{g: g, caller: caller}
+	t := &Ticket{g: g, callerKey: ck}
 	if g.rates != nil {
 		var refusal *a2a.Error
-		if t.res, refusal = g.rates.reserve(caller, target, now); refusal != nil {
-			g.inFlight.release(caller)
+		if t.res, refusal = g.rates.reserve(caller, target, pair{ck, tk}, now); refusal != nil {
+			g.inFlight.release(ck)
 			return nil, refusal
 		}
 	}
 	if g.breakers != nil {
-		br, report, refusal := g.breakers.allow(target, now)
+		br, report, refusal := g.breakers.allow(target, tk, now)
 		if refusal != nil {
 			if t.res != nil {
 				t.res.CancelAt(now) // the token goes back: nothing was sent
 			}
-			g.inFlight.release(caller)
+			g.inFlight.release(ck)
 			return nil, refusal
 		}
 		t.br, t.report = br, report
@@ -199,7 +201,7 @@ func (t *Ticket) undoLocal() {
 	if t.res != nil {
 		t.res.CancelAt(now)
 	}
-	g.inFlight.release(t.caller)
+	g.inFlight.release(t.callerKey)
 	if t.br != nil {
 		g.breakers.finish(t.br, now)
 	}
@@ -242,11 +244,11 @@ func (g *Guard) pruneLocked(now time.Time) {
 // Ticket is an admitted call. Finish it once with Done or Abandon; later
 // calls do nothing. A nil Ticket may be finished too.
 type Ticket struct {
-	g      *Guard
-	caller string
-	br     *breaker          // nil without a breaker
-	report func(error)       // the breaker's outcome callback
-	res    *rate.Reservation // the token taken, nil without a rate limit
+	g         *Guard
+	callerKey string            // the caller's name's key (nameKey)
+	br        *breaker          // nil without a breaker
+	report    func(error)       // the breaker's outcome callback
+	res       *rate.Reservation // the token taken, nil without a rate limit
 
 	shared Claim // the shared slot and circuit pass; nil without them
 	once   sync.Once
@@ -273,7 +275,7 @@ func (t *Ticket) finish(result error) {
 		}
 		g := t.g
 		g.mu.Lock()
-		g.inFlight.release(t.caller)
+		g.inFlight.release(t.callerKey)
 		if t.br != nil {
 			g.breakers.finish(t.br, g.now())
 		}

@@ -81,6 +81,27 @@ func (l Limits) validate() []error {
 // nameKey is the map key of an agent name: names compare case-insensitively.
 func nameKey(name string) string { return strings.ToLower(name) }
 
+// maxNameKeys bounds the names whose keys a Guard remembers; the key of a
+// name beyond them is made again at each call.
+const maxNameKeys = 1024
+
+// nameKeys remembers the keys of the names a Guard has seen, so that a call
+// does not lower its names again (an allocation each, for a name with a
+// capital letter). The Guard's mutex guards it.
+type nameKeys map[string]string
+
+// of is name's key (nameKey).
+func (k nameKeys) of(name string) string {
+	if key, ok := k[name]; ok {
+		return key
+	}
+	key := nameKey(name)
+	if len(k) < maxNameKeys {
+		k[name] = key
+	}
+	return key
+}
+
 // inFlight counts the unfinished admitted calls of each caller. The Guard's
 // mutex guards it; a caller with none has no entry.
 type inFlight struct {
@@ -88,9 +109,8 @@ type inFlight struct {
 	byCaller map[string]int
 }
 
-// acquire takes a slot for caller, or refuses with BUSY.
-func (f *inFlight) acquire(caller string) *a2a.Error {
-	k := nameKey(caller)
+// acquire takes a slot for caller, whose key is k, or refuses with BUSY.
+func (f *inFlight) acquire(caller, k string) *a2a.Error {
 	if f.max > 0 && f.byCaller[k] >= f.max {
 		return a2a.NewError(a2a.CodeBusy, "%s already has %d calls in flight, the limit (limits.max_in_flight); retry when one of them finishes",
 			caller, f.max)
@@ -99,8 +119,8 @@ func (f *inFlight) acquire(caller string) *a2a.Error {
 	return nil
 }
 
-func (f *inFlight) release(caller string) {
-	k := nameKey(caller)
+// release frees a slot of the caller whose key is k.
+func (f *inFlight) release(k string) {
 	if f.byCaller[k] <= 1 {
 		delete(f.byCaller, k)
 		return
@@ -119,11 +139,10 @@ type rates struct {
 	byPair map[pair]*rate.Limiter
 }
 
-// reserve takes a token for a call from caller to target at now, or
+// reserve takes a token for a call from caller to target (k: their keys) at now, or
 // refuses with RATE_LIMITED saying when a token will be there. The
 // reservation can be cancelled when a later check refuses the call.
-func (r *rates) reserve(caller, target string, now time.Time) (*rate.Reservation, *a2a.Error) {
-	k := pair{nameKey(caller), nameKey(target)}
+func (r *rates) reserve(caller, target string, k pair, now time.Time) (*rate.Reservation, *a2a.Error) {
 	lim := r.byPair[k]
 	if lim == nil {
 		lim = rate.NewLimiter(r.limit, r.burst)

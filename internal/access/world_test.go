@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"sync"
@@ -234,7 +235,28 @@ func startAgent(t *testing.T, b bus.Bus, name string, g *gate) *agent.Agent {
 		}
 	}
 	run(t, a.Run)
+	waitServing(t, b, name)
 	return a
+}
+
+// waitServing waits, on the real broker, until agent name consumes its task
+// queue: a caller's user may not declare another's queue, so a call made
+// before the agent declared it would be refused ACCESS_REFUSED.
+func waitServing(t *testing.T, b bus.Bus, name string) {
+	t.Helper()
+	rb, ok := b.(*rabbitmq.Bus)
+	if !ok {
+		return // the embedded bus checks no permissions
+	}
+	queue := mustKey(a2a.TaskRoutingKey(name))
+	var last error
+	testenv.Eventually(t, name+" consumes "+queue, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		st, err := rb.Inspect(ctx, queue)
+		last = err
+		return err == nil && st.Consumers > 0
+	}, testenv.Explain(func() string { return fmt.Sprint(last) }))
 }
 
 // startCaller runs caller name on b with memory m.

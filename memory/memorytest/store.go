@@ -4,6 +4,7 @@
 package memorytest
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -287,8 +288,17 @@ func testSetIfAbsentAfterExpiry(t *testing.T, m memory.Memory) {
 }
 
 func testSetIfAbsentConcurrent(t *testing.T, m memory.Memory) {
-	ctx := t.Context()
 	key := "t/" + unique(t)
+	oneWinner(t, m, key, "set if absent", func(ctx context.Context, v []byte) (bool, error) {
+		return m.SetIfAbsent(ctx, key, v, time.Minute)
+	})
+}
+
+// oneWinner runs 16 writes of key at once, each of its own one-byte value,
+// and fails unless exactly one reports it wrote and key holds its value.
+func oneWinner(t *testing.T, m memory.Memory, key, what string, write func(ctx context.Context, v []byte) (bool, error)) {
+	t.Helper()
+	ctx := t.Context()
 	const n = 16
 	var (
 		wg      sync.WaitGroup
@@ -297,10 +307,8 @@ func testSetIfAbsentConcurrent(t *testing.T, m memory.Memory) {
 		errs    []error
 	)
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ok, err := m.SetIfAbsent(ctx, key, []byte{byte(i)}, time.Minute)
+		wg.Go(func() {
+			ok, err := write(ctx, []byte{byte(i)})
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -309,14 +317,14 @@ func testSetIfAbsentConcurrent(t *testing.T, m memory.Memory) {
 			if ok {
 				winners = append(winners, i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if len(errs) > 0 {
-		t.Fatalf("concurrent set if absent: %v", errs)
+		t.Fatalf("concurrent %s: %v", what, errs)
 	}
 	if len(winners) != 1 {
-		t.Fatalf("%d of %d concurrent set if absent won (%v), want exactly 1", len(winners), n, winners)
+		t.Fatalf("%d of %d concurrent %s won (%v), want exactly 1", len(winners), n, what, winners)
 	}
 	got, err := m.Get(ctx, key)
 	must(t, err, "get")
@@ -432,43 +440,11 @@ func testCompareAfterExpiry(t *testing.T, m memory.Memory) {
 }
 
 func testCompareAndSetConcurrent(t *testing.T, m memory.Memory) {
-	ctx := t.Context()
 	key := "t/" + unique(t)
-	must(t, m.Set(ctx, key, []byte("start"), time.Minute), "set")
-	const n = 16
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		winners []int
-		errs    []error
-	)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ok, err := m.CompareAndSet(ctx, key, []byte("start"), []byte{byte(i)}, time.Minute)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-			}
-			if ok {
-				winners = append(winners, i)
-			}
-		}()
-	}
-	wg.Wait()
-	if len(errs) > 0 {
-		t.Fatalf("concurrent compare and set: %v", errs)
-	}
-	if len(winners) != 1 {
-		t.Fatalf("%d of %d concurrent compare and set won (%v), want exactly 1", len(winners), n, winners)
-	}
-	got, err := m.Get(ctx, key)
-	must(t, err, "get")
-	if len(got) != 1 || int(got[0]) != winners[0] {
-		t.Fatalf("value = %v, want the winner's [%d]", got, winners[0])
-	}
+	must(t, m.Set(t.Context(), key, []byte("start"), time.Minute), "set")
+	oneWinner(t, m, key, "compare and set", func(ctx context.Context, v []byte) (bool, error) {
+		return m.CompareAndSet(ctx, key, []byte("start"), v, time.Minute)
+	})
 }
 
 // testCompareClosed: after Close both compare operations fail with ErrClosed.

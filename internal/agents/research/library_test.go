@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2abus/a2abus/bus/inproc"
-	"github.com/a2abus/a2abus/internal/testworld"
-	"github.com/a2abus/a2abus/memory/inmem"
 	"github.com/a2abus/a2abus/pkg/a2a"
 	"github.com/a2abus/a2abus/pkg/agent"
 	"github.com/a2abus/a2abus/pkg/caller"
@@ -298,23 +295,7 @@ func TestResearchSeesTheFolderChangeBetweenTasks(t *testing.T) {
 // docsWorld runs a ResearchAgent on docs and returns a caller for it.
 func docsWorld(t *testing.T, docs Docs) *caller.Caller {
 	t.Helper()
-	broker := inproc.NewBroker(inproc.Options{})
-	mem := inmem.New(inmem.Options{})
-	t.Cleanup(func() { _ = broker.Close(); _ = mem.Close() })
-	a, err := agent.New(agent.Options{Card: Card(), Bus: broker.Connect(), StopTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := RegisterDocs(a, docs, Model{}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := caller.New(caller.Options{Name: "Tester", Bus: broker.Connect(), Memory: mem, SweepInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testworld.Start(t, a)
-	testworld.Start(t, c, caller.ErrClosed)
-	return c
+	return agentWorld(t, func(a *agent.Agent) error { return RegisterDocs(a, docs, Model{}) })
 }
 
 func write(t *testing.T, path, text string) {

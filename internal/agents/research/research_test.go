@@ -58,19 +58,26 @@ func TestRegisterRefusesBadArguments(t *testing.T) {
 // A model, when given, writes the answers.
 func researchWorld(t *testing.T, dir string, model ...Model) *caller.Caller {
 	t.Helper()
+	return agentWorld(t, func(a *agent.Agent) error {
+		if len(model) > 0 {
+			return RegisterWithModel(a, dir, model[0])
+		}
+		return Register(a, dir)
+	})
+}
+
+// agentWorld runs a ResearchAgent whose skill register adds, on an
+// embedded bus and memory, and returns a caller for it.
+func agentWorld(t *testing.T, register func(*agent.Agent) error) *caller.Caller {
+	t.Helper()
 	broker := inproc.NewBroker(inproc.Options{})
 	mem := inmem.New(inmem.Options{})
 	t.Cleanup(func() { _ = broker.Close(); _ = mem.Close() })
-
 	a, err := agent.New(agent.Options{Card: Card(), Bus: broker.Connect(), StopTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	register := func() error { return Register(a, dir) }
-	if len(model) > 0 {
-		register = func() error { return RegisterWithModel(a, dir, model[0]) }
-	}
-	if err := register(); err != nil {
+	if err := register(a); err != nil {
 		t.Fatal(err)
 	}
 	c, err := caller.New(caller.Options{Name: "Tester", Bus: broker.Connect(), Memory: mem, SweepInterval: 50 * time.Millisecond})

@@ -240,8 +240,10 @@ func startAgent(t *testing.T, b bus.Bus, name string, g *gate) *agent.Agent {
 }
 
 // waitServing waits, on the real broker, until agent name consumes its task
-// queue: a caller's user may not declare another's queue, so a call made
-// before the agent declared it would be refused ACCESS_REFUSED.
+// queue: a caller's user may declare its target's queue but not create it
+// (a new queue with a dead-letter exchange also needs read on it,
+// docs/security.md), so a call made before the agent declared it would be
+// refused ACCESS_REFUSED.
 func waitServing(t *testing.T, b bus.Bus, name string) {
 	t.Helper()
 	rb, ok := b.(*rabbitmq.Bus)

@@ -173,6 +173,11 @@ func (b *Bus) declareQueue(ch *amqp.Channel, spec bus.QueueSpec) error {
 		if conflict := deploymentConflict(spec.Name, b.exchange, b.dlx, err); conflict != nil {
 			return fmt.Errorf("declare %s queue %q: %w", spec.Kind, spec.Name, conflict)
 		}
+		if ae, ok := errors.AsType[*amqp.Error](err); ok && ae.Code == amqp.AccessRefused && spec.Kind == bus.KindTask {
+			return fmt.Errorf("declare %s queue %q: %w (this broker user may not create it: a new task queue needs configure "+
+				"and read on it; a caller of `a2abus access plan` has configure only, so the queue must exist first: its agent "+
+				"declares it when it starts, or `a2abus topology apply --agent <name>` does)", spec.Kind, spec.Name, err)
+		}
 		return topologyErr(fmt.Sprintf("declare %s queue %q", spec.Kind, spec.Name), err)
 	}
 	source := b.exchange

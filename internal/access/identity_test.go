@@ -22,10 +22,11 @@ import (
 	"github.com/a2abus/a2abus/pkg/caller"
 )
 
-// roster of the identity tests: agents Alpha and Beta (each may delegate),
-// the plain caller Cli; the policy lets everyone call everyone but Cli Beta.
+// roster of the identity tests: agents Alpha and Beta (each may delegate)
+// and Gamma (never started), the plain caller Cli; the policy lets everyone
+// call everyone but Cli Beta.
 var roster = Roster{
-	Agents:  []string{"Alpha", "Beta"},
+	Agents:  []string{"Alpha", "Beta", "Gamma"},
 	Callers: []string{"Cli"},
 	MayCall: func(c, t string) bool { return !(c == "Cli" && t == "Beta") },
 }
@@ -151,6 +152,16 @@ func TestLeastPrivilege(t *testing.T) {
 			t.Errorf("%s: %v, want AMQP %d", what, err, code)
 		}
 	}
+
+	t.Run("a call to an agent whose queue was never declared says why it is refused", func(t *testing.T) {
+		// Cli may call Gamma (configure and write on its task queue) but not
+		// create the queue: a new queue with a dead-letter exchange needs read too.
+		_, err := cliCaller.Call(ctx, caller.Request{Target: w.n("Gamma"), Skill: "echo", Text: "hi"}, nil)
+		refused(t, cli+" calls "+w.n("Gamma"), err, amqp.AccessRefused)
+		if err == nil || !strings.Contains(err.Error(), "may not create it") || !strings.Contains(err.Error(), "a2abus topology apply") {
+			t.Errorf("the refusal does not say why nor what to do: %v", err)
+		}
+	})
 
 	t.Run("an agent cannot consume another's task or response queue", func(t *testing.T) {
 		for _, q := range []string{mustKey(a2a.TaskRoutingKey(alpha)), mustKey(a2a.ResponseRoutingKey(cli)), mustKey(a2a.ResponseRoutingKey(alpha))} {
